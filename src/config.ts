@@ -1,0 +1,347 @@
+/**
+ * The only reader of process.env. Validates every variable of DESIGN.md section 2 and yields one
+ * frozen Config. In development, missing secrets are generated once and kept in DATA_DIR with file
+ * mode 0600; in production a missing or weak required value stops start-up naming the variable.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { generateMnemonic, validateMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
+import { addressFromPrivateKey, isValidAddress } from "./tron/address.js";
+import { mnemonicToAccountXpub } from "./tron/hd.js";
+import { parseAmount } from "./money.js";
+
+export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;
+export type TronNetwork = (typeof TRON_NETWORKS)[number];
+export const SWEEP_MODES = ["burn"] as const;
+export type SweepMode = (typeof SWEEP_MODES)[number];
+
+export interface Config {
+  readonly nodeEnv: string;
+  readonly isProduction: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly adminPassword: string;
+  /** True when the password came from DATA_DIR (generated), so start-up may print it. */
+  readonly adminPasswordGenerated: boolean;
+  readonly sessionSecret: string;
+  readonly apiKeyPepper: string;
+  readonly tronNetwork: TronNetwork;
+  /** undefined on devnet = start the devnet in-process. */
+  readonly tronNodeUrl: string | undefined;
+  readonly tronApiKey: string | undefined;
+  /** undefined on devnet = the in-process devnet's own contract. */
+  readonly usdtContract: string | undefined;
+  readonly confirmations: number;
+  readonly orderTtlSeconds: number;
+  readonly walletXpub: string;
+  readonly walletMnemonic: string | undefined;
+  readonly hotWalletPrivateKey: string | undefined;
+  readonly coldWalletAddress: string | undefined;
+  readonly sweepEnabled: boolean;
+  readonly sweepMode: SweepMode;
+  readonly hotWalletAlertTrx: number;
+  readonly sweepMinUsdt: bigint;
+  readonly webhookAllowPrivateNetworks: boolean;
+  readonly logLevel: string;
+  /** Fastify trustProxy: false, true, or a comma-separated list of trusted proxy addresses/CIDRs. */
+  readonly trustProxy: boolean | string;
+  readonly explorer: {
+    readonly chainBaseUrl: string | undefined;
+    readonly txBaseUrl: string | undefined;
+    readonly addressBaseUrl: string | undefined;
+  };
+  readonly poolMinFree: number;
+  readonly addressQuarantineSeconds: number;
+  readonly merchantRateLimitPerMinute: number;
+  readonly devnet: { readonly blockTimeMs: number; readonly solidifyAfter: number };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_USDT: Record<Exclude<TronNetwork, "devnet">, string> = {
+  mainnet: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+  nile: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
+  shasta: "TG3XXyExBkPp9nzdajDZsozEu4BkaSJozs",
+};
+
+const DEFAULT_NODE_URL: Record<Exclude<TronNetwork, "devnet">, string> = {
+  mainnet: "https://api.trongrid.io",
+  nile: "https://nile.trongrid.io",
+  shasta: "https://api.shasta.trongrid.io",
+};
+
+const EXPLORERS: Record<Exclude<TronNetwork, "devnet">, string> = {
+  mainnet: "https://tronscan.org",
+  nile: "https://nile.tronscan.org",
+  shasta: "https://shasta.tronscan.org",
+};
+
+/** Secrets generated for development and kept in DATA_DIR/secrets.json (mode 0600). */
+interface DevSecrets {
+  admin_password: string;
+  session_secret: string;
+  api_key_pepper: string;
+  wallet_mnemonic: string;
+  hot_wallet_private_key: string;
+  cold_wallet_address: string;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = env.NODE_ENV ?? "development";
+  const isProduction = nodeEnv === "production";
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  };
+
+  const host = read("HOST") ?? (isProduction ? "0.0.0.0" : "127.0.0.1");
+  const port = integer(read("PORT"), "PORT", 3000, 0, 65535);
+  const dataDir = resolve(read("DATA_DIR") ?? "./data");
+  const tronNetwork = oneOf(
+    read("TRON_NETWORK") ?? (isProduction ? undefined : "devnet"),
+    "TRON_NETWORK",
+    TRON_NETWORKS,
+  );
+  if (isProduction && tronNetwork === "devnet") {
+    throw new ConfigError("TRON_NETWORK", "devnet is refused in production; use mainnet, nile or shasta");
+  }
+
+  const dev = isProduction ? undefined : devSecrets(dataDir, read);
+  const required = (name: string, devValue: string | undefined): string => {
+    const value = read(name) ?? devValue;
+    if (value === undefined) throw new ConfigError(name, "is required in production");
+    return value;
+  };
+
+  const adminPassword = required("ADMIN_PASSWORD", dev?.admin_password);
+  if (isProduction && adminPassword.length < 12) {
+    throw new ConfigError("ADMIN_PASSWORD", "is too weak: use at least 12 characters");
+  }
+  const sessionSecret = required("SESSION_SECRET", dev?.session_secret);
+  const apiKeyPepper = required("API_KEY_PEPPER", dev?.api_key_pepper);
+  for (const [name, value] of [
+    ["SESSION_SECRET", sessionSecret],
+    ["API_KEY_PEPPER", apiKeyPepper],
+  ] as const) {
+    if (Buffer.byteLength(value) < 32) throw new ConfigError(name, "must be at least 32 bytes");
+  }
+
+  const walletMnemonic = read("WALLET_MNEMONIC") ?? (read("WALLET_XPUB") ? undefined : dev?.wallet_mnemonic);
+  if (walletMnemonic !== undefined && !validateMnemonic(walletMnemonic, wordlist)) {
+    throw new ConfigError("WALLET_MNEMONIC", "is not a valid BIP39 English mnemonic");
+  }
+  const walletXpub =
+    read("WALLET_XPUB") ?? (walletMnemonic ? mnemonicToAccountXpub(walletMnemonic) : undefined);
+  if (walletXpub === undefined)
+    throw new ConfigError("WALLET_XPUB", "is required in production (or WALLET_MNEMONIC)");
+  if (!/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(walletXpub)) {
+    throw new ConfigError("WALLET_XPUB", "is not an account-level xpub");
+  }
+
+  const hotWalletPrivateKey = read("HOT_WALLET_PRIVATE_KEY") ?? dev?.hot_wallet_private_key;
+  if (hotWalletPrivateKey !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletPrivateKey)) {
+    throw new ConfigError("HOT_WALLET_PRIVATE_KEY", "must be 32 bytes of hex");
+  }
+  const coldWalletAddress = read("COLD_WALLET_ADDRESS") ?? dev?.cold_wallet_address;
+  if (coldWalletAddress !== undefined && !isValidAddress(coldWalletAddress)) {
+    throw new ConfigError("COLD_WALLET_ADDRESS", "is not a valid TRON address");
+  }
+  const bothWallets = hotWalletPrivateKey !== undefined && coldWalletAddress !== undefined;
+  const sweepEnabled = boolean(read("SWEEP_ENABLED"), "SWEEP_ENABLED", bothWallets);
+  if (sweepEnabled && !bothWallets) {
+    throw new ConfigError("SWEEP_ENABLED", "needs HOT_WALLET_PRIVATE_KEY and COLD_WALLET_ADDRESS");
+  }
+  if (sweepEnabled && walletMnemonic === undefined) {
+    throw new ConfigError("SWEEP_ENABLED", "needs WALLET_MNEMONIC on the worker that signs sweeps");
+  }
+  const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
+  if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
+
+  const usdtContract =
+    read("USDT_CONTRACT") ?? (tronNetwork === "devnet" ? undefined : DEFAULT_USDT[tronNetwork]);
+  if (usdtContract !== undefined && !isValidAddress(usdtContract)) {
+    throw new ConfigError("USDT_CONTRACT", "is not a valid TRON address");
+  }
+  const tronNodeUrl =
+    url(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
+    (tronNetwork === "devnet" ? undefined : DEFAULT_NODE_URL[tronNetwork]);
+  const chainBase = tronNetwork === "devnet" ? tronNodeUrl : EXPLORERS[tronNetwork];
+  const explorer = {
+    chainBaseUrl: url(read("EXPLORER_BASE_URL"), "EXPLORER_BASE_URL") ?? chainBase,
+    txBaseUrl:
+      url(read("TX_EXPLORER_BASE_URL"), "TX_EXPLORER_BASE_URL") ??
+      (tronNetwork === "devnet"
+        ? tronNodeUrl && `${tronNodeUrl}/wallet/gettransactionbyid?value=`
+        : `${chainBase}/#/transaction/`),
+    addressBaseUrl:
+      url(read("ADDRESS_EXPLORER_BASE_URL"), "ADDRESS_EXPLORER_BASE_URL") ??
+      (tronNetwork === "devnet"
+        ? tronNodeUrl && `${tronNodeUrl}/wallet/getaccount?visible=true&address=`
+        : `${chainBase}/#/address/`),
+  };
+
+  const config: Config = {
+    nodeEnv,
+    isProduction,
+    port,
+    host,
+    publicBaseUrl: (
+      url(read("PUBLIC_BASE_URL"), "PUBLIC_BASE_URL") ?? `http://${displayHost(host)}:${port}`
+    ).replace(/\/+$/, ""),
+    databaseUrl: read("DATABASE_URL"),
+    dataDir,
+    adminPassword,
+    adminPasswordGenerated: read("ADMIN_PASSWORD") === undefined,
+    sessionSecret,
+    apiKeyPepper,
+    tronNetwork,
+    tronNodeUrl,
+    tronApiKey: read("TRON_API_KEY"),
+    usdtContract,
+    confirmations: integer(read("CONFIRMATIONS"), "CONFIRMATIONS", 19, 1, 1000),
+    orderTtlSeconds: integer(read("ORDER_TTL_SECONDS"), "ORDER_TTL_SECONDS", 1800, 60, 86400),
+    walletXpub,
+    walletMnemonic,
+    hotWalletPrivateKey: hotWalletPrivateKey?.replace(/^0x/, ""),
+    coldWalletAddress,
+    sweepEnabled,
+    sweepMode: oneOf(read("SWEEP_MODE") ?? "burn", "SWEEP_MODE", SWEEP_MODES),
+    hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
+    sweepMinUsdt,
+    webhookAllowPrivateNetworks: boolean(
+      read("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
+      "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+      !isProduction,
+    ),
+    logLevel: oneOf(read("LOG_LEVEL") ?? "info", "LOG_LEVEL", [
+      "fatal",
+      "error",
+      "warn",
+      "info",
+      "debug",
+      "trace",
+      "silent",
+    ] as const),
+    trustProxy: trustProxy(read("TRUST_PROXY")),
+    explorer,
+    poolMinFree: integer(read("POOL_MIN_FREE"), "POOL_MIN_FREE", 200, 0, 100_000),
+    addressQuarantineSeconds: integer(
+      read("ADDRESS_QUARANTINE_SECONDS"),
+      "ADDRESS_QUARANTINE_SECONDS",
+      72 * 3600,
+      0,
+      365 * 86400,
+    ),
+    merchantRateLimitPerMinute: integer(
+      read("MERCHANT_RATE_LIMIT_PER_MINUTE"),
+      "MERCHANT_RATE_LIMIT_PER_MINUTE",
+      600,
+      1,
+      1_000_000,
+    ),
+    devnet: {
+      blockTimeMs: integer(read("DEVNET_BLOCK_TIME_MS"), "DEVNET_BLOCK_TIME_MS", 1000, 0, 60_000),
+      solidifyAfter: integer(read("DEVNET_SOLIDIFY_AFTER"), "DEVNET_SOLIDIFY_AFTER", 19, 0, 1000),
+    },
+  };
+  return Object.freeze(config);
+}
+
+/** Reads DATA_DIR/secrets.json, generating and persisting whatever the environment does not give. */
+function devSecrets(dataDir: string, read: (name: string) => string | undefined): DevSecrets {
+  const file = join(dataDir, "secrets.json");
+  let stored: Partial<DevSecrets> = {};
+  if (existsSync(file)) {
+    try {
+      stored = JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>;
+    } catch {
+      throw new ConfigError("DATA_DIR", `${file} is not valid JSON; fix or delete it`);
+    }
+  }
+  const coldKey = randomBytes(32);
+  const generated: DevSecrets = {
+    admin_password: stored.admin_password ?? randomBytes(12).toString("base64url"),
+    session_secret: stored.session_secret ?? randomBytes(32).toString("base64url"),
+    api_key_pepper: stored.api_key_pepper ?? randomBytes(32).toString("base64url"),
+    wallet_mnemonic: stored.wallet_mnemonic ?? generateMnemonic(wordlist, 256),
+    hot_wallet_private_key: stored.hot_wallet_private_key ?? randomBytes(32).toString("hex"),
+    cold_wallet_address: stored.cold_wallet_address ?? addressFromPrivateKey(coldKey),
+  };
+  coldKey.fill(0);
+  const missing = (Object.keys(generated) as (keyof DevSecrets)[]).some((key) => stored[key] === undefined);
+  // Only write when something was generated and the operator did not supply every value.
+  const needed = ["ADMIN_PASSWORD", "SESSION_SECRET", "API_KEY_PEPPER"].some(
+    (name) => read(name) === undefined,
+  );
+  if (missing && needed) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, file);
+  }
+  return generated;
+}
+
+function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return value;
+}
+
+function boolean(raw: string | undefined, name: string, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(raw: string | undefined, name: string, allowed: readonly T[]): T {
+  if (raw === undefined) throw new ConfigError(name, `is required; one of ${allowed.join(", ")}`);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(raw: string | undefined, name: string): string | undefined {
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "must be an absolute http(s) URL");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(name, "must be an http(s) URL");
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function trustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  return raw;
+}
+
+function displayHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "localhost";
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,0 +1,42 @@
+/**
+ * Everything a domain function or worker needs, passed in explicitly: createOrder(ctx, input).
+ * No module reaches for a global pool, clock or logger.
+ */
+import type { Config } from "./config.js";
+import type { Clock } from "./clock.js";
+import { systemClock } from "./clock.js";
+import type { Database, Db } from "./db/connection.js";
+import { openDatabase } from "./db/connection.js";
+import { migrate } from "./db/migrate.js";
+import type { Logger } from "./logger.js";
+import { createLogger } from "./logger.js";
+import { join } from "node:path";
+
+export interface Context {
+  readonly config: Config;
+  readonly database: Database;
+  readonly db: Db;
+  readonly log: Logger;
+  readonly clock: Clock;
+}
+
+export interface ContextOptions {
+  log?: Logger;
+  clock?: Clock;
+  /** An already open (and migrated) database, e.g. from the test helper. */
+  database?: Database;
+  /** Apply pending migrations on open (default true). */
+  migrate?: boolean;
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
+  const log = options.log ?? createLogger({ level: config.logLevel });
+  const database =
+    options.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, "pglite") }));
+  if (options.migrate !== false && !options.database) {
+    const applied = await migrate(database);
+    if (applied.length > 0) log.info({ applied }, "migrations applied");
+  }
+  return { config, database, db: database.db, log, clock: options.clock ?? systemClock };
+}

@@ -1,0 +1,228 @@
+/**
+ * One database handle for both engines: PostgreSQL (pg.Pool) when DATABASE_URL is set, PGlite (real
+ * Postgres compiled to WASM, in-process) otherwise. Both speak the same SQL, so domain code never
+ * branches on the engine; only locks and raw sessions differ, and they are hidden here.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import pg from "pg";
+import * as schema from "./schema.js";
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** A function that runs queries accepts either the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface RawSession {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+  /** Runs a script of several statements (no parameters). */
+  exec(text: string): Promise<void>;
+  /** Runs fn inside one transaction. */
+  transaction<T>(fn: (session: RawSession) => Promise<T>): Promise<T>;
+}
+
+export interface HeldLock {
+  release(): Promise<void>;
+  /** Resolves when the lock is lost without release() (the connection died). */
+  readonly lost: Promise<void>;
+}
+
+export interface Database {
+  readonly kind: "postgres" | "pglite";
+  readonly db: Db;
+  /** Runs fn on one dedicated connection (for session-level advisory locks and migrations). */
+  session<T>(fn: (session: RawSession) => Promise<T>): Promise<T>;
+  /** Session-level advisory lock held until release() or until the holding connection dies. */
+  tryLock(key: number): Promise<HeldLock | null>;
+  /** Waits for the advisory lock, runs fn, releases it. */
+  withLock<T>(key: number, fn: (session: RawSession) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; undefined = in memory. */
+  dataDir?: string | undefined;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.dataDir);
+}
+
+// node-postgres returns int8 and numeric as strings by default; keep that (no float ever), and let
+// Drizzle's bigint-mode columns convert. timestamptz stays a Date.
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+
+  const wrap = (client: pg.PoolClient): RawSession => ({
+    query: async <R>(text: string, params?: unknown[]) => {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows as R[] };
+    },
+    exec: async (text) => {
+      await client.query(text);
+    },
+    transaction: async (fn) => {
+      await client.query("BEGIN");
+      try {
+        const value = await fn(wrap(client));
+        await client.query("COMMIT");
+        return value;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    },
+  });
+
+  return {
+    kind: "postgres",
+    db,
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(wrap(client));
+      } finally {
+        client.release();
+      }
+    },
+    async tryLock(key) {
+      const client = await pool.connect();
+      let ok = false;
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          "SELECT pg_try_advisory_lock($1) AS locked",
+          [key],
+        );
+        ok = rows[0]?.locked === true;
+      } finally {
+        if (!ok) client.release();
+      }
+      if (!ok) return null;
+      let markLost: () => void = () => undefined;
+      const lost = new Promise<void>((resolve) => (markLost = resolve));
+      const onError = () => markLost();
+      client.on("error", onError);
+      client.on("end", onError);
+      let released = false;
+      return {
+        lost,
+        async release() {
+          if (released) return;
+          released = true;
+          client.off("error", onError);
+          client.off("end", onError);
+          try {
+            await client.query("SELECT pg_advisory_unlock($1)", [key]);
+            client.release();
+          } catch (error) {
+            client.release(error as Error);
+          }
+        },
+      };
+    },
+    async withLock(key, fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock($1)", [key]);
+        try {
+          return await fn(wrap(client));
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query("SELECT 1");
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  // PGlite is one connection in one process, so advisory locks are tracked here instead.
+  const held = new Set<number>();
+  const raw: RawSession = {
+    query: async <R>(text: string, params?: unknown[]) => {
+      const result = await client.query<R>(text, params);
+      return { rows: result.rows };
+    },
+    exec: async (text) => {
+      await client.exec(text);
+    },
+    transaction: (fn) =>
+      client.transaction((tx) =>
+        fn({
+          query: async <R>(text: string, params?: unknown[]) => ({
+            rows: (await tx.query<R>(text, params)).rows,
+          }),
+          exec: async (text: string) => {
+            await tx.exec(text);
+          },
+          transaction: () => Promise.reject(new Error("nested transactions are not supported")),
+        }),
+      ),
+  };
+  const waiters = new Map<number, (() => void)[]>();
+  const acquire = async (key: number) => {
+    while (held.has(key)) {
+      await new Promise<void>((resolve) => waiters.set(key, [...(waiters.get(key) ?? []), resolve]));
+    }
+    held.add(key);
+  };
+  const release = (key: number) => {
+    held.delete(key);
+    const next = waiters.get(key)?.shift();
+    next?.();
+  };
+  return {
+    kind: "pglite",
+    db,
+    session: (fn) => fn(raw),
+    async tryLock(key) {
+      if (held.has(key)) return null;
+      held.add(key);
+      let released = false;
+      return {
+        lost: new Promise<void>(() => undefined),
+        async release() {
+          if (released) return;
+          released = true;
+          release(key);
+        },
+      };
+    },
+    async withLock(key, fn) {
+      await acquire(key);
+      try {
+        return await fn(raw);
+      } finally {
+        release(key);
+      }
+    },
+    async ping() {
+      await client.query("SELECT 1");
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+/** Advisory lock keys. One number per purpose, shared by every process of a deployment. */
+export const LOCK_KEYS = {
+  migrations: 740_100_001,
+  scanner: 740_100_002,
+} as const;

@@ -1,0 +1,210 @@
+/**
+ * Drizzle mirror of migrations/*.sql. The SQL files are the source of truth (they run in
+ * production); test/db/schema.test.ts checks that every column declared here exists in the
+ * migrated database with a compatible type.
+ */
+import {
+  bigint,
+  boolean,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+const money = (name: string) => numeric(name, { precision: 38, scale: 0, mode: "bigint" });
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const merchants = pgTable("merchants", {
+  id: uuid("id").primaryKey(),
+  name: text("name").notNull(),
+  apiKeyHash: text("api_key_hash").notNull().unique(),
+  apiKeyPrefix: text("api_key_prefix").notNull(),
+  webhookSecret: text("webhook_secret").notNull(),
+  isActive: boolean("is_active").notNull().default(true),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const addresses = pgTable("addresses", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  derivationIndex: integer("derivation_index").notNull().unique(),
+  address: text("address").notNull().unique(),
+  status: text("status", { enum: ["free", "allocated"] })
+    .notNull()
+    .default("free"),
+  orderId: uuid("order_id"),
+  allocatedAt: ts("allocated_at"),
+  releasedAt: ts("released_at"),
+  quarantineUntil: ts("quarantine_until"),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const ORDER_STATUSES = [
+  "pending",
+  "detected",
+  "confirmed",
+  "underpaid",
+  "overpaid",
+  "completed",
+  "expired",
+  "callback_failed",
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const orders = pgTable("orders", {
+  id: uuid("id").primaryKey(),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  externalId: text("external_id").notNull(),
+  amountExpected: money("amount_expected").notNull(),
+  amountReceived: money("amount_received").notNull().default(0n),
+  currency: text("currency").notNull().default("USDT"),
+  network: text("network").notNull(),
+  status: text("status", { enum: ORDER_STATUSES }).notNull(),
+  address: text("address").notNull(),
+  addressId: bigint("address_id", { mode: "number" }).references(() => addresses.id),
+  txHash: text("tx_hash"),
+  fromAddress: text("from_address"),
+  callbackUrl: text("callback_url").notNull(),
+  metadata: jsonb("metadata").$type<Record<string, unknown> | null>(),
+  expiresAt: ts("expires_at").notNull(),
+  detectedAt: ts("detected_at"),
+  confirmedAt: ts("confirmed_at"),
+  completedAt: ts("completed_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const orderEvents = pgTable("order_events", {
+  id: uuid("id").primaryKey(),
+  orderId: uuid("order_id")
+    .notNull()
+    .references(() => orders.id),
+  eventType: text("event_type").notNull(),
+  payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const transfers = pgTable("transfers", {
+  id: uuid("id").primaryKey(),
+  orderId: uuid("order_id")
+    .notNull()
+    .references(() => orders.id),
+  txHash: text("tx_hash").notNull(),
+  logIndex: integer("log_index").notNull(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  blockTimestamp: ts("block_timestamp").notNull(),
+  fromAddress: text("from_address").notNull(),
+  toAddress: text("to_address").notNull(),
+  amount: money("amount").notNull(),
+  status: text("status", { enum: ["seen", "confirmed"] })
+    .notNull()
+    .default("seen"),
+  confirmedAt: ts("confirmed_at"),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed", "superseded"] as const;
+
+export const webhookDeliveries = pgTable("webhook_deliveries", {
+  id: uuid("id").primaryKey(),
+  orderId: uuid("order_id")
+    .notNull()
+    .references(() => orders.id),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  orderEventId: uuid("order_event_id")
+    .notNull()
+    .references(() => orderEvents.id),
+  event: text("event").notNull(),
+  idempotencyKey: text("idempotency_key").notNull(),
+  payload: text("payload").notNull(),
+  status: text("status", { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  maxAttempts: integer("max_attempts").notNull().default(10),
+  nextAttemptAt: ts("next_attempt_at").notNull(),
+  leaseExpiresAt: ts("lease_expires_at"),
+  leaseOwner: text("lease_owner"),
+  callbackUrlOverride: text("callback_url_override"),
+  lastError: text("last_error"),
+  lastStatusCode: integer("last_status_code"),
+  deliveredAt: ts("delivered_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const webhookAttempts = pgTable("webhook_attempts", {
+  id: uuid("id").primaryKey(),
+  deliveryId: uuid("delivery_id")
+    .notNull()
+    .references(() => webhookDeliveries.id),
+  attempt: integer("attempt").notNull(),
+  url: text("url").notNull(),
+  startedAt: ts("started_at").notNull(),
+  durationMs: integer("duration_ms").notNull(),
+  statusCode: integer("status_code"),
+  error: text("error"),
+  success: boolean("success").notNull(),
+});
+
+export const SETTLEMENT_STATUSES = ["waiting", "active", "completed", "failed"] as const;
+
+export const settlements = pgTable("settlements", {
+  id: uuid("id").primaryKey(),
+  orderId: uuid("order_id")
+    .notNull()
+    .unique()
+    .references(() => orders.id),
+  address: text("address").notNull(),
+  status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),
+  step: text("step"),
+  amount: money("amount"),
+  feeTrx: money("fee_trx"),
+  feeTxHash: text("fee_tx_hash"),
+  feeTxSigned: jsonb("fee_tx_signed"),
+  sweepTxHash: text("sweep_tx_hash"),
+  sweepTxSigned: jsonb("sweep_tx_signed"),
+  coldWalletAddress: text("cold_wallet_address"),
+  attempts: integer("attempts").notNull().default(0),
+  lastError: text("last_error"),
+  nextAttemptAt: ts("next_attempt_at"),
+  leaseExpiresAt: ts("lease_expires_at"),
+  leaseOwner: text("lease_owner"),
+  sweptAt: ts("swept_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const loginAttempts = pgTable("login_attempts", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  clientIp: text("client_ip").notNull(),
+  success: boolean("success").notNull(),
+  attemptedAt: ts("attempted_at").notNull(),
+});
+
+export const scannerCursor = pgTable("scanner_cursor", {
+  name: text("name").primaryKey(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const scannedBlocks = pgTable("scanned_blocks", {
+  blockNumber: bigint("block_number", { mode: "number" }).primaryKey(),
+  blockHash: text("block_hash").notNull(),
+  parentHash: text("parent_hash").notNull(),
+  scannedAt: ts("scanned_at").notNull(),
+});
+
+export const appState = pgTable("app_state", {
+  key: text("key").primaryKey(),
+  value: jsonb("value").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});

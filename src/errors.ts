@@ -1,0 +1,53 @@
+/**
+ * The one error type of the service. Domain code throws `AppError(code, message)`;
+ * the HTTP layer maps the code to a status through `STATUS_BY_CODE` and nothing else.
+ * Messages are for humans and must never carry secrets or internals.
+ */
+export const STATUS_BY_CODE = {
+  UNAUTHORIZED: 401,
+  MERCHANT_INACTIVE: 403,
+  ADMIN_UNAUTHORIZED: 401,
+  ADMIN_TOKEN_INVALID: 401,
+  INVALID_PASSWORD: 401,
+  INVALID_BODY: 400,
+  INVALID_QUERY: 400,
+  VALIDATION_ERROR: 400,
+  EMPTY_UPDATE: 400,
+  NOT_FOUND: 404,
+  INVALID_STATE: 409,
+  SWEEP_DISABLED: 409,
+  EXTERNAL_ID_CONFLICT: 409,
+  RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** Seconds, sent as Retry-After with RATE_LIMITED. */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { retryAfter?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return STATUS_BY_CODE[this.code];
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+/** Exhaustiveness guard: a new member of a union fails to compile where it is not handled. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${String(value)}`);
+}

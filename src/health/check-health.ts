@@ -1,0 +1,37 @@
+import type { Context } from "../context.js";
+
+export interface DatabaseCheck {
+  status: "ok" | "unavailable";
+  latency_ms: number;
+  error?: string;
+}
+
+export interface Health {
+  status: "ok" | "degraded" | "unavailable";
+  checks: { database: DatabaseCheck } & Record<string, unknown>;
+}
+
+const DATABASE_TIMEOUT_MS = 2000;
+
+export async function checkDatabase(ctx: Context): Promise<DatabaseCheck> {
+  const started = performance.now();
+  try {
+    await Promise.race([
+      ctx.database.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), DATABASE_TIMEOUT_MS).unref()),
+    ]);
+    return { status: "ok", latency_ms: Math.round((performance.now() - started) * 100) / 100 };
+  } catch {
+    // The driver's message may name hosts or users; the probe only says it failed.
+    return {
+      status: "unavailable",
+      latency_ms: Math.round(performance.now() - started),
+      error: "database unreachable",
+    };
+  }
+}
+
+export async function checkHealth(ctx: Context): Promise<Health> {
+  const database = await checkDatabase(ctx);
+  return { status: database.status === "ok" ? "ok" : "unavailable", checks: { database } };
+}

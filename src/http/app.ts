@@ -1,0 +1,101 @@
+/**
+ * buildApp(ctx) builds the Fastify application without listening, so tests drive the real app with
+ * app.inject and the server entry (server.ts) only adds the socket and signals.
+ */
+import { randomUUID } from "node:crypto";
+import fastifyCookie from "@fastify/cookie";
+import fastifyHelmet from "@fastify/helmet";
+import fastifySwagger from "@fastify/swagger";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import sjson from "secure-json-parse";
+import type { Context } from "../context.js";
+import { AppError } from "../errors.js";
+import { registerErrorHandling } from "./errors.js";
+import { healthRoutes } from "./routes/public/health.js";
+
+export const BODY_LIMIT_BYTES = 32 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export async function buildApp(ctx: Context): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const incoming = req.headers["x-request-id"];
+      return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdHeader: false,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+
+  // An empty body with a JSON content type is "no body" (bodiless POSTs from fetch-style clients);
+  // anything else must be valid JSON without prototype pollution.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
+    } catch {
+      done(new AppError("INVALID_BODY", "request body is not valid JSON"), undefined);
+    }
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("X-Request-Id", request.id);
+  });
+
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    hsts: ctx.config.isProduction,
+  });
+  await app.register(fastifyCookie);
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: "Stablegate API", version: "1.0.0" },
+      components: {
+        securitySchemes: {
+          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+          adminCookie: { type: "apiKey", in: "cookie", name: "admin_token" },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  // Route modules. Each scope gets its own authentication plugin (registered with fastify-plugin
+  // inside the scope), so a route can never be mounted without it.
+  await app.register(healthRoutes, { ctx });
+
+  app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,100 @@
+/**
+ * The stablegate command: `serve [--role all|api|worker]` and `migrate`.
+ */
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, type Config } from "./config.js";
+import { openDatabase } from "./db/connection.js";
+import { migrate } from "./db/migrate.js";
+import { startService, type Role } from "./server.js";
+import { join } from "node:path";
+
+const USAGE = `usage: stablegate <command>
+
+commands:
+  serve [--role all|api|worker]   run the service (default role: all)
+  migrate                         apply pending database migrations and exit
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help") {
+    process.stdout.write(USAGE);
+    return command === undefined ? 1 : 0;
+  }
+  const config = loadConfigOrExit();
+  if (command === "migrate") {
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: join(config.dataDir, "pglite"),
+    });
+    try {
+      const applied = await migrate(database);
+      process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "database is up to date\n");
+    } finally {
+      await database.close();
+    }
+    return 0;
+  }
+  if (command === "serve") {
+    const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
+    const role = values.role as Role;
+    if (!["all", "api", "worker"].includes(role)) {
+      process.stderr.write(`unknown role "${role}"; use all, api or worker\n`);
+      return 1;
+    }
+    const started = performance.now();
+    const service = await startService(config, role);
+    printBanner(config, service.url, performance.now() - started);
+    const shutdown = (signal: string) => {
+      service.ctx.log.info({ signal }, "shutting down");
+      service.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          service.ctx.log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    return -1;
+  }
+  process.stderr.write(`unknown command "${command}"\n${USAGE}`);
+  return 1;
+}
+
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+function printBanner(config: Config, url: string | undefined, startupMs: number): void {
+  const lines = [`stablegate ready in ${Math.round(startupMs)} ms (network ${config.tronNetwork})`];
+  if (url) lines.push(`  admin API:       ${config.publicBaseUrl}/api/v1/admin`);
+  // Only a password the service generated itself is ever printed, never one the operator supplied.
+  if (url && config.adminPasswordGenerated) {
+    lines.push(
+      `  admin password:  ${config.adminPassword}   (generated, kept in ${config.dataDir}/secrets.json)`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `stablegate failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,92 @@
+/**
+ * The outbox insert: called inside the transaction that sets an outcome, so the outcome and the
+ * webhook it owes commit together. The body is built once here and every attempt sends these bytes.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import type { orders} from "../db/schema.js";
+import { webhookDeliveries } from "../db/schema.js";
+import { formatAmount } from "../money.js";
+import { newId } from "../ids.js";
+
+export const OUTCOME_EVENTS = ["payment.confirmed", "payment.underpaid", "payment.overpaid"] as const;
+export type OutcomeEvent = (typeof OUTCOME_EVENTS)[number];
+
+export type OrderRow = typeof orders.$inferSelect;
+
+export interface WebhookPayload {
+  event: OutcomeEvent;
+  order_id: string;
+  external_id: string;
+  amount_expected: string;
+  amount_received: string;
+  currency: string;
+  network: string;
+  tx_hash: string | null;
+  from_address: string | null;
+  to_address: string;
+  status: string;
+  timestamp: string;
+}
+
+export function buildWebhookPayload(order: OrderRow, event: OutcomeEvent, at: Date): WebhookPayload {
+  return {
+    event,
+    order_id: order.id,
+    external_id: order.externalId,
+    amount_expected: formatAmount(order.amountExpected),
+    amount_received: formatAmount(order.amountReceived),
+    currency: order.currency,
+    network: order.network,
+    tx_hash: order.txHash,
+    from_address: order.fromAddress,
+    to_address: order.address,
+    status: order.status,
+    timestamp: at.toISOString(),
+  };
+}
+
+/** evt_<order_id>_<event>_<ts>, ts = the outcome event's creation time in Unix milliseconds. */
+export function idempotencyKey(orderId: string, event: OutcomeEvent, eventCreatedAt: Date): string {
+  return `evt_${orderId}_${event}_${eventCreatedAt.getTime()}`;
+}
+
+export interface EnqueueInput {
+  /** The order row as it is after the outcome transition. */
+  order: OrderRow;
+  event: OutcomeEvent;
+  /** The order event that recorded the outcome (payment_confirmed / _underpaid / _overpaid). */
+  orderEventId: string;
+  eventCreatedAt: Date;
+}
+
+export async function enqueueOutcomeWebhook(
+  ctx: Context,
+  tx: Executor,
+  input: EnqueueInput,
+): Promise<string> {
+  const now = ctx.clock.now();
+  // A newer outcome makes an undelivered older one stale: the merchant gets the current state once.
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: "superseded", updatedAt: now })
+    .where(and(eq(webhookDeliveries.orderId, input.order.id), eq(webhookDeliveries.status, "pending")));
+  const id = newId();
+  await tx.insert(webhookDeliveries).values({
+    id,
+    orderId: input.order.id,
+    merchantId: input.order.merchantId,
+    orderEventId: input.orderEventId,
+    event: input.event,
+    idempotencyKey: idempotencyKey(input.order.id, input.event, input.eventCreatedAt),
+    payload: JSON.stringify(buildWebhookPayload(input.order, input.event, input.eventCreatedAt)),
+    status: "pending",
+    attempts: 0,
+    maxAttempts: 10,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}

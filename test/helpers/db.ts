@@ -1,0 +1,89 @@
+/**
+ * Each test file gets its own fresh database: on PostgreSQL (TEST_DATABASE_URL set) a clone of a
+ * migrated template database, created once per migration set; otherwise a fresh in-memory PGlite.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/db/connection.js";
+import { loadMigrations, migrate } from "../../src/db/migrate.js";
+
+export interface TestDatabase {
+  database: Database;
+  /** PostgreSQL URL of this database; undefined on PGlite. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+const TEMPLATE_LOCK = 740_199_001;
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function ensureTemplate(adminUrl: string): Promise<string> {
+  const migrations = loadMigrations();
+  const hash = createHash("sha256")
+    .update(migrations.map((m) => `${m.name}\n${m.sql}`).join("\n"))
+    .digest("hex")
+    .slice(0, 12);
+  const template = `sg_template_${hash}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK]);
+    const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
+    if (!rowCount) {
+      const building = `${template}_build`;
+      await admin.query(`DROP DATABASE IF EXISTS ${building}`);
+      await admin.query(`CREATE DATABASE ${building}`);
+      const database = await openDatabase({ databaseUrl: withDatabaseName(adminUrl, building), poolSize: 1 });
+      try {
+        await migrate(database, migrations);
+      } finally {
+        await database.close();
+      }
+      // Renamed only when complete, so a crash mid-build never leaves a half-migrated template.
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
+    }
+    await admin.query("SELECT pg_advisory_unlock($1)", [TEMPLATE_LOCK]);
+  } finally {
+    await admin.end();
+  }
+  return template;
+}
+
+export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    const database = await openDatabase({});
+    await migrate(database);
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const template = await ensureTemplate(adminUrl);
+  const name = `sg_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabaseName(adminUrl, name);
+  const database = await openDatabase({ databaseUrl: url, poolSize: options.poolSize ?? 10 });
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
