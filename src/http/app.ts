@@ -18,7 +18,9 @@ import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling } from "./errors.js";
-import { healthRoutes } from "./routes/public/health.js";
+import { adminRoutes } from "./routes/admin/index.js";
+import { merchantRoutes } from "./routes/merchant/index.js";
+import { publicRoutes } from "./routes/public/index.js";
 
 export const BODY_LIMIT_BYTES = 32 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -94,7 +96,9 @@ export async function buildApp(ctx: Context): Promise<App> {
 
   // Route modules. Each scope gets its own authentication plugin (registered with fastify-plugin
   // inside the scope), so a route can never be mounted without it.
-  await app.register(healthRoutes, { ctx });
+  await app.register(publicRoutes, { ctx });
+  await app.register(merchantRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
 
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

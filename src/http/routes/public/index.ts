@@ -1,0 +1,8 @@
+/** Public routes: no authentication. */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { healthRoutes } from "./health.js";
+
+export const publicRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  await app.register(healthRoutes, { ctx });
+};

@@ -1,0 +1,144 @@
+/**
+ * The one table of order status changes (DESIGN.md section 3). Every status change in the service
+ * goes through transitionOrder(), which checks this table, updates the row only if it is still in
+ * the expected status, and appends the order event in the same transaction.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { type OrderStatus, orderEvents, orders } from "../db/schema.js";
+import { AppError, assertNever } from "../errors.js";
+import { newId } from "../ids.js";
+
+export type OrderRow = typeof orders.$inferSelect;
+
+export const OUTCOME_STATUSES = ["confirmed", "underpaid", "overpaid"] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+/** Statuses in which the order already has an outcome (retry-webhook is allowed). */
+export const STATUSES_WITH_OUTCOME: readonly OrderStatus[] = [
+  ...OUTCOME_STATUSES,
+  "completed",
+  "callback_failed",
+];
+
+export const ORDER_EVENT_TYPES = [
+  "order_created",
+  "payment_detected",
+  "late_payment",
+  "order_expired",
+  "payment_confirmed",
+  "payment_underpaid",
+  "payment_overpaid",
+  "additional_payment",
+  "payment_reverted",
+  "webhook_delivered",
+  "order_completed",
+  "webhook_failed",
+  "webhook_retry_requested",
+  "sweep_completed",
+  "sweep_failed",
+] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
+
+interface Transition {
+  from: readonly OrderStatus[];
+  to: readonly OrderStatus[];
+  /** The event recorded with the change. */
+  event: OrderEventType;
+}
+
+const TRANSITIONS: readonly Transition[] = [
+  { from: ["pending"], to: ["detected"], event: "payment_detected" },
+  { from: ["expired"], to: ["detected"], event: "late_payment" },
+  { from: ["pending"], to: ["expired"], event: "order_expired" },
+  { from: ["detected"], to: ["confirmed"], event: "payment_confirmed" },
+  { from: ["detected"], to: ["underpaid"], event: "payment_underpaid" },
+  { from: ["detected"], to: ["overpaid"], event: "payment_overpaid" },
+  { from: ["detected"], to: ["pending", "expired"], event: "payment_reverted" },
+  // A further transfer confirming on an order that already has an outcome: a new outcome.
+  { from: STATUSES_WITH_OUTCOME, to: OUTCOME_STATUSES, event: "additional_payment" },
+  { from: [...OUTCOME_STATUSES, "callback_failed"], to: ["completed"], event: "order_completed" },
+  { from: OUTCOME_STATUSES, to: ["callback_failed"], event: "webhook_failed" },
+];
+
+export function outcomeFor(amountReceived: bigint, amountExpected: bigint): OutcomeStatus {
+  if (amountReceived === amountExpected) return "confirmed";
+  return amountReceived < amountExpected ? "underpaid" : "overpaid";
+}
+
+/** The event recorded when an order reaches an outcome for the first time. */
+export function outcomeEvent(status: OutcomeStatus): OrderEventType {
+  switch (status) {
+    case "confirmed":
+      return "payment_confirmed";
+    case "underpaid":
+      return "payment_underpaid";
+    case "overpaid":
+      return "payment_overpaid";
+    default:
+      return assertNever(status);
+  }
+}
+
+export function isAllowed(from: OrderStatus, to: OrderStatus, event: OrderEventType): boolean {
+  return TRANSITIONS.some((t) => t.event === event && t.from.includes(from) && t.to.includes(to));
+}
+
+export interface TransitionInput {
+  order: OrderRow;
+  to: OrderStatus;
+  event: OrderEventType;
+  payload?: Record<string, unknown>;
+  /** Other columns that change together with the status. */
+  patch?: Partial<Omit<typeof orders.$inferInsert, "id" | "status" | "merchantId" | "createdAt">>;
+}
+
+export interface TransitionResult {
+  order: OrderRow;
+  eventId: string;
+  eventCreatedAt: Date;
+}
+
+/**
+ * Moves the order from its current status to `to`. Throws INVALID_STATE when the table forbids it
+ * or when another worker changed the order first (the caller's transaction then rolls back).
+ */
+export async function transitionOrder(
+  ctx: Context,
+  tx: Executor,
+  input: TransitionInput,
+): Promise<TransitionResult> {
+  const { order, to, event } = input;
+  if (!isAllowed(order.status, to, event)) {
+    throw new AppError("INVALID_STATE", `order cannot move from ${order.status} to ${to} (${event})`);
+  }
+  const now = ctx.clock.now();
+  const [updated] = await tx
+    .update(orders)
+    .set({ ...input.patch, status: to, updatedAt: now })
+    .where(and(eq(orders.id, order.id), eq(orders.status, order.status)))
+    .returning();
+  if (!updated) {
+    throw new AppError("INVALID_STATE", `order ${order.id} changed concurrently`);
+  }
+  const eventId = await appendOrderEvent(ctx, tx, order.id, event, {
+    from: order.status,
+    to,
+    ...input.payload,
+  });
+  return { order: updated, eventId, eventCreatedAt: now };
+}
+
+/** Records an event that does not change the status (order_created, webhook_delivered, ...). */
+export async function appendOrderEvent(
+  ctx: Context,
+  tx: Executor,
+  orderId: string,
+  eventType: OrderEventType,
+  payload: Record<string, unknown> = {},
+  at: Date = ctx.clock.now(),
+): Promise<string> {
+  const id = newId();
+  await tx.insert(orderEvents).values({ id, orderId, eventType, payload, createdAt: at });
+  return id;
+}
