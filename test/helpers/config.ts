@@ -18,6 +18,7 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
     WALLET_MNEMONIC: TEST_MNEMONIC,
     TRON_NETWORK: "devnet",
     TRON_NODE_URL: "http://127.0.0.1:1",
+    USDT_CONTRACT: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
     LOG_LEVEL: "silent",
     ...env,
   });
