@@ -1,0 +1,341 @@
+// The chain: blocks, the pending pool, the state and the transaction index. Transactions run against the
+// state when they are broadcast (as java-tron's pending session does) and land in the next block.
+import { addressFromPrivateKey, hexToBase58, toHex } from "../src/tron/address.js";
+import { encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
+import { signDigest } from "../src/tron/sign.js";
+import { makeBlock, refBlockBytes, refBlockHash, type Block, type TxRecord } from "./blocks.js";
+import { executeTransaction, newAccount, Refusal } from "./execute.js";
+import { billedBytes } from "./resources.js";
+import { SUPPLY_KEY, State, balanceKey, type Account, type Journal, type Token } from "./state.js";
+import { parseTransaction, validateBroadcast, type ParsedTx } from "./validate.js";
+import { bytesToHex, hexToBytes, keccakHex, sha256Bytes, sha256Hex, word } from "./util.js";
+
+export const DEFAULT_FAUCET_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+/** Block producer key: only signs headers, holds nothing. */
+const WITNESS_KEY = sha256Hex("stablegate devnet witness");
+const GENESIS_TRX = 1_000_000_000n * 1_000_000n;
+const GENESIS_USDT = 1_000_000_000n * 1_000_000n;
+
+export interface ChainOptions {
+  faucetKey?: string;
+  solidifyAfter?: number;
+  now?: () => number;
+}
+
+/** java-tron's contract address: keccak256(deploy txID || owner)[12..], with the 41 prefix. */
+export function contractAddressFor(deployTxId: string, ownerHex: string): string {
+  return "41" + keccakHex(hexToBytes(deployTxId + ownerHex)).slice(24);
+}
+
+export class Chain {
+  readonly state = new State();
+  readonly blocks: Block[] = [];
+  pending: TxRecord[] = [];
+  readonly txIndex = new Map<string, TxRecord>();
+  readonly faucetKey: string;
+  /** '41…' hex. */
+  readonly faucet: string;
+  readonly witnessAddress: string;
+  solidifyAfter: number;
+  usdt!: Token;
+  tokenNonce = 0;
+  lastTimestamp = 0;
+  readonly now: () => number;
+  /** Called after each new block (persistence hooks in). */
+  onBlock: ((b: Block) => void) | null = null;
+
+  constructor(opts: ChainOptions = {}) {
+    this.faucetKey = (opts.faucetKey ?? DEFAULT_FAUCET_KEY).replace(/^0x/, "").toLowerCase();
+    this.faucet = toHex(addressFromPrivateKey(this.faucetKey));
+    this.witnessAddress = toHex(addressFromPrivateKey(WITNESS_KEY));
+    this.solidifyAfter = opts.solidifyAfter ?? 19;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Genesis: the faucet holds 1e9 TRX and the whole USDT supply; block 1 follows so TAPOS has a parent. */
+  initGenesis(): void {
+    const t = this.now();
+    this.state.accounts.set(this.faucet, { ...newAccount(this.faucet, t), balance: GENESIS_TRX });
+    const deployTx = sha256Hex("stablegate devnet genesis: deploy TetherToken (USDT)");
+    this.usdt = this.deployToken(
+      contractAddressFor(deployTx, this.faucet),
+      "Tether USD",
+      "USDT",
+      6,
+      GENESIS_USDT,
+      t,
+    );
+    this.state.takeJournal();
+    this.lastTimestamp = t;
+    this.blocks.push(this.produce(0, "0".repeat(64), t, [], null));
+    this.mine(1);
+  }
+
+  deployToken(
+    address: string,
+    name: string,
+    symbol: string,
+    decimals: number,
+    supply: bigint,
+    t: number,
+  ): Token {
+    const token: Token = {
+      address,
+      evm: address.slice(2),
+      name,
+      symbol,
+      decimals,
+      owner: this.faucet,
+      createTime: t,
+    };
+    this.state.tokens.set(address, token);
+    const slots = this.state.tokenSlots(token.evm);
+    slots.set(SUPPLY_KEY, supply);
+    slots.set(balanceKey(this.faucet.slice(2)), supply);
+    return token;
+  }
+
+  /** A new TRC20 owned by the faucet, which receives 1e9 whole tokens. */
+  createToken(name: string, symbol: string, decimals: number): Token {
+    const nonce = ++this.tokenNonce;
+    const deployTx = sha256Hex(`stablegate devnet token ${nonce}: ${name} (${symbol})`);
+    const supply = 1_000_000_000n * 10n ** BigInt(decimals);
+    return this.deployToken(
+      contractAddressFor(deployTx, this.faucet),
+      name,
+      symbol,
+      decimals,
+      supply,
+      this.now(),
+    );
+  }
+
+  get head(): Block {
+    return this.blocks[this.blocks.length - 1] as Block;
+  }
+
+  get solidifiedNumber(): number {
+    return Math.max(0, this.head.number - this.solidifyAfter);
+  }
+
+  blockByNum(n: number): Block | undefined {
+    return Number.isInteger(n) && n >= 0 ? this.blocks[n] : undefined;
+  }
+
+  blockById(id: string): Block | undefined {
+    const h = id.toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(h)) return undefined;
+    const b = this.blocks[parseInt(h.slice(0, 16), 16)];
+    return b && b.id === h ? b : undefined;
+  }
+
+  /** A transaction in a block (pending ones are not found, as on java-tron). */
+  txInBlock(id: string, solidOnly = false): TxRecord | undefined {
+    const tx = this.txIndex.get(id.toLowerCase());
+    if (!tx || tx.blockNumber < 0) return undefined;
+    if (solidOnly && tx.blockNumber > this.solidifiedNumber) return undefined;
+    return tx;
+  }
+
+  hasTx(id: string): boolean {
+    return this.txIndex.has(id);
+  }
+
+  /** broadcasttransaction: validates, executes against the pending state, queues for the next block. */
+  broadcast(body: Record<string, unknown>): ParsedTx {
+    const tx = parseTransaction(body);
+    validateBroadcast(tx, this);
+    const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
+    const done = executeTransaction(this.state, tx.raw, bytes, this.now());
+    const record: TxRecord = {
+      id: tx.id,
+      rawHex: tx.rawHex,
+      raw: tx.raw,
+      signatures: tx.signatures,
+      contractRet: done.contractRet,
+      info: done.info,
+      blockNumber: -1,
+    };
+    this.addPending(record);
+    return tx;
+  }
+
+  addPending(record: TxRecord): void {
+    this.pending.push(record);
+    this.txIndex.set(record.id, record);
+  }
+
+  private produce(
+    num: number,
+    parent: string,
+    ts: number,
+    txs: TxRecord[],
+    journal: Journal | null,
+    signed = true,
+  ): Block {
+    return makeBlock({
+      number: num,
+      parentHash: parent,
+      timestamp: ts,
+      txs,
+      journal,
+      witnessKey: signed ? WITNESS_KEY : null,
+      witnessAddress: this.witnessAddress,
+    });
+  }
+
+  nextTimestamp(): number {
+    // Strictly increasing even across forks, so a replacement block never repeats a dropped block's hash.
+    this.lastTimestamp = Math.max(this.now(), this.lastTimestamp + 1);
+    return this.lastTimestamp;
+  }
+
+  mine(n = 1, signed = true): Block[] {
+    const out: Block[] = [];
+    for (let i = 0; i < n; i++) {
+      const head = this.head;
+      const txs = this.pending;
+      this.pending = [];
+      const ts = this.nextTimestamp();
+      const block = this.produce(head.number + 1, head.id, ts, txs, this.state.takeJournal(), signed);
+      this.blocks.push(block);
+      out.push(block);
+      this.prune();
+      this.onBlock?.(block);
+    }
+    return out;
+  }
+
+  /** Solidified blocks can never be reorganised, so their undo logs are dropped. */
+  private prune(): void {
+    const solid = this.solidifiedNumber;
+    for (let n = solid; n >= 0; n--) {
+      const b = this.blocks[n];
+      if (!b || b.journal === null) break;
+      b.journal = null;
+    }
+  }
+
+  /**
+   * Drops the newest `depth` blocks and the pending pool (state reverted, their transactions forgotten,
+   * never re-included) and mines `depth` empty blocks in their place.
+   */
+  fork(depth: number): Block[] {
+    if (!Number.isInteger(depth) || depth < 1)
+      throw new Refusal("OTHER_ERROR", "depth must be a positive integer");
+    if (this.head.number - depth < this.solidifiedNumber) {
+      throw new Refusal(
+        "OTHER_ERROR",
+        `depth ${depth} reaches the solidified block ${this.solidifiedNumber} (head ${this.head.number})`,
+      );
+    }
+    for (let n = this.head.number - depth + 1; n <= this.head.number; n++) {
+      if (!this.blocks[n]?.journal)
+        throw new Refusal("OTHER_ERROR", `block ${n} can no longer be reorganised`);
+    }
+    this.state.revert(this.state.takeJournal());
+    for (const tx of this.pending) this.txIndex.delete(tx.id);
+    this.pending = [];
+    for (let i = 0; i < depth; i++) {
+      const b = this.blocks.pop() as Block;
+      if (b.journal) this.state.revert(b.journal);
+      for (const tx of b.txs) this.txIndex.delete(tx.id);
+    }
+    return this.mine(depth);
+  }
+
+  /** Journals newer than the solidified block, oldest first, ending with the pending one. */
+  private unsolidJournals(): Journal[] {
+    const out: Journal[] = [];
+    for (let n = this.solidifiedNumber + 1; n <= this.head.number; n++) {
+      const j = this.blocks[n]?.journal;
+      if (j) out.push(j);
+    }
+    out.push(this.state.journal);
+    return out;
+  }
+
+  /** The account as of the head (including pending) or as of the solidified block. */
+  account(addressHex: string, solid: boolean): Account | undefined {
+    if (solid) {
+      for (const j of this.unsolidJournals())
+        if (j.accounts.has(addressHex)) return j.accounts.get(addressHex);
+    }
+    return this.state.getAccount(addressHex);
+  }
+
+  slotReader(solid: boolean): (tokenEvm: string, key: string) => bigint {
+    if (!solid) return (t, k) => this.state.getSlot(t, k);
+    const journals = this.unsolidJournals();
+    return (t, k) => {
+      for (const j of journals) {
+        const old = j.slots.get(t);
+        if (old?.has(k)) return old.get(k) ?? 0n;
+      }
+      return this.state.getSlot(t, k);
+    };
+  }
+
+  /** A transaction from the faucet, built and signed like any client would (real signature, TAPOS). */
+  faucetTransaction(contract: RawDataJson["contract"][number], feeLimit?: number): Record<string, unknown> {
+    const head = this.head;
+    const raw: RawDataJson = {
+      contract: [contract],
+      ref_block_bytes: refBlockBytes(head.number),
+      ref_block_hash: refBlockHash(head.id),
+      expiration: head.timestamp + 60_000,
+      timestamp: this.nextTxTimestamp(),
+      ...(feeLimit ? { fee_limit: feeLimit } : {}),
+    };
+    const rawBytes = encodeRawData(raw);
+    const txID = bytesToHex(sha256Bytes(rawBytes));
+    return {
+      txID,
+      raw_data: raw,
+      raw_data_hex: bytesToHex(rawBytes),
+      signature: [signDigest(hexToBytes(txID), this.faucetKey)],
+    };
+  }
+
+  private txTimestampSeq = 0;
+  /** Unique per faucet transaction, so two identical fundings in one millisecond get distinct ids. */
+  private nextTxTimestamp(): number {
+    this.txTimestampSeq = Math.max(this.now(), this.txTimestampSeq + 1);
+    return this.txTimestampSeq;
+  }
+
+  /** Sends TRX and/or a token from the faucet through real transactions; returns their ids. */
+  fund(toHex41: string, trxSun: bigint, tokenUnits: bigint, token: Token = this.usdt): string[] {
+    if (toHex41 === this.faucet) throw new Refusal("OTHER_ERROR", "cannot fund the faucet itself");
+    const ids: string[] = [];
+    if (trxSun > 0n) {
+      const tx = this.faucetTransaction({
+        type: "TransferContract",
+        parameter: {
+          type_url: "type.googleapis.com/protocol.TransferContract",
+          value: { owner_address: this.faucet, to_address: toHex41, amount: Number(trxSun) },
+        },
+      });
+      ids.push(this.broadcast(tx).id);
+    }
+    if (tokenUnits > 0n) {
+      const data = "a9059cbb" + word(BigInt("0x" + toHex41.slice(2))) + word(tokenUnits);
+      const tx = this.faucetTransaction(
+        {
+          type: "TriggerSmartContract",
+          parameter: {
+            type_url: "type.googleapis.com/protocol.TriggerSmartContract",
+            value: { owner_address: this.faucet, contract_address: token.address, data },
+          },
+        },
+        1_000_000_000,
+      );
+      ids.push(this.broadcast(tx).id);
+    }
+    return ids;
+  }
+
+  base58(hex41: string): string {
+    return hexToBase58(hex41);
+  }
+}

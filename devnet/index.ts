@@ -1,0 +1,116 @@
+// In-process devnet: a local TRON node serving the java-tron HTTP API (see README.md).
+import type { AddressInfo } from "node:net";
+import { toBase58 } from "../src/tron/address.js";
+import type { Block } from "./blocks.js";
+import { Chain, DEFAULT_FAUCET_KEY } from "./chain.js";
+import type { ControlCtx } from "./control-api.js";
+import { Faults } from "./faults.js";
+import { createDevnetServer } from "./http.js";
+import { LoadGenerator } from "./load.js";
+import { loadChain, saveChain } from "./persist.js";
+
+export { DEFAULT_FAUCET_KEY };
+
+export interface DevnetOptions {
+  /** 0 = a free port. */
+  port?: number;
+  host?: string;
+  /** A block every this many ms; 0 = only on demand (/devnet/mine or mine()). */
+  blockTimeMs?: number;
+  /** The solidified head trails the head by this many blocks. */
+  solidifyAfter?: number;
+  /** Hex private key of the faucet (1e9 TRX and 1e9 USDT at genesis). */
+  faucetKey?: string;
+  /** Load the chain from this file at start; save it every ~20 blocks and on close. */
+  stateFile?: string;
+  /** No log lines. */
+  quiet?: boolean;
+}
+
+export interface Devnet {
+  url: string;
+  /** base58 */
+  usdtContract: string;
+  /** base58 */
+  faucetAddress: string;
+  faucetKey: string;
+  /** Mines n (default 1) blocks now; returns the new head number. */
+  mine(n?: number): number;
+  close(): Promise<void>;
+}
+
+const SAVE_EVERY_BLOCKS = 20;
+
+export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
+  const host = opts.host ?? "127.0.0.1";
+  const blockTimeMs = opts.blockTimeMs ?? 3000;
+  const solidifyAfter = opts.solidifyAfter ?? 19;
+  const log = opts.quiet ? () => {} : (m: string) => console.error(m);
+
+  let chain = opts.stateFile ? loadChain(opts.stateFile, solidifyAfter) : null;
+  if (!chain) {
+    chain = new Chain({ faucetKey: opts.faucetKey ?? DEFAULT_FAUCET_KEY, solidifyAfter });
+    chain.initGenesis();
+  }
+  const c = chain;
+
+  let unsaved = 0;
+  let saveQueued = false;
+  const save = (): void => {
+    if (!opts.stateFile) return;
+    unsaved = 0;
+    saveChain(c, opts.stateFile);
+  };
+  if (opts.stateFile) {
+    c.onBlock = (_b: Block) => {
+      if (++unsaved < SAVE_EVERY_BLOCKS || saveQueued) return;
+      // Deferred so a burst of blocks (load, mine 100) costs one write.
+      saveQueued = true;
+      setImmediate(() => {
+        saveQueued = false;
+        try {
+          save();
+        } catch (e) {
+          log(`devnet: saving ${opts.stateFile} failed: ${(e as Error).message}`);
+        }
+      });
+    };
+  }
+
+  const ctx: ControlCtx = {
+    chain: c,
+    faults: new Faults(),
+    load: new LoadGenerator(c),
+    counters: { total: 0, byPath: new Map() },
+    blockTimeMs,
+  };
+  const server = createDevnetServer(ctx, log);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const timer = blockTimeMs > 0 ? setInterval(() => c.mine(1), blockTimeMs) : null;
+  timer?.unref();
+
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closed = false;
+  return {
+    url: `http://${urlHost}:${port}`,
+    usdtContract: toBase58(c.usdt.address),
+    faucetAddress: toBase58(c.faucet),
+    faucetKey: c.faucetKey,
+    mine: (n = 1) => {
+      c.mine(n);
+      return c.head.number;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (timer) clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      save();
+    },
+  };
+}
