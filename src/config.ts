@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { HDKey } from "@scure/bip32";
 import { generateMnemonic, validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { addressFromPrivateKey, isValidAddress } from "./tron/address.js";
@@ -71,7 +72,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 const DEFAULT_USDT: Record<Exclude<TronNetwork, "devnet">, string> = {
   mainnet: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
@@ -99,6 +100,14 @@ interface DevSecrets {
   wallet_mnemonic: string;
   hot_wallet_private_key: string;
   cold_wallet_address: string;
+}
+
+/**
+ * The configuration again with some variables replaced, e.g. TRON_NODE_URL and USDT_CONTRACT once the
+ * embedded devnet listens. `env` is what the first config was loaded from (default process.env).
+ */
+export function reloadConfig(overrides: Env, env: Env = process.env): Config {
+  return loadConfig({ ...env, ...overrides });
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -149,8 +158,13 @@ export function loadConfig(env: Env = process.env): Config {
     read("WALLET_XPUB") ?? (walletMnemonic ? mnemonicToAccountXpub(walletMnemonic) : undefined);
   if (walletXpub === undefined)
     throw new ConfigError("WALLET_XPUB", "is required in production (or WALLET_MNEMONIC)");
-  if (!/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(walletXpub)) {
-    throw new ConfigError("WALLET_XPUB", "is not an account-level xpub");
+  if (!isAccountXpub(walletXpub)) {
+    throw new ConfigError("WALLET_XPUB", "is not an account-level xpub (m/44'/195'/0')");
+  }
+  // Sweeps sign with keys from the mnemonic: an xpub of another seed would show addresses whose funds
+  // the service can never move.
+  if (read("WALLET_XPUB") && walletMnemonic && mnemonicToAccountXpub(walletMnemonic) !== walletXpub) {
+    throw new ConfigError("WALLET_XPUB", "does not belong to WALLET_MNEMONIC");
   }
 
   const hotWalletPrivateKey = read("HOT_WALLET_PRIVATE_KEY") ?? dev?.hot_wallet_private_key;
@@ -262,6 +276,16 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
+/** The variables that replace each generated secret (WALLET_XPUB makes the mnemonic unnecessary). */
+const DEV_SECRET_ENV: Record<keyof DevSecrets, readonly string[]> = {
+  admin_password: ["ADMIN_PASSWORD"],
+  session_secret: ["SESSION_SECRET"],
+  api_key_pepper: ["API_KEY_PEPPER"],
+  wallet_mnemonic: ["WALLET_MNEMONIC", "WALLET_XPUB"],
+  hot_wallet_private_key: ["HOT_WALLET_PRIVATE_KEY"],
+  cold_wallet_address: ["COLD_WALLET_ADDRESS"],
+};
+
 /** Reads DATA_DIR/secrets.json, generating and persisting whatever the environment does not give. */
 function devSecrets(dataDir: string, read: (name: string) => string | undefined): DevSecrets {
   const file = join(dataDir, "secrets.json");
@@ -283,12 +307,12 @@ function devSecrets(dataDir: string, read: (name: string) => string | undefined)
     cold_wallet_address: stored.cold_wallet_address ?? addressFromPrivateKey(coldKey),
   };
   coldKey.fill(0);
-  const missing = (Object.keys(generated) as (keyof DevSecrets)[]).some((key) => stored[key] === undefined);
-  // Only write when something was generated and the operator did not supply every value.
-  const needed = ["ADMIN_PASSWORD", "SESSION_SECRET", "API_KEY_PEPPER"].some(
-    (name) => read(name) === undefined,
+  // Persist whenever a freshly generated value is actually used (no variable overrides it), so the
+  // next start gets the same one: a wallet mnemonic that changed on restart would strand deposits.
+  const usedGenerated = (Object.keys(generated) as (keyof DevSecrets)[]).some(
+    (key) => stored[key] === undefined && DEV_SECRET_ENV[key].every((name) => read(name) === undefined),
   );
-  if (missing && needed) {
+  if (usedGenerated) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });
@@ -296,6 +320,16 @@ function devSecrets(dataDir: string, read: (name: string) => string | undefined)
     renameSync(tmp, file);
   }
   return generated;
+}
+
+/** A well-formed xpub (checksum included) at depth 3, the account level of BIP44. */
+function isAccountXpub(value: string): boolean {
+  if (!/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(value)) return false;
+  try {
+    return HDKey.fromExtendedKey(value).depth === 3;
+  } catch {
+    return false;
+  }
 }
 
 function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {

@@ -149,7 +149,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       await pool.query("SELECT 1");
     },
     async close() {
-      await pool.end();
+      // Idempotent like the PGlite branch: a second close (shutdown after a failed start) is a no-op.
+      if (!pool.ended) await pool.end();
     },
   };
 }

@@ -17,7 +17,7 @@ import {
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
-import { registerErrorHandling } from "./errors.js";
+import { registerErrorHandling, sendError } from "./errors.js";
 import { adminRoutes } from "./routes/admin/index.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
 import { publicRoutes } from "./routes/public/index.js";
@@ -44,15 +44,28 @@ export async function buildApp(ctx: Context): Promise<App> {
     },
     requestIdHeader: false,
     return503OnClosing: true,
+    // Router-level failures (an undecodable URL such as /merchants/%ff, a path parameter over
+    // maxParamLength) skip the error handler; they name no resource, so they are 404 like any
+    // malformed id, in the { error, code } shape.
+    frameworkErrors: (error, request, reply) => {
+      reply.header("X-Request-Id", request.id);
+      const appError =
+        error.code === "FST_ERR_BAD_URL" || error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? new AppError("NOT_FOUND", "route not found")
+          : new AppError("INTERNAL_ERROR", "internal error");
+      void sendError(reply, appError);
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
 
+  // All bodies are JSON (SPEC.md 4): text/plain gets no parser, so it answers 415 like form bodies
+  // and bodies without a content type (DESIGN.md 8: with SameSite=Strict this closes CSRF).
   // An empty body with a JSON content type is "no body" (bodiless POSTs from fetch-style clients);
   // anything else must be valid JSON without prototype pollution.
-  app.removeContentTypeParser("application/json");
+  app.removeContentTypeParser(["application/json", "text/plain"]);
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTableColumns, getTableName } from "drizzle-orm";
-import { PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
 import * as schema from "../../src/db/schema.js";
 import { loadMigrations, migrate } from "../../src/db/migrate.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
@@ -38,13 +37,12 @@ describe("migrations", () => {
       ),
     );
     const actual = new Set(rows.map((row) => `${row.table_name}.${row.column_name}`));
-    const tables = Object.values(schema).filter((value): value is PgTable => value instanceof PgTable);
+    const tables: unknown[] = Object.values(schema).filter((value) => value instanceof PgTable);
     expect(tables.length).toBeGreaterThanOrEqual(11);
     for (const table of tables) {
-      for (const column of Object.values(getTableColumns(table))) {
-        expect(actual, `${getTableName(table)}.${column.name}`).toContain(
-          `${getTableName(table)}.${column.name}`,
-        );
+      const { name, columns } = getTableConfig(table as PgTable);
+      for (const column of columns) {
+        expect(actual, `${name}.${column.name}`).toContain(`${name}.${column.name}`);
       }
     }
   });

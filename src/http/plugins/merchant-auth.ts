@@ -1,0 +1,35 @@
+/**
+ * Merchant API-key authentication (SPEC.md 5): resolves X-API-Key to a merchant by hash lookup before
+ * any route of the scope runs, and exposes it as request.merchant. Registered with fastify-plugin so
+ * the hook covers every route of the scope that registers it.
+ */
+import fp from "fastify-plugin";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Context } from "../../context.js";
+import { AppError } from "../../errors.js";
+import { authenticateMerchant } from "../../merchants/authenticate-merchant.js";
+import type { MerchantRow } from "../../merchants/types.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The authenticated merchant; set on every route behind merchant-auth, null elsewhere. */
+    merchant: MerchantRow | null;
+  }
+}
+
+async function merchantAuthPlugin(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+  if (!app.hasRequestDecorator("merchant")) app.decorateRequest("merchant", null);
+  app.addHook("onRequest", async (request) => {
+    const header = request.headers["x-api-key"];
+    const rawKey = Array.isArray(header) ? undefined : header?.trim();
+    request.merchant = await authenticateMerchant(ctx, rawKey);
+  });
+}
+
+export const merchantAuth = fp(merchantAuthPlugin, { name: "merchant-auth", fastify: "5.x" });
+
+/** The merchant of an authenticated request; a route outside merchant-auth gets UNAUTHORIZED. */
+export function requireMerchant(request: FastifyRequest): MerchantRow {
+  if (!request.merchant) throw new AppError("UNAUTHORIZED", "missing X-API-Key header");
+  return request.merchant;
+}

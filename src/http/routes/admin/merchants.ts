@@ -1,0 +1,111 @@
+/**
+ * /api/v1/admin/merchants (SPEC.md 4.4). Registered inside the admin session scope. Handlers resolve
+ * the deprecated camelCase aliases (snake_case wins), call one domain function and shape the reply;
+ * webhook_secret appears only in the create reply.
+ */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { createMerchant } from "../../../merchants/create-merchant.js";
+import { getMerchantDetail } from "../../../merchants/get-merchant-detail.js";
+import { listMerchants } from "../../../merchants/list-merchants.js";
+import { rotateApiKey } from "../../../merchants/rotate-api-key.js";
+import { updateMerchant } from "../../../merchants/update-merchant.js";
+import { formatAmount } from "../../../money.js";
+import { formatPercent } from "../../../percent.js";
+import { createMerchantSchema } from "../../schemas/create-merchant.js";
+import { getMerchantDetailSchema } from "../../schemas/get-merchant-detail.js";
+import { listMerchantsSchema } from "../../schemas/list-merchants.js";
+import { rotateApiKeySchema } from "../../schemas/rotate-api-key.js";
+import { updateMerchantSchema } from "../../schemas/update-merchant.js";
+import { toMerchantSummary } from "./merchant-replies.js";
+
+export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  app.get("/api/v1/admin/merchants", { schema: listMerchantsSchema }, async () => {
+    const entries = await listMerchants(ctx);
+    return {
+      data: entries.map(({ merchant, orderCount }) => ({
+        ...toMerchantSummary(merchant),
+        order_count: orderCount,
+      })),
+    };
+  });
+
+  app.post("/api/v1/admin/merchants", { schema: createMerchantSchema }, async (request, reply) => {
+    const body = request.body;
+    const { merchant, apiKey } = await createMerchant(ctx, {
+      name: body.name,
+      // The schema guarantees one of the two is present.
+      webhookSecret: (body.webhook_secret ?? body.webhookSecret) as string,
+    });
+    return reply.status(201).send({
+      id: merchant.id,
+      name: merchant.name,
+      api_key: apiKey,
+      api_key_prefix: merchant.apiKeyPrefix,
+      webhook_secret: merchant.webhookSecret,
+      is_active: merchant.isActive,
+      created_at: merchant.createdAt.toISOString(),
+    });
+  });
+
+  app.get("/api/v1/admin/merchants/:id", { schema: getMerchantDetailSchema }, async (request) => {
+    const { merchant, stats, recentOrders, recentIncidents } = await getMerchantDetail(ctx, {
+      id: request.params.id,
+    });
+    return {
+      ...toMerchantSummary(merchant),
+      order_count: stats.orderCount,
+      completed_count: stats.completedCount,
+      callback_failed_count: stats.callbackFailedCount,
+      active_order_count: stats.activeOrderCount,
+      total_received: formatAmount(stats.totalReceived),
+      last_order_at: stats.lastOrderAt?.toISOString() ?? null,
+      success_rate: formatPercent(stats.completedCount, stats.orderCount),
+      incident_count: stats.incidentCount,
+      recent_orders: recentOrders.map((order) => ({
+        id: order.id,
+        external_id: order.externalId,
+        merchant_id: order.merchantId,
+        merchant_name: merchant.name,
+        address: order.address,
+        amount_expected: formatAmount(order.amountExpected),
+        amount_received: formatAmount(order.amountReceived),
+        status: order.status,
+        tx_hash: order.txHash,
+        created_at: order.createdAt.toISOString(),
+        expires_at: order.expiresAt.toISOString(),
+      })),
+      recent_incidents: recentIncidents.map((incident) => ({
+        id: incident.id,
+        created_at: incident.createdAt.toISOString(),
+        event_type: incident.eventType,
+        payload: incident.payload,
+        order_id: incident.orderId,
+        order_status: incident.orderStatus,
+        external_id: incident.externalId,
+        merchant_name: merchant.name,
+      })),
+    };
+  });
+
+  app.put("/api/v1/admin/merchants/:id", { schema: updateMerchantSchema }, async (request) => {
+    const body = request.body ?? {};
+    const merchant = await updateMerchant(ctx, {
+      id: request.params.id,
+      name: body.name,
+      isActive: body.is_active ?? body.isActive,
+      webhookSecret: body.webhook_secret ?? body.webhookSecret,
+    });
+    return toMerchantSummary(merchant);
+  });
+
+  app.post("/api/v1/admin/merchants/:id/rotate-api-key", { schema: rotateApiKeySchema }, async (request) => {
+    const { merchant, apiKey } = await rotateApiKey(ctx, { id: request.params.id });
+    return {
+      id: merchant.id,
+      name: merchant.name,
+      api_key: apiKey,
+      api_key_prefix: merchant.apiKeyPrefix,
+    };
+  });
+};

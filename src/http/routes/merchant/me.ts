@@ -1,0 +1,17 @@
+/** GET /api/v1/merchant/me: lets a merchant check its key and see which merchant it belongs to. */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { requireMerchant } from "../../plugins/merchant-auth.js";
+import { merchantMeSchema } from "../../schemas/merchant-me.js";
+
+export const merchantMeRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+  app.get("/api/v1/merchant/me", { schema: merchantMeSchema }, async (request) => {
+    const merchant = requireMerchant(request);
+    return {
+      id: merchant.id,
+      name: merchant.name,
+      api_key_prefix: merchant.apiKeyPrefix,
+      is_active: merchant.isActive,
+    };
+  });
+};

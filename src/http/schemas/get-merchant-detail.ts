@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { errorReply } from "./error-reply.js";
+import { isoTimestamp, merchantIdParams, merchantSummary } from "./merchant-fields.js";
+
+/** SPEC.md 2.2 as listed by the admin API. */
+export const adminOrderReply = z.object({
+  id: z.string(),
+  external_id: z.string(),
+  merchant_id: z.string(),
+  merchant_name: z.string(),
+  address: z.string(),
+  amount_expected: z.string(),
+  amount_received: z.string(),
+  status: z.string(),
+  tx_hash: z.string().nullable(),
+  created_at: isoTimestamp,
+  expires_at: isoTimestamp,
+});
+
+/** SPEC.md 2.3. */
+export const incidentReply = z.object({
+  id: z.string(),
+  created_at: isoTimestamp,
+  event_type: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  order_id: z.string(),
+  order_status: z.string(),
+  external_id: z.string(),
+  merchant_name: z.string(),
+});
+
+/** DESIGN.md 8: merchant fields and the SPEC.md 2.1 stats flat on one object. */
+export const merchantDetailReply = merchantSummary.extend({
+  order_count: z.number().int(),
+  completed_count: z.number().int(),
+  callback_failed_count: z.number().int(),
+  active_order_count: z.number().int(),
+  total_received: z.string(),
+  last_order_at: isoTimestamp.nullable(),
+  success_rate: z.string(),
+  incident_count: z.number().int(),
+  recent_orders: z.array(adminOrderReply),
+  recent_incidents: z.array(incidentReply),
+});
+
+export const getMerchantDetailSchema = {
+  tags: ["admin"],
+  security: [{ adminCookie: [] }],
+  summary: "One merchant with its stats, 10 most recent orders and 10 most recent incidents",
+  params: merchantIdParams,
+  response: { 200: merchantDetailReply, 401: errorReply, 404: errorReply },
+};

@@ -1,0 +1,41 @@
+/**
+ * Field schemas shared by the merchant routes. Lengths are checked in code points (as PostgreSQL
+ * counts them) by the same rules the domain applies; minLength/maxLength are stated for OpenAPI.
+ */
+import { z } from "zod";
+import {
+  NAME_MAX,
+  NAME_MIN,
+  WEBHOOK_SECRET_MAX,
+  WEBHOOK_SECRET_MIN,
+  nameProblem,
+  webhookSecretProblem,
+} from "../../merchants/merchant-input.js";
+
+function checkedString(problem: (value: string) => string | undefined, min: number, max: number) {
+  return z
+    .string()
+    .superRefine((value, check) => {
+      const message = problem(value);
+      if (message) check.addIssue({ code: "custom", message });
+    })
+    .meta({ minLength: min, maxLength: max });
+}
+
+export const merchantName = () => checkedString(nameProblem, NAME_MIN, NAME_MAX);
+export const webhookSecret = () =>
+  checkedString(webhookSecretProblem, WEBHOOK_SECRET_MIN, WEBHOOK_SECRET_MAX);
+
+/** Any string: a malformed id answers 404 like an unknown one (checked in the domain with isUuid). */
+export const merchantIdParams = z.object({ id: z.string() });
+
+export const isoTimestamp = z.string().meta({ format: "date-time" });
+
+/** The merchant fields every read returns (never webhook_secret, never the key). */
+export const merchantSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  api_key_prefix: z.string(),
+  is_active: z.boolean(),
+  created_at: isoTimestamp,
+});

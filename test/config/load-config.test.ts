@@ -1,0 +1,218 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
+import { TEST_MNEMONIC } from "../helpers/config.js";
+
+const tempDir = () => mkdtempSync(join(tmpdir(), "stablegate-config-"));
+
+function secretsFile(dir: string): Record<string, string> {
+  return JSON.parse(readFileSync(join(dir, "secrets.json"), "utf8")) as Record<string, string>;
+}
+
+function expectConfigError(env: Record<string, string | undefined>, variable: string): ConfigError {
+  let caught: unknown;
+  try {
+    loadConfig(env);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, `expected a ConfigError for ${variable}`).toBeInstanceOf(ConfigError);
+  const error = caught as ConfigError;
+  expect(error.variable).toBe(variable);
+  expect(error.message).toContain(variable);
+  return error;
+}
+
+describe("development secrets", () => {
+  it("generates missing secrets once, keeps them in DATA_DIR/secrets.json with mode 0600, and reuses them", () => {
+    const dir = tempDir();
+    const first = loadConfig({ NODE_ENV: "development", DATA_DIR: dir });
+    const file = join(dir, "secrets.json");
+    expect(existsSync(file)).toBe(true);
+    if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+
+    const stored = secretsFile(dir);
+    expect(stored.admin_password).toBe(first.adminPassword);
+    expect(stored.session_secret).toBe(first.sessionSecret);
+    expect(stored.api_key_pepper).toBe(first.apiKeyPepper);
+    expect(first.adminPasswordGenerated).toBe(true);
+    expect(first.adminPassword.length).toBeGreaterThanOrEqual(12);
+    expect(Buffer.byteLength(first.sessionSecret)).toBeGreaterThanOrEqual(32);
+    expect(Buffer.byteLength(first.apiKeyPepper)).toBeGreaterThanOrEqual(32);
+    expect(first.tronNetwork).toBe("devnet");
+
+    const before = readFileSync(file, "utf8");
+    const second = loadConfig({ NODE_ENV: "development", DATA_DIR: dir });
+    expect(second.adminPassword).toBe(first.adminPassword);
+    expect(second.sessionSecret).toBe(first.sessionSecret);
+    expect(second.apiKeyPepper).toBe(first.apiKeyPepper);
+    expect(second.walletXpub).toBe(first.walletXpub);
+    expect(second.walletMnemonic).toBe(first.walletMnemonic);
+    expect(second.coldWalletAddress).toBe(first.coldWalletAddress);
+    expect(second.hotWalletPrivateKey).toBe(first.hotWalletPrivateKey);
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("generates different secrets for different data directories", () => {
+    const a = loadConfig({ NODE_ENV: "development", DATA_DIR: tempDir() });
+    const b = loadConfig({ NODE_ENV: "development", DATA_DIR: tempDir() });
+    expect(a.adminPassword).not.toBe(b.adminPassword);
+    expect(a.sessionSecret).not.toBe(b.sessionSecret);
+    expect(a.apiKeyPepper).not.toBe(b.apiKeyPepper);
+  });
+
+  it("uses an operator-supplied ADMIN_PASSWORD and marks it not generated", () => {
+    const dir = tempDir();
+    const config = loadConfig({
+      NODE_ENV: "development",
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: "operator chose this one",
+    });
+    expect(config.adminPassword).toBe("operator chose this one");
+    expect(config.adminPasswordGenerated).toBe(false);
+    expect(readFileSync(join(dir, "secrets.json"), "utf8")).not.toContain("operator chose this one");
+  });
+
+  it("prefers variables over stored secrets", () => {
+    const dir = tempDir();
+    loadConfig({ NODE_ENV: "development", DATA_DIR: dir });
+    const config = loadConfig({
+      NODE_ENV: "development",
+      DATA_DIR: dir,
+      SESSION_SECRET: "s".repeat(40),
+      API_KEY_PEPPER: "p".repeat(40),
+    });
+    expect(config.sessionSecret).toBe("s".repeat(40));
+    expect(config.apiKeyPepper).toBe("p".repeat(40));
+  });
+
+  it("persists the generated wallet even when the operator supplies every auth secret", () => {
+    const dir = tempDir();
+    const env = {
+      NODE_ENV: "development",
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: "operator password 123",
+      SESSION_SECRET: "s".repeat(40),
+      API_KEY_PEPPER: "p".repeat(40),
+    };
+    const first = loadConfig(env);
+    const second = loadConfig(env);
+    expect(second.walletXpub).toBe(first.walletXpub);
+    expect(second.coldWalletAddress).toBe(first.coldWalletAddress);
+  });
+
+  it("writes nothing when the environment supplies every secret", () => {
+    const dir = tempDir();
+    loadConfig({
+      NODE_ENV: "development",
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: "operator password 123",
+      SESSION_SECRET: "s".repeat(40),
+      API_KEY_PEPPER: "p".repeat(40),
+      WALLET_MNEMONIC: TEST_MNEMONIC,
+      HOT_WALLET_PRIVATE_KEY: "11".repeat(32),
+      COLD_WALLET_ADDRESS: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+    });
+    expect(existsSync(join(dir, "secrets.json"))).toBe(false);
+  });
+
+  it("refuses a corrupt secrets.json naming DATA_DIR instead of silently replacing it", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "secrets.json"), "{not json");
+    expectConfigError({ NODE_ENV: "development", DATA_DIR: dir }, "DATA_DIR");
+  });
+});
+
+describe("production start-up checks", () => {
+  const xpub = mnemonicToAccountXpub(TEST_MNEMONIC);
+  const valid = (): Record<string, string | undefined> => ({
+    NODE_ENV: "production",
+    DATA_DIR: tempDir(),
+    TRON_NETWORK: "mainnet",
+    ADMIN_PASSWORD: "a long operator password",
+    SESSION_SECRET: "0123456789abcdef0123456789abcdef",
+    API_KEY_PEPPER: "fedcba9876543210fedcba9876543210",
+    WALLET_XPUB: xpub,
+  });
+
+  it("accepts a complete production configuration and generates nothing", () => {
+    const env = valid();
+    const config = loadConfig(env);
+    expect(config.isProduction).toBe(true);
+    expect(config.adminPasswordGenerated).toBe(false);
+    expect(config.walletMnemonic).toBeUndefined();
+    expect(config.sweepEnabled).toBe(false);
+    expect(config.webhookAllowPrivateNetworks).toBe(false);
+    expect(config.host).toBe("0.0.0.0");
+    expect(existsSync(join(env.DATA_DIR as string, "secrets.json"))).toBe(false);
+  });
+
+  it.each(["ADMIN_PASSWORD", "SESSION_SECRET", "API_KEY_PEPPER", "WALLET_XPUB", "TRON_NETWORK"])(
+    "refuses to start without %s, naming it",
+    (variable) => {
+      const env = valid();
+      delete env[variable];
+      const error = expectConfigError(env, variable);
+      expect(error.message).toMatch(/required/);
+    },
+  );
+
+  it.each(["ADMIN_PASSWORD", "SESSION_SECRET", "API_KEY_PEPPER"])(
+    "treats a blank %s as missing",
+    (variable) => {
+      expectConfigError({ ...valid(), [variable]: "   " }, variable);
+    },
+  );
+
+  it.each([
+    ["ADMIN_PASSWORD", "short-pass1"],
+    ["SESSION_SECRET", "x".repeat(31)],
+    ["API_KEY_PEPPER", "x".repeat(31)],
+    ["WALLET_XPUB", "xpub-not-really"],
+    ["WALLET_XPUB", `${xpub.slice(0, -1)}${xpub.endsWith("A") ? "B" : "A"}`],
+    ["WALLET_XPUB", HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).publicExtendedKey],
+    ["WALLET_XPUB", HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).privateExtendedKey],
+  ])("refuses a weak or malformed %s (%#)", (variable, value) => {
+    expectConfigError({ ...valid(), [variable]: value }, variable);
+  });
+
+  it("accepts the minimum strengths: a 12-character password and 32-byte secrets", () => {
+    expect(() =>
+      loadConfig({
+        ...valid(),
+        ADMIN_PASSWORD: "x".repeat(12),
+        SESSION_SECRET: "y".repeat(32),
+        API_KEY_PEPPER: "z".repeat(32),
+      }),
+    ).not.toThrow();
+  });
+
+  it("refuses TRON_NETWORK=devnet in production", () => {
+    const error = expectConfigError({ ...valid(), TRON_NETWORK: "devnet" }, "TRON_NETWORK");
+    expect(error.message).toContain("devnet");
+  });
+
+  it("refuses an unknown TRON_NETWORK", () => {
+    expectConfigError({ ...valid(), TRON_NETWORK: "testnet" }, "TRON_NETWORK");
+  });
+
+  it("accepts WALLET_MNEMONIC instead of WALLET_XPUB and derives the same xpub", () => {
+    const env = valid();
+    delete env.WALLET_XPUB;
+    const config = loadConfig({ ...env, WALLET_MNEMONIC: TEST_MNEMONIC });
+    expect(config.walletXpub).toBe(xpub);
+  });
+
+  it("refuses a WALLET_XPUB that does not belong to WALLET_MNEMONIC", () => {
+    const other = mnemonicToAccountXpub(
+      "legal winner thank year wave sausage worth useful legal winner thank yellow",
+    );
+    expectConfigError({ ...valid(), WALLET_XPUB: other, WALLET_MNEMONIC: TEST_MNEMONIC }, "WALLET_XPUB");
+  });
+});
