@@ -5,7 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
-import type { orders} from "../db/schema.js";
+import type { orders } from "../db/schema.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { newId } from "../ids.js";

@@ -1,0 +1,196 @@
+/**
+ * Stores the outcomes of HTTP attempts and moves each delivery (and, when it settles the current
+ * outcome, its order) on. A batch is one transaction; under load the sender records whatever
+ * attempts finished together, so a commit is shared by many deliveries.
+ *   2xx                      -> delivery delivered, `webhook_delivered`, order -> completed
+ *   failure, attempts < max  -> retry after min(2^n, 3600) s
+ *   failure, attempts = max  -> delivery failed, order -> callback_failed with `webhook_failed`
+ * Each update is fenced by the claim's lease token: an attempt whose lease was lost (expired and
+ * taken over, or the delivery was superseded by a newer outcome or a retry run) is logged in
+ * webhook_attempts but changes nothing else.
+ */
+import { asc, inArray, sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { orderEvents, orders, webhookAttempts } from "../db/schema.js";
+import { newId } from "../ids.js";
+import {
+  type OrderEventType,
+  type OrderRow,
+  OUTCOME_STATUSES,
+  transitionOrders,
+} from "../orders/transitions.js";
+import type { ClaimedDelivery } from "./claim-due-webhooks.js";
+import type { AttemptResult } from "./send-webhook.js";
+
+export const MAX_BACKOFF_SECONDS = 3600;
+
+/** Delay after failed attempt n (1-based): 2, 4, 8, ... seconds, capped at one hour. */
+export function retryDelaySeconds(attempt: number): number {
+  return Math.min(2 ** attempt, MAX_BACKOFF_SECONDS);
+}
+
+/** The human reason of a failed attempt, as stored in last_error and webhook_failed. */
+export function failureReason(result: AttemptResult): string {
+  if (result.error !== null) return result.error;
+  const status = result.statusCode ?? 0;
+  return status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`;
+}
+
+export type RecordOutcome = "delivered" | "retry_scheduled" | "failed" | "lease_lost";
+
+export interface AttemptRecord {
+  claim: ClaimedDelivery;
+  result: AttemptResult;
+}
+
+const isOutcomeStatus = (status: string): boolean => (OUTCOME_STATUSES as readonly string[]).includes(status);
+
+export async function recordWebhookAttempt(
+  ctx: Context,
+  claim: ClaimedDelivery,
+  result: AttemptResult,
+): Promise<RecordOutcome> {
+  const [outcome] = await recordWebhookAttempts(ctx, [{ claim, result }]);
+  return outcome as RecordOutcome;
+}
+
+/** Records a batch of attempts in one transaction; returns one outcome per record, in order. */
+export async function recordWebhookAttempts(
+  ctx: Context,
+  records: AttemptRecord[],
+): Promise<RecordOutcome[]> {
+  if (records.length === 0) return [];
+  return ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    // Orders are locked first, in id order, like the outcome path (an order, then its
+    // deliveries): two batches or a batch and an outcome never deadlock, and the statuses read
+    // here cannot change before this transaction ends.
+    const orderIds = [...new Set(records.map((record) => record.claim.orderId))].sort();
+    const locked = await tx
+      .select()
+      .from(orders)
+      .where(inArray(orders.id, orderIds))
+      .orderBy(asc(orders.id))
+      .for("update");
+    const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
+
+    const plans = records.map(({ claim, result }) => {
+      const attempt = claim.attempts + 1;
+      const exhausted = !result.success && attempt >= claim.maxAttempts;
+      return {
+        claim,
+        result,
+        attempt,
+        reason: result.success ? null : failureReason(result),
+        status: result.success ? "delivered" : exhausted ? "failed" : "pending",
+        nextAttemptAt:
+          result.success || exhausted ? now : new Date(now.getTime() + retryDelaySeconds(attempt) * 1000),
+      };
+    });
+
+    await tx.insert(webhookAttempts).values(
+      plans.map((plan) => ({
+        id: newId(),
+        deliveryId: plan.claim.id,
+        attempt: plan.attempt,
+        url: plan.result.url,
+        startedAt: plan.result.startedAt,
+        durationMs: plan.result.durationMs,
+        statusCode: plan.result.statusCode,
+        error: plan.result.success ? null : plan.result.error,
+        success: plan.result.success,
+      })),
+    );
+
+    const values = plans.map(
+      (plan) =>
+        sql`(${plan.claim.id}::uuid, ${plan.claim.leaseOwner}::text, ${plan.attempt}::int, ${plan.status}::text,
+             ${plan.nextAttemptAt.toISOString()}::timestamptz, ${plan.reason}::text, ${plan.result.statusCode}::int)`,
+    );
+    const result = await tx.execute(sql`
+      UPDATE webhook_deliveries AS d
+      SET attempts = v.attempt,
+          status = v.status,
+          next_attempt_at = v.next_attempt_at,
+          delivered_at = CASE WHEN v.status = 'delivered' THEN ${now.toISOString()}::timestamptz END,
+          last_error = v.reason,
+          last_status_code = v.status_code,
+          lease_owner = NULL,
+          lease_expires_at = NULL,
+          updated_at = ${now.toISOString()}::timestamptz
+      FROM (VALUES ${sql.join(values, sql`, `)})
+        AS v(id, lease_owner, attempt, status, next_attempt_at, reason, status_code)
+      WHERE d.id = v.id AND d.status = 'pending' AND d.lease_owner = v.lease_owner
+      RETURNING d.id
+    `);
+    const updated = new Set((result as unknown as { rows: { id: string }[] }).rows.map((row) => row.id));
+
+    // A pending delivery is always the order's current outcome: enqueueing a newer outcome and
+    // requesting a retry run both supersede every older pending delivery of the order. So a 2xx
+    // completes the order and the last failure fails it, when its status still allows it.
+    const events: (typeof orderEvents.$inferInsert)[] = [];
+    const toComplete = new Map<string, OrderRow>();
+    const toFail = new Map<string, { order: OrderRow; payload: Record<string, unknown> }>();
+    const outcomes: RecordOutcome[] = [];
+    for (const plan of plans) {
+      const order = orderById.get(plan.claim.orderId);
+      if (!updated.has(plan.claim.id) || !order) {
+        outcomes.push("lease_lost");
+        continue;
+      }
+      if (plan.result.success) {
+        events.push({
+          id: newId(),
+          orderId: order.id,
+          eventType: "webhook_delivered" satisfies OrderEventType,
+          payload: {
+            delivery_id: plan.claim.id,
+            event: plan.claim.event,
+            idempotency_key: plan.claim.idempotencyKey,
+            attempt: plan.attempt,
+            status_code: plan.result.statusCode,
+          },
+          createdAt: now,
+        });
+        if (isOutcomeStatus(order.status) || order.status === "callback_failed")
+          toComplete.set(order.id, order);
+        outcomes.push("delivered");
+        continue;
+      }
+      if (plan.status === "pending") {
+        outcomes.push("retry_scheduled");
+        continue;
+      }
+      const payload = {
+        reason: plan.reason ?? "failed",
+        attempt: plan.attempt,
+        delivery_id: plan.claim.id,
+        event: plan.claim.event,
+      };
+      if (isOutcomeStatus(order.status)) {
+        toFail.set(order.id, { order, payload });
+      } else if (order.status === "callback_failed") {
+        // A retry run that failed again is a new incident; the status is already right.
+        events.push({ id: newId(), orderId: order.id, eventType: "webhook_failed", payload, createdAt: now });
+      }
+      // Any other status (completed after an earlier success): the failure stays on the delivery.
+      outcomes.push("failed");
+    }
+    await transitionOrders(ctx, tx, {
+      orders: [...toComplete.values()],
+      to: "completed",
+      event: "order_completed",
+      patch: { completedAt: now },
+    });
+    const failing = [...toFail.values()].filter((entry) => !toComplete.has(entry.order.id));
+    await transitionOrders(ctx, tx, {
+      orders: failing.map((entry) => entry.order),
+      to: "callback_failed",
+      event: "webhook_failed",
+      payload: (order) => toFail.get(order.id)?.payload ?? {},
+    });
+    // Events that do not change a status: one insert for the whole batch.
+    if (events.length > 0) await tx.insert(orderEvents).values(events);
+    return outcomes;
+  });
+}

@@ -1,0 +1,124 @@
+/**
+ * The webhook-sender loop: keeps up to `concurrency` HTTP attempts in flight. Claims run ahead of
+ * the sends by up to half a batch of slots (`prefetch`), so a slot that frees is refilled at once
+ * instead of after the next claim round trip; a slow or hanging receiver holds one slot and never
+ * a whole batch. A slot frees when the response is in; the outcome is then recorded in the
+ * background, batched with others, and at most `maxUnrecorded` outcomes may wait for their
+ * transaction before the loop stops claiming.
+ * Any number of senders (in any number of processes) can run against one database.
+ * wake() makes the loop look for due work at once (the outcome path calls it after a commit);
+ * otherwise it polls every `intervalMs`.
+ */
+import type { Context } from "../context.js";
+import {
+  createWebhookDeliverer,
+  type DelivererOptions,
+  type WebhookDeliverer,
+} from "../webhooks/deliver-webhooks.js";
+import type { ClaimedDelivery } from "../webhooks/claim-due-webhooks.js";
+import { startLoop, type Loop } from "./loop.js";
+
+export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
+export const DEFAULT_WEBHOOK_POLL_MS = 200;
+
+export interface WebhookSenderOptions extends DelivererOptions {
+  /** HTTP attempts in flight at most. */
+  concurrency?: number;
+  /** Finished attempts waiting to be recorded at most (default 4 x concurrency). */
+  maxUnrecorded?: number;
+  intervalMs?: number;
+}
+
+export interface WebhookSender extends Loop {
+  readonly deliverer: WebhookDeliverer;
+  /** HTTP attempts currently in flight. */
+  inFlight(): number;
+}
+
+export function startWebhookSender(ctx: Context, options: WebhookSenderOptions = {}): WebhookSender {
+  const concurrency = options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+  const maxUnrecorded = options.maxUnrecorded ?? concurrency * 4;
+  // Small enough that slow receivers holding most slots do not stall the others.
+  const minClaim = Math.max(1, Math.floor(concurrency / 4));
+  const deliverer = createWebhookDeliverer(ctx, options);
+  const prefetch = Math.max(1, Math.floor(concurrency / 2));
+  const sending = new Set<Promise<void>>();
+  const recording = new Set<Promise<void>>();
+  /** Claimed, waiting for a free slot (their leases run; they wait one attempt at most). */
+  const ready: ClaimedDelivery[] = [];
+  let slotFreed: (() => void) | undefined;
+
+  const track = (set: Set<Promise<void>>, work: Promise<void>) => {
+    set.add(work);
+    void work.finally(() => set.delete(work));
+  };
+
+  const pump = () => {
+    while (sending.size < concurrency && ready.length > 0) launch(ready.shift() as ClaimedDelivery);
+  };
+
+  const launch = (delivery: ClaimedDelivery) => {
+    const sent = deliverer.send(delivery).then((result) => {
+      track(
+        recording,
+        deliverer.record(delivery, result).then(
+          () => undefined,
+          (error: unknown) => {
+            // Recording failed (database gone): the lease expires and another attempt follows.
+            ctx.log.warn({ err: error, deliveryId: delivery.id }, "webhook attempt could not be recorded");
+          },
+        ),
+      );
+    });
+    track(sending, sent);
+    void sent.finally(() => {
+      pump();
+      slotFreed?.();
+    });
+  };
+
+  const nextSlot = () => new Promise<void>((resolve) => (slotFreed = resolve));
+
+  const loop = startLoop({
+    name: "webhook-sender",
+    log: ctx.log,
+    intervalMs: options.intervalMs ?? DEFAULT_WEBHOOK_POLL_MS,
+    task: async (signal) => {
+      if (recording.size >= maxUnrecorded) {
+        await Promise.race(recording);
+        return true;
+      }
+      // Claim in batches: wait until a few places are free rather than claim per finished attempt.
+      const room = concurrency + prefetch - sending.size - ready.length;
+      if (room < minClaim) {
+        await nextSlot();
+        return true;
+      }
+      if (signal.aborted) return false;
+      const limit = Math.min(room, maxUnrecorded - recording.size);
+      const claimed = await deliverer.claim(limit);
+      ready.push(...claimed);
+      pump();
+      // A full claim means more may be due: claim again as soon as there is room.
+      return claimed.length === limit;
+    },
+  });
+
+  return {
+    name: loop.name,
+    deliverer,
+    wake: loop.wake,
+    inFlight: () => sending.size,
+    async stop() {
+      await loop.stop();
+      // Claimed and in-flight attempts finish (each bounded by the attempt timeout) and are
+      // recorded, so no lease is left behind to expire.
+      while (sending.size > 0 || ready.length > 0) {
+        pump();
+        await Promise.allSettled([...sending]);
+      }
+      await Promise.allSettled([...recording]);
+      await deliverer.close();
+    },
+  };
+}
