@@ -1,0 +1,73 @@
+/**
+ * The chain part of /api/v1/health: the node's head (short timeout, cached ~2 s, and free when this
+ * process's scanner saw the head within that time), the scanner's cursor, and the lag between them.
+ * "degraded" when the node is unreachable, nothing was scanned yet, or the lag exceeds
+ * MAX_HEALTHY_LAG blocks (one minute of TRON blocks); health stays 200 for that.
+ */
+import type { Context } from "../context.js";
+import { readCursor } from "./cursor.js";
+
+export const MAX_HEALTHY_LAG = 20;
+const HEAD_MAX_AGE_MS = 2000;
+const HEAD_TIMEOUT_MS = 1500;
+
+export interface ChainCheck {
+  status: "ok" | "degraded";
+  network: string;
+  head: number | null;
+  scanned: number | null;
+  lag: number | null;
+  error?: string;
+}
+
+interface Probe {
+  at: number;
+  head: number | null;
+}
+
+const probes = new WeakMap<Context["chain"], { last?: Probe; inFlight?: Promise<Probe> }>();
+
+async function nodeHead(ctx: Context): Promise<number | null> {
+  const observed = ctx.chain.lastHead();
+  const now = Date.now();
+  if (observed && now - observed.at <= HEAD_MAX_AGE_MS) return observed.number;
+  let state = probes.get(ctx.chain);
+  if (!state) probes.set(ctx.chain, (state = {}));
+  if (state.last && now - state.last.at <= HEAD_MAX_AGE_MS) return state.last.head;
+  const cache = state;
+  cache.inFlight ??= (async (): Promise<Probe> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const block = await Promise.race([
+        ctx.chain.client.getNowBlock(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), HEAD_TIMEOUT_MS);
+        }),
+      ]);
+      const head = block.block_header.raw_data.number ?? 0;
+      ctx.chain.observeHead(head);
+      return { at: Date.now(), head };
+    } catch {
+      return { at: Date.now(), head: null };
+    } finally {
+      clearTimeout(timer);
+    }
+  })().then((probe) => {
+    cache.last = probe;
+    cache.inFlight = undefined;
+    return probe;
+  });
+  return (await cache.inFlight).head;
+}
+
+export async function checkChain(ctx: Context): Promise<ChainCheck> {
+  const [head, cursor] = await Promise.all([nodeHead(ctx), readCursor(ctx).catch(() => undefined)]);
+  const scanned = cursor?.number ?? null;
+  const lag = head !== null && scanned !== null ? Math.max(0, head - scanned) : null;
+  const check: ChainCheck = { status: "ok", network: ctx.chain.network, head, scanned, lag };
+  // The messages are fixed phrases: a node URL or driver text never reaches the public endpoint.
+  if (head === null) return { ...check, status: "degraded", error: "node unreachable" };
+  if (scanned === null) return { ...check, status: "degraded", error: "not scanned yet" };
+  if (lag !== null && lag > MAX_HEALTHY_LAG) return { ...check, status: "degraded", error: "scanner behind" };
+  return check;
+}

@@ -1,0 +1,83 @@
+/**
+ * The embedded demo chain: with TRON_NETWORK=devnet and no TRON_NODE_URL, `npm start` runs the devnet
+ * in-process before the context is created, then reloads the configuration with TRON_NODE_URL and
+ * USDT_CONTRACT pointing at it. The chain is saved in DATA_DIR/devnet-state.json, so the demo chain
+ * (and the payments on it) survive a restart; DATA_DIR/devnet.json tells `npm run demo:pay` where
+ * the devnet listens.
+ *
+ * Timings: blocks every DEVNET_BLOCK_TIME_MS (1 s by default) and solidification
+ * min(DEVNET_SOLIDIFY_AFTER, CONFIRMATIONS - 1) blocks behind the head, so the solidified check
+ * never makes a payment wait longer than its confirmations: with the defaults (19 confirmations)
+ * a payment is detected within about a second of its block and confirmed about 19 s later.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startDevnet, type Devnet } from "../../devnet/index.js";
+import type { Config } from "../config.js";
+
+export const DEVNET_STATE_FILE = "devnet-state.json";
+export const DEVNET_INFO_FILE = "devnet.json";
+
+export interface EmbeddedDevnetInfo {
+  url: string;
+  usdt_contract: string;
+  faucet_address: string;
+  pid: number;
+}
+
+/** true when start-up must run the devnet itself. */
+export function needsEmbeddedDevnet(config: Config): boolean {
+  return config.tronNetwork === "devnet" && config.tronNodeUrl === undefined;
+}
+
+export function embeddedSolidifyAfter(config: Config): number {
+  return Math.max(0, Math.min(config.devnet.solidifyAfter, config.confirmations - 1));
+}
+
+export async function startEmbeddedDevnet(
+  config: Config,
+  onWarning: (message: string) => void = () => undefined,
+): Promise<Devnet> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const stateFile = join(config.dataDir, DEVNET_STATE_FILE);
+  const start = () =>
+    startDevnet({
+      port: 0,
+      host: "127.0.0.1",
+      blockTimeMs: config.devnet.blockTimeMs,
+      solidifyAfter: embeddedSolidifyAfter(config),
+      stateFile,
+      quiet: true,
+    });
+  let devnet: Devnet;
+  try {
+    devnet = await start();
+  } catch (error) {
+    if (!existsSync(stateFile)) throw error;
+    // An unreadable demo chain is set aside and a new one starts; the scanner re-syncs to it.
+    const aside = `${stateFile}.unreadable-${Date.now()}`;
+    renameSync(stateFile, aside);
+    onWarning(`devnet state could not be loaded (${(error as Error).message}); moved to ${aside}`);
+    devnet = await start();
+  }
+  const info: EmbeddedDevnetInfo = {
+    url: devnet.url,
+    usdt_contract: devnet.usdtContract,
+    faucet_address: devnet.faucetAddress,
+    pid: process.pid,
+  };
+  const file = join(config.dataDir, DEVNET_INFO_FILE);
+  writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  return {
+    ...devnet,
+    async close() {
+      await devnet.close();
+      rmSync(file, { force: true });
+    },
+  };
+}
+
+/** The environment overrides that point the configuration at a running devnet. */
+export function devnetEnv(devnet: Devnet): Record<string, string> {
+  return { TRON_NODE_URL: devnet.url, USDT_CONTRACT: devnet.usdtContract };
+}

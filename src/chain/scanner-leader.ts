@@ -1,0 +1,83 @@
+/**
+ * Exactly one active scanner among any number of worker processes: each worker tries the scanner
+ * advisory lock every ~1.5 s; the holder runs the scanner and the confirmer. On PostgreSQL the lock
+ * is session-level, so it is freed the moment the holder's connection dies (process killed) and
+ * another worker takes over within one retry. If the holder's lock connection is lost, its scanner
+ * stops at once; even a transaction still in flight cannot double-apply blocks, because every
+ * batch re-checks the cursor it started from (see scanner.ts).
+ */
+import type { Context } from "../context.js";
+import { LOCK_KEYS } from "../db/locks.js";
+import type { Loop } from "../workers/loop.js";
+import { sleep } from "./backoff.js";
+import { createScanner, type Scanner, type ScannerOptions } from "./scanner.js";
+
+export interface ScannerLeaderOptions extends ScannerOptions {
+  /** Pause between two attempts to take the lock. */
+  lockRetryMs?: number;
+}
+
+export interface ScannerLeader extends Loop {
+  /** true while this process holds the lock and scans. */
+  isLeader(): boolean;
+  readonly scanner: Scanner;
+}
+
+export function startScannerLeader(ctx: Context, options: ScannerLeaderOptions = {}): ScannerLeader {
+  const lockRetryMs = options.lockRetryMs ?? 1500;
+  const stopping = new AbortController();
+  const scanner = createScanner(ctx, options);
+  let leader = false;
+
+  const lead = async () => {
+    while (!stopping.signal.aborted) {
+      let lock;
+      try {
+        lock = await ctx.database.tryLock(LOCK_KEYS.scanner);
+      } catch (error) {
+        ctx.log.warn({ err: error }, "scanner lock attempt failed");
+      }
+      if (!lock) {
+        await sleep(lockRetryMs * (0.75 + Math.random() * 0.5), stopping.signal);
+        continue;
+      }
+      const term = new AbortController();
+      const end = () => term.abort();
+      stopping.signal.addEventListener("abort", end, { once: true });
+      let lost = false;
+      void lock.lost.then(() => {
+        lost = true;
+        term.abort();
+      });
+      leader = true;
+      ctx.log.info({ pid: process.pid }, "scanner leadership acquired");
+      try {
+        await scanner.run(term.signal);
+      } catch (error) {
+        ctx.log.error({ err: error }, "scanner stopped unexpectedly");
+      } finally {
+        leader = false;
+        stopping.signal.removeEventListener("abort", end);
+        if (lost) ctx.log.warn("scanner leadership lost (lock connection closed)");
+        await lock
+          .release()
+          .catch((error: unknown) => ctx.log.warn({ err: error }, "scanner lock release failed"));
+      }
+      // A worker that lost its lock steps back for a while, so a healthy one takes over first.
+      if (!stopping.signal.aborted) await sleep(lost ? 3 * lockRetryMs : lockRetryMs, stopping.signal);
+    }
+  };
+  const done = lead();
+
+  return {
+    name: "chain-scanner",
+    scanner,
+    isLeader: () => leader,
+    // The scanner polls on its own schedule; there is nothing to wake.
+    wake: () => undefined,
+    async stop() {
+      stopping.abort();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Credits USDT transfers found by the scanner to the orders their recipient addresses belong to.
+ * Runs inside the scanner's transaction, so transfers, order changes and the cursor advance commit
+ * together. A transfer is recorded once ((tx_hash, log_index) is unique); a replay inserts nothing
+ * and changes nothing.
+ *
+ * The recipient is looked up in the database for every batch (not in a cached set): an address is
+ * watched from the moment the transaction that bound it to its order commits, with no window in
+ * which a fresh order's payment could be scanned past.
+ */
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { orders, transfers } from "../db/schema.js";
+import { assertNever } from "../errors.js";
+import { newId } from "../ids.js";
+import { formatAmount } from "../money.js";
+import { transitionOrder, type OrderRow } from "../orders/transitions.js";
+
+export interface ChainTransfer {
+  txHash: string;
+  logIndex: number;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: Date;
+  /** base58 payer (the token holder whose balance fell, also for transferFrom) */
+  from: string;
+  /** base58 recipient */
+  to: string;
+  /** micro-USDT, > 0 */
+  amount: bigint;
+}
+
+export interface CreditResult {
+  /** Transfers newly recorded (replays not counted). */
+  credited: number;
+  /** Orders moved to detected (payment_detected or late_payment). */
+  detected: string[];
+}
+
+/** Recipient address -> the order a transfer to it is credited to (its current order_id). */
+export async function ordersByAddress(
+  tx: Executor,
+  recipients: readonly string[],
+): Promise<Map<string, string>> {
+  const unique = [...new Set(recipients)];
+  const out = new Map<string, string>();
+  if (unique.length === 0) return out;
+  // One array parameter (base58 never contains a comma), not thousands of IN-list parameters.
+  const rows = await queryRows<{ address: string; order_id: string }>(
+    tx,
+    sql`SELECT address, order_id::text AS order_id FROM addresses
+        WHERE address = ANY(string_to_array(${unique.join(",")}, ',')) AND order_id IS NOT NULL`,
+  );
+  for (const row of rows) out.set(row.address, row.order_id);
+  return out;
+}
+
+/**
+ * Records and credits the transfers whose recipient is watched. `candidates` must be in chain order
+ * (block, transaction, log), so an order's tx_hash is its first transfer.
+ */
+export async function creditTransfers(
+  ctx: Context,
+  tx: Executor,
+  candidates: readonly ChainTransfer[],
+  /** The recipients' orders when the caller already looked them up (ordersByAddress). */
+  known?: ReadonlyMap<string, string>,
+): Promise<CreditResult> {
+  const result: CreditResult = { credited: 0, detected: [] };
+  if (candidates.length === 0) return result;
+  const owners =
+    known ??
+    (await ordersByAddress(
+      tx,
+      candidates.map((c) => c.to),
+    ));
+  const matched = candidates.filter((c) => owners.has(c.to));
+  if (matched.length === 0) return result;
+
+  // Lock every affected order up front, in id order, so concurrent writers cannot deadlock with us.
+  const orderIds = [...new Set(matched.map((c) => owners.get(c.to) as string))].sort();
+  const locked = await tx
+    .select()
+    .from(orders)
+    .where(inArray(orders.id, orderIds))
+    .orderBy(asc(orders.id))
+    .for("update");
+  const byId = new Map(locked.map((o) => [o.id, o]));
+  const now = ctx.clock.now();
+
+  const rows = matched.map((transfer) => ({
+    id: newId(),
+    orderId: owners.get(transfer.to) as string,
+    txHash: transfer.txHash,
+    logIndex: transfer.logIndex,
+    blockNumber: transfer.blockNumber,
+    blockHash: transfer.blockHash,
+    blockTimestamp: transfer.blockTimestamp,
+    fromAddress: transfer.from,
+    toAddress: transfer.to,
+    amount: transfer.amount,
+    status: "seen" as const,
+    createdAt: now,
+  }));
+  const inserted = new Set<string>();
+  for (let i = 0; i < rows.length; i += 1000) {
+    const done = await tx
+      .insert(transfers)
+      .values(rows.slice(i, i + 1000))
+      .onConflictDoNothing({ target: [transfers.txHash, transfers.logIndex] })
+      .returning({ txHash: transfers.txHash, logIndex: transfers.logIndex });
+    for (const d of done) inserted.add(`${d.txHash}:${d.logIndex}`);
+  }
+
+  // Replays (already recorded transfers) change nothing; new ones are credited in chain order.
+  for (const transfer of matched) {
+    if (!inserted.has(`${transfer.txHash}:${transfer.logIndex}`)) continue;
+    const orderId = owners.get(transfer.to) as string;
+    const order = byId.get(orderId);
+    if (!order) continue;
+    result.credited += 1;
+    const updated = await creditOrder(ctx, tx, order, transfer);
+    byId.set(orderId, updated);
+    if (updated.status === "detected" && order.status !== "detected") result.detected.push(orderId);
+    ctx.log.info(
+      { orderId, txHash: transfer.txHash, amount: formatAmount(transfer.amount), status: updated.status },
+      "payment detected",
+    );
+  }
+  return result;
+}
+
+async function creditOrder(
+  ctx: Context,
+  tx: Executor,
+  order: OrderRow,
+  transfer: ChainTransfer,
+): Promise<OrderRow> {
+  const payload = {
+    tx_hash: transfer.txHash,
+    amount: formatAmount(transfer.amount),
+    from_address: transfer.from,
+    block_number: transfer.blockNumber,
+  };
+  const firstPayment = {
+    txHash: order.txHash ?? transfer.txHash,
+    fromAddress: order.fromAddress ?? transfer.from,
+    detectedAt: order.detectedAt ?? ctx.clock.now(),
+  };
+  switch (order.status) {
+    case "pending":
+      return (
+        await transitionOrder(ctx, tx, {
+          order,
+          to: "detected",
+          event: "payment_detected",
+          payload,
+          patch: firstPayment,
+        })
+      ).order;
+    case "expired":
+      // The address still belongs to the order, so a payment after expiry is credited to it.
+      return (
+        await transitionOrder(ctx, tx, {
+          order,
+          to: "detected",
+          event: "late_payment",
+          payload,
+          patch: firstPayment,
+        })
+      ).order;
+    case "detected": {
+      // Another transfer: summed when every transfer of the order is final.
+      if (order.txHash) return order;
+      const [updated] = await tx.update(orders).set(firstPayment).where(eq(orders.id, order.id)).returning();
+      return updated ?? order;
+    }
+    case "confirmed":
+    case "underpaid":
+    case "overpaid":
+    case "completed":
+    case "callback_failed":
+      // The order keeps its outcome until this transfer is final; then it gets a new one
+      // (additional_payment) with a new webhook.
+      return order;
+    default:
+      return assertNever(order.status);
+  }
+}
