@@ -3,6 +3,7 @@
  * No module reaches for a global pool, clock or logger.
  */
 import type { Config } from "./config.js";
+import { createChainAccess, type ChainAccess } from "./chain/chain-access.js";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import type { Database, Db } from "./db/connection.js";
@@ -18,6 +19,8 @@ export interface Context {
   readonly db: Db;
   readonly log: Logger;
   readonly clock: Clock;
+  /** The TRON node client and the watched USDT contract (creating it never connects). */
+  readonly chain: ChainAccess;
 }
 
 export interface ContextOptions {
@@ -27,6 +30,8 @@ export interface ContextOptions {
   database?: Database;
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
+  /** A chain access of the caller's (tests, benchmarks); default: one from config.tronNodeUrl. */
+  chain?: ChainAccess;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
@@ -38,5 +43,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const applied = await migrate(database);
     if (applied.length > 0) log.info({ applied }, "migrations applied");
   }
-  return { config, database, db: database.db, log, clock: options.clock ?? systemClock };
+  return {
+    config,
+    database,
+    db: database.db,
+    log,
+    clock: options.clock ?? systemClock,
+    chain: options.chain ?? createChainAccess(config),
+  };
 }

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { startService, type Role } from "./server.js";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const USAGE = `usage: stablegate <command>
@@ -21,6 +22,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 1 : 0;
   }
+  // A .env file fills in what the real environment does not set (operators' variables win).
+  if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfigOrExit();
   if (command === "migrate") {
     const database = await openDatabase({
@@ -45,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
     const started = performance.now();
     const service = await startService(config, role);
     printBanner(config, service.url, performance.now() - started);
+    if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
     const shutdown = (signal: string) => {
       service.ctx.log.info({ signal }, "shutting down");
       service.stop().then(
@@ -84,6 +88,16 @@ function printBanner(config: Config, url: string | undefined, startupMs: number)
       `  admin password:  ${config.adminPassword}   (generated, kept in ${config.dataDir}/secrets.json)`,
     );
   }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The embedded demo chain: where it listens and how to pay an order on it. */
+function printDevnetHint(config: Config, devnet: { url: string; usdtContract: string }): void {
+  const lines = [
+    `  devnet (in-process): ${devnet.url}   USDT ${devnet.usdtContract}`,
+    `  ${config.confirmations} confirmations at ~${config.devnet.blockTimeMs} ms per block; state in ${config.dataDir}`,
+    `  pay an order:     npm run demo:pay -- <order_id> [amount]`,
+  ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 

@@ -3,7 +3,9 @@
  * gracefully on SIGTERM/SIGINT: stop accepting, finish in-flight requests and tasks, close the pool.
  */
 import type { FastifyInstance } from "fastify";
-import type { Config } from "./config.js";
+import type { Devnet } from "../devnet/index.js";
+import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/embedded-devnet.js";
+import { reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import { buildApp } from "./http/app.js";
 import { startWorkers, type Workers } from "./workers/index.js";
@@ -14,11 +16,39 @@ export interface RunningService {
   ctx: Context;
   app: FastifyInstance | undefined;
   url: string | undefined;
+  /** The in-process devnet of the embedded demo (TRON_NETWORK=devnet without TRON_NODE_URL). */
+  devnet: Devnet | undefined;
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, role: Role): Promise<RunningService> {
-  const ctx = await createContext(config);
+export interface ServiceOptions {
+  /** The environment `config` was loaded from, to reload it for the embedded devnet (default process.env). */
+  env?: Env;
+}
+
+export async function startService(
+  initialConfig: Config,
+  role: Role,
+  options: ServiceOptions = {},
+): Promise<RunningService> {
+  let config = initialConfig;
+  let devnet: Devnet | undefined;
+  if (needsEmbeddedDevnet(config)) {
+    devnet = await startEmbeddedDevnet(config, (message) => process.stderr.write(`warning: ${message}\n`));
+    try {
+      config = reloadConfig(devnetEnv(devnet), options.env);
+    } catch (error) {
+      await devnet.close();
+      throw error;
+    }
+  }
+  let ctx: Context;
+  try {
+    ctx = await createContext(config);
+  } catch (error) {
+    await devnet?.close();
+    throw error;
+  }
   let app: FastifyInstance | undefined;
   let workers: Workers | undefined;
   let url: string | undefined;
@@ -31,6 +61,8 @@ export async function startService(config: Config, role: Role): Promise<RunningS
   } catch (error) {
     await app?.close();
     await ctx.database.close();
+    await ctx.chain.close();
+    await devnet?.close();
     throw error;
   }
   let stopping: Promise<void> | undefined;
@@ -38,11 +70,14 @@ export async function startService(config: Config, role: Role): Promise<RunningS
     ctx,
     app,
     url,
+    devnet,
     stop() {
       stopping ??= (async () => {
         await app?.close();
         await workers?.stop();
         await ctx.database.close();
+        await ctx.chain.close();
+        await devnet?.close();
       })();
       return stopping;
     },

@@ -1,3 +1,4 @@
+import { checkChain, type ChainCheck } from "../chain/check-chain.js";
 import type { Context } from "../context.js";
 
 export interface DatabaseCheck {
@@ -8,7 +9,7 @@ export interface DatabaseCheck {
 
 export interface Health {
   status: "ok" | "degraded" | "unavailable";
-  checks: { database: DatabaseCheck } & Record<string, unknown>;
+  checks: { database: DatabaseCheck; chain?: ChainCheck } & Record<string, unknown>;
 }
 
 const DATABASE_TIMEOUT_MS = 2000;
@@ -32,6 +33,8 @@ export async function checkDatabase(ctx: Context): Promise<DatabaseCheck> {
 }
 
 export async function checkHealth(ctx: Context): Promise<Health> {
-  const database = await checkDatabase(ctx);
-  return { status: database.status === "ok" ? "ok" : "unavailable", checks: { database } };
+  const [database, chain] = await Promise.all([checkDatabase(ctx), checkChain(ctx)]);
+  // Only the database makes the service unavailable (503); a slow or unreachable chain degrades it.
+  const status = database.status !== "ok" ? "unavailable" : chain.status === "ok" ? "ok" : "degraded";
+  return { status, checks: { database, chain } };
 }

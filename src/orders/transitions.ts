@@ -3,7 +3,7 @@
  * goes through transitionOrder(), which checks this table, updates the row only if it is still in
  * the expected status, and appends the order event in the same transaction.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { type OrderStatus, orderEvents, orders } from "../db/schema.js";
@@ -127,6 +127,60 @@ export async function transitionOrder(
     ...input.payload,
   });
   return { order: updated, eventId, eventCreatedAt: now };
+}
+
+export interface BatchTransitionInput {
+  /** Orders as read (and locked) by the caller; each moves from its own current status. */
+  orders: readonly OrderRow[];
+  to: OrderStatus;
+  event: OrderEventType;
+  /** Per-order event payload (merged after {from, to}, as in transitionOrder). */
+  payload?: (order: OrderRow) => Record<string, unknown>;
+  /** Columns that change together with the status, the same for every order. */
+  patch?: TransitionInput["patch"];
+}
+
+/**
+ * transitionOrder for many orders at once with one UPDATE and one INSERT (the webhook sender
+ * settles a batch of deliveries this way): the same table check per order, the same guard on the
+ * expected status. Throws INVALID_STATE if any order is refused or changed concurrently, so the
+ * caller's transaction rolls back as a whole. Results follow the input order.
+ */
+export async function transitionOrders(
+  ctx: Context,
+  tx: Executor,
+  input: BatchTransitionInput,
+): Promise<TransitionResult[]> {
+  const { to, event } = input;
+  if (input.orders.length === 0) return [];
+  for (const order of input.orders) {
+    if (!isAllowed(order.status, to, event)) {
+      throw new AppError("INVALID_STATE", `order cannot move from ${order.status} to ${to} (${event})`);
+    }
+  }
+  const now = ctx.clock.now();
+  const updated = await tx
+    .update(orders)
+    .set({ ...input.patch, status: to, updatedAt: now })
+    .where(or(...input.orders.map((order) => and(eq(orders.id, order.id), eq(orders.status, order.status)))))
+    .returning();
+  if (updated.length !== new Set(input.orders.map((order) => order.id)).size) {
+    throw new AppError("INVALID_STATE", "an order changed concurrently");
+  }
+  const byId = new Map(updated.map((order) => [order.id, order]));
+  const events = input.orders.map((order) => ({
+    id: newId(),
+    orderId: order.id,
+    eventType: event,
+    payload: { from: order.status, to, ...input.payload?.(order) },
+    createdAt: now,
+  }));
+  await tx.insert(orderEvents).values(events);
+  return input.orders.map((order, i) => ({
+    order: byId.get(order.id) as OrderRow,
+    eventId: (events[i] as { id: string }).id,
+    eventCreatedAt: now,
+  }));
 }
 
 /** Records an event that does not change the status (order_created, webhook_delivered, ...). */

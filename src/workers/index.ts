@@ -2,8 +2,11 @@
  * The worker role: every background loop of the service. Each loop calls one idempotent domain
  * function, so any number of worker processes may run side by side.
  */
+import { startScannerLeader } from "../chain/scanner-leader.js";
 import type { Context } from "../context.js";
 import type { Loop } from "./loop.js";
+import { startPaymentLoops } from "./payment-loops.js";
+import { startWebhookSender } from "./webhook-sender.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -11,6 +14,13 @@ export interface Workers {
 
 export async function startWorkers(ctx: Context): Promise<Workers> {
   const loops: Loop[] = [];
+  // Outcome webhooks. The confirmer (same process) should call `webhookSender.wake()` after it
+  // commits an outcome, so the first attempt does not wait for the next poll.
+  const webhookSender = startWebhookSender(ctx);
+  loops.push(webhookSender);
+  loops.push(...startPaymentLoops(ctx));
+  // The chain scanner and confirmer: runs only in the worker holding the scanner lock.
+  loops.push(startScannerLeader(ctx, { onOutcome: () => webhookSender.wake() }));
   ctx.log.info({ loops: loops.map((loop) => loop.name) }, "workers started");
   return {
     async stop() {

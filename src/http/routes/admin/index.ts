@@ -4,8 +4,27 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { adminSession } from "../../plugins/admin-session.js";
+import { adminAuthRoutes } from "./auth.js";
+import { adminMerchantRoutes } from "./merchants.js";
+import { adminOrderRoutes } from "./orders.js";
+import { adminStatsRoutes } from "./stats.js";
+import { adminWebhookRoutes } from "./webhooks.js";
+
+/**
+ * The scope behind the admin_token cookie. Add admin route modules HERE (one register line each):
+ * the admin-session hook covers every route registered in this function and nothing outside it.
+ */
+export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  await app.register(adminSession, { ctx });
+  await app.register(adminMerchantRoutes, { ctx });
+  await app.register(adminWebhookRoutes, { ctx });
+  await app.register(adminOrderRoutes, { ctx });
+  await app.register(adminStatsRoutes, { ctx });
+  // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
+};
 
 export const adminRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  void ctx;
-  void app;
+  await app.register(adminAuthRoutes, { ctx });
+  await app.register(adminSessionScope, { ctx });
 };

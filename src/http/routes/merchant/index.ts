@@ -3,8 +3,12 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { merchantAuth } from "../../plugins/merchant-auth.js";
+import { merchantMeRoutes } from "./me.js";
+import { paymentRoutes } from "./payments.js";
 
 export const merchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  void ctx;
-  void app;
+  await app.register(merchantAuth, { ctx });
+  await app.register(merchantMeRoutes, { ctx });
+  await app.register(paymentRoutes, { ctx });
 };

@@ -1,8 +1,10 @@
 /** Public routes: no authentication. */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { checkoutRoutes } from "./checkout.js";
 import { healthRoutes } from "./health.js";
 
 export const publicRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
   await app.register(healthRoutes, { ctx });
+  await app.register(checkoutRoutes, { ctx });
 };

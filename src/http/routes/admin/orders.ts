@@ -1,0 +1,25 @@
+/** /api/v1/admin/orders: registered inside the admin session scope. */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { getAdminOrder } from "../../../orders/get-admin-order.js";
+import { listAdminOrders } from "../../../orders/list-admin-orders.js";
+import { getAdminOrderSchema, listAdminOrdersSchema } from "../../schemas/admin-orders.js";
+
+export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  app.get("/api/v1/admin/orders", { schema: listAdminOrdersSchema }, async (request) => {
+    const query = request.query;
+    return listAdminOrders(ctx, {
+      page: query.page,
+      limit: query.limit,
+      status: query.status,
+      // snake_case wins when both forms are sent
+      merchantId: query.merchant_id ?? query.merchantId,
+      from: query.from,
+      to: query.to,
+    });
+  });
+
+  app.get("/api/v1/admin/orders/:id", { schema: getAdminOrderSchema }, async (request) =>
+    getAdminOrder(ctx, request.params.id),
+  );
+};

@@ -1,0 +1,15 @@
+/** /api/v1/admin/stats, /stats/daily and /incidents: registered inside the admin session scope. */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { listIncidents } from "../../../orders/list-incidents.js";
+import { getDailyStats } from "../../../stats/get-daily-stats.js";
+import { getStats } from "../../../stats/get-stats.js";
+import { getDailyStatsSchema, getStatsSchema, listIncidentsSchema } from "../../schemas/admin-stats.js";
+
+export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  app.get("/api/v1/admin/stats", { schema: getStatsSchema }, async () => getStats(ctx));
+  app.get("/api/v1/admin/stats/daily", { schema: getDailyStatsSchema }, async () => getDailyStats(ctx));
+  app.get("/api/v1/admin/incidents", { schema: listIncidentsSchema }, async () => ({
+    data: await listIncidents(ctx),
+  }));
+};

@@ -1,0 +1,56 @@
+/**
+ * /api/v1/payments (DESIGN.md 3). Registered inside the merchant scope, so merchant-auth has set
+ * request.merchant before these hooks and handlers run. Every request of a merchant, valid or not,
+ * counts against its rate limit.
+ */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { AppError } from "../../../errors.js";
+import { createOrder } from "../../../payments/create-order.js";
+import { getOrder } from "../../../payments/get-order.js";
+import { listOrders } from "../../../payments/list-orders.js";
+import { requireMerchant } from "../../plugins/merchant-auth.js";
+import { RateLimiter } from "../../rate-limiter.js";
+import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
+
+export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  const limiter = new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
+  app.addHook("onRequest", async (request) => {
+    const merchant = requireMerchant(request);
+    const decision = limiter.take(merchant.id);
+    if (!decision.allowed) {
+      throw new AppError("RATE_LIMITED", "rate limit exceeded: slow down and retry later", {
+        retryAfter: decision.retryAfterSeconds,
+      });
+    }
+  });
+
+  app.post("/api/v1/payments", { schema: createPaymentSchema }, async (request, reply) => {
+    const body = request.body;
+    const { order, created } = await createOrder(ctx, requireMerchant(request), {
+      externalId: body.external_id,
+      amount: body.amount,
+      currency: body.currency,
+      callbackUrl: body.callback_url,
+      expiresIn: body.expires_in,
+      metadata: body.metadata,
+    });
+    return reply.status(created ? 201 : 200).send(order);
+  });
+
+  app.get("/api/v1/payments/:id", { schema: getPaymentSchema }, async (request) =>
+    getOrder(ctx, requireMerchant(request).id, request.params.id),
+  );
+
+  app.get("/api/v1/payments", { schema: listPaymentsSchema }, async (request) => {
+    const query = request.query;
+    return listOrders(ctx, requireMerchant(request).id, {
+      page: query.page,
+      limit: query.limit,
+      status: query.status,
+      externalId: query.external_id,
+      from: query.from,
+      to: query.to,
+    });
+  });
+};

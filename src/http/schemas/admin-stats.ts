@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { errorReply } from "./error-reply.js";
+import { incidentReply } from "./get-merchant-detail.js";
+
+const statsBlock = z.object({
+  order_count: z.number().int(),
+  completed_count: z.number().int(),
+  total_received: z.string(),
+  success_rate: z.string(),
+});
+
+export const addressPoolReply = z.object({
+  total: z.number().int(),
+  free: z.number().int(),
+  allocated: z.number().int(),
+});
+
+export const getStatsSchema = {
+  tags: ["admin"],
+  summary: "Order figures for today, the last 7 UTC days and all time, and the address pool",
+  response: {
+    200: z.object({
+      today: statsBlock,
+      week: statsBlock,
+      total: statsBlock.extend({ merchant_count: z.number().int() }),
+      address_pool: addressPoolReply,
+    }),
+    401: errorReply,
+  },
+};
+
+export const getDailyStatsSchema = {
+  tags: ["admin"],
+  summary: "Received amount per UTC day for the last 7 days, oldest first",
+  response: {
+    200: z.array(z.object({ date: z.string(), total_received: z.string() })),
+    401: errorReply,
+  },
+};
+
+export const listIncidentsSchema = {
+  tags: ["admin"],
+  summary: "The 10 most recent webhook_failed and sweep_failed events",
+  response: { 200: z.object({ data: z.array(incidentReply) }), 401: errorReply },
+};

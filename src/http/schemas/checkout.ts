@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { ORDER_STATUSES } from "../../db/schema.js";
+import { errorReply } from "./error-reply.js";
+import { isoTimestamp } from "./merchant-fields.js";
+
+/** Deliberately without callback_url, metadata or external_id: the payer's browser reads this. */
+export const checkoutStatusReply = z.object({
+  id: z.string(),
+  status: z.enum(ORDER_STATUSES),
+  merchant_name: z.string(),
+  amount_expected: z.string(),
+  amount_received: z.string(),
+  currency: z.string(),
+  network: z.string(),
+  address: z.string(),
+  tx_hash: z.string().nullable(),
+  confirmations: z.number().int(),
+  confirmations_required: z.number().int(),
+  expires_at: isoTimestamp,
+  explorer_url: z.string().nullable(),
+});
+
+export const checkoutStatusSchema = {
+  tags: ["public"],
+  summary: "Payment status for the hosted checkout page",
+  params: z.object({ id: z.string().max(100) }),
+  response: { 200: checkoutStatusReply, 404: errorReply },
+};

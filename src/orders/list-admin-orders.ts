@@ -1,0 +1,66 @@
+/** The admin order list (SPEC.md 4.5): every merchant's orders, newest first, with merchant_name. */
+import { and, count, desc, eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { merchants, orders, type OrderStatus } from "../db/schema.js";
+import { formatAmount } from "../money.js";
+import { orderListConditions, pagination, type Page } from "../payments/list-orders.js";
+
+export interface AdminOrderFilter {
+  page: number;
+  limit: number;
+  status?: OrderStatus | undefined;
+  merchantId?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** SPEC.md 2.2. */
+export interface AdminOrderSummary {
+  id: string;
+  external_id: string;
+  merchant_id: string;
+  merchant_name: string;
+  address: string;
+  amount_expected: string;
+  amount_received: string;
+  status: OrderStatus;
+  tx_hash: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export async function listAdminOrders(
+  ctx: Context,
+  filter: AdminOrderFilter,
+): Promise<Page<AdminOrderSummary>> {
+  const conditions = orderListConditions(filter);
+  if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
+  const where = and(...conditions);
+  const [rows, [total]] = await Promise.all([
+    ctx.db
+      .select({ order: orders, merchantName: merchants.name })
+      .from(orders)
+      .innerJoin(merchants, eq(merchants.id, orders.merchantId))
+      .where(where)
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit),
+    ctx.db.select({ n: count() }).from(orders).where(where),
+  ]);
+  return {
+    data: rows.map(({ order, merchantName }) => ({
+      id: order.id,
+      external_id: order.externalId,
+      merchant_id: order.merchantId,
+      merchant_name: merchantName,
+      address: order.address,
+      amount_expected: formatAmount(order.amountExpected),
+      amount_received: formatAmount(order.amountReceived),
+      status: order.status,
+      tx_hash: order.txHash,
+      created_at: order.createdAt.toISOString(),
+      expires_at: order.expiresAt.toISOString(),
+    })),
+    pagination: pagination(filter.page, filter.limit, total?.n ?? 0),
+  };
+}

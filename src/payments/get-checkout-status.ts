@@ -1,0 +1,69 @@
+/**
+ * What the hosted checkout page polls. Public, so it shows only what the payer needs: never the
+ * callback_url, metadata, external_id or anything of the merchant beyond its name.
+ */
+import { eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { merchants, orders, type OrderStatus } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import { formatAmount } from "../money.js";
+import { addressExplorerUrl, txExplorerUrl } from "./explorer.js";
+import { confirmationsSql } from "./merchant-order.js";
+
+export interface CheckoutStatus {
+  id: string;
+  status: OrderStatus;
+  merchant_name: string;
+  amount_expected: string;
+  amount_received: string;
+  currency: string;
+  network: string;
+  address: string;
+  tx_hash: string | null;
+  confirmations: number;
+  confirmations_required: number;
+  expires_at: string;
+  explorer_url: string | null;
+}
+
+export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<CheckoutStatus> {
+  const [row] = isUuid(orderId)
+    ? await ctx.db
+        .select({
+          id: orders.id,
+          status: orders.status,
+          merchantName: merchants.name,
+          amountExpected: orders.amountExpected,
+          amountReceived: orders.amountReceived,
+          currency: orders.currency,
+          network: orders.network,
+          address: orders.address,
+          txHash: orders.txHash,
+          expiresAt: orders.expiresAt,
+          confirmations: confirmationsSql,
+        })
+        .from(orders)
+        .innerJoin(merchants, eq(merchants.id, orders.merchantId))
+        .where(eq(orders.id, orderId))
+    : [];
+  if (!row) throw new AppError("NOT_FOUND", "order not found");
+  return {
+    id: row.id,
+    status: row.status,
+    merchant_name: row.merchantName,
+    amount_expected: formatAmount(row.amountExpected),
+    amount_received: formatAmount(row.amountReceived),
+    currency: row.currency,
+    network: row.network,
+    address: row.address,
+    tx_hash: row.txHash,
+    confirmations: row.confirmations,
+    confirmations_required: ctx.config.confirmations,
+    expires_at: row.expiresAt.toISOString(),
+    explorer_url:
+      row.txHash === null
+        ? addressExplorerUrl(ctx.config, row.address)
+        : txExplorerUrl(ctx.config, row.txHash),
+  };
+}

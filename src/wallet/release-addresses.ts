@@ -1,0 +1,69 @@
+/**
+ * Returns addresses to the free pool. An address is released only when all of these hold, so a
+ * payment can never arrive at an address that already belongs to someone else's order:
+ *  - its order is final (completed, expired, callback_failed; an outcome status is not final,
+ *    the webhook is still owed),
+ *  - no transfer to it is still unconfirmed,
+ *  - its balance is zero (no credited transfer at all) or swept (settlement completed after the
+ *    last transfer),
+ *  - the quarantine (config.addressQuarantineSeconds) has passed since the order last changed.
+ * Safe in two workers at once: rows are claimed with FOR UPDATE SKIP LOCKED.
+ */
+import { sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { queryRows } from "../db/query-rows.js";
+
+export const RELEASE_BATCH_SIZE = 500;
+
+export const FINAL_ORDER_STATUSES = ["completed", "expired", "callback_failed"] as const;
+
+export interface ReleaseResult {
+  released: number;
+  more: boolean;
+}
+
+export async function releaseAddresses(
+  ctx: Context,
+  options: { batchSize?: number } = {},
+): Promise<ReleaseResult> {
+  const batchSize = options.batchSize ?? RELEASE_BATCH_SIZE;
+  const now = ctx.clock.now();
+  const quarantineStartedBefore = new Date(now.getTime() - ctx.config.addressQuarantineSeconds * 1000);
+  const result = await queryRows<{ id: string }>(
+    ctx.db,
+    sql`
+    WITH releasable AS (
+      SELECT a.id, o.updated_at
+      FROM addresses a
+      JOIN orders o ON o.id = a.order_id
+      WHERE a.status = 'allocated'
+        AND o.status IN ('completed', 'expired', 'callback_failed')
+        -- the order's last change (transitionOrder stamps updated_at) started the quarantine
+        AND o.updated_at <= ${quarantineStartedBefore.toISOString()}::timestamptz
+        AND NOT EXISTS (SELECT 1 FROM transfers t WHERE t.order_id = o.id AND t.status <> 'confirmed')
+        AND (
+          NOT EXISTS (SELECT 1 FROM transfers t WHERE t.order_id = o.id)
+          OR EXISTS (
+            SELECT 1 FROM settlements s
+            WHERE s.order_id = o.id AND s.status = 'completed'
+              AND NOT EXISTS (
+                SELECT 1 FROM transfers t
+                WHERE t.order_id = o.id AND t.created_at > coalesce(s.swept_at, s.updated_at)
+              )
+          )
+        )
+      ORDER BY a.derivation_index
+      LIMIT ${batchSize}
+      FOR UPDATE OF a, o SKIP LOCKED
+    )
+    UPDATE addresses a
+    SET status = 'free', order_id = NULL, released_at = ${now.toISOString()}::timestamptz,
+        quarantine_until = releasable.updated_at + make_interval(secs => ${ctx.config.addressQuarantineSeconds})
+    FROM releasable
+    WHERE a.id = releasable.id
+    RETURNING a.id::text AS id`,
+  );
+  const released = result.length;
+  if (released > 0) ctx.log.info({ released }, "addresses released to the pool");
+  return { released, more: released === batchSize };
+}

@@ -1,0 +1,32 @@
+/**
+ * The order-side background loops: keep the deposit address pool filled, expire unpaid orders and
+ * return addresses to the pool after quarantine. Each calls one idempotent domain function.
+ */
+import type { Context } from "../context.js";
+import { expireOrders } from "../payments/expire-orders.js";
+import { fillAddressPool } from "../wallet/fill-address-pool.js";
+import { releaseAddresses } from "../wallet/release-addresses.js";
+import { startLoop, type Loop } from "./loop.js";
+
+export function startPaymentLoops(ctx: Context): Loop[] {
+  return [
+    startLoop({
+      name: "address-pool-filler",
+      log: ctx.log,
+      intervalMs: 5_000,
+      task: async () => (await fillAddressPool(ctx)).more,
+    }),
+    startLoop({
+      name: "order-expirer",
+      log: ctx.log,
+      intervalMs: 5_000,
+      task: async () => (await expireOrders(ctx)).more,
+    }),
+    startLoop({
+      name: "address-releaser",
+      log: ctx.log,
+      intervalMs: 60_000,
+      task: async () => (await releaseAddresses(ctx)).more,
+    }),
+  ];
+}

@@ -1,0 +1,221 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OrderStatus } from "../../src/db/schema.js";
+import { orders } from "../../src/db/schema.js";
+import { newId } from "../../src/ids.js";
+import { parseAmount } from "../../src/money.js";
+import { appendOrderEvent, transitionOrder, type OrderEventType } from "../../src/orders/transitions.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
+import { adminCookie } from "../helpers/admin.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { addMerchant, type TestMerchant } from "../payments/helpers.js";
+
+let t: TestApp;
+let cookie: string;
+let alpha: TestMerchant;
+let beta: TestMerchant;
+
+const get = (url: string) => t.app.inject({ method: "GET", url, headers: { cookie } });
+
+/** Walks an order through the transition table to `status`, crediting `received` on the way. */
+const PATHS: Record<OrderStatus, [OrderStatus, OrderEventType][]> = {
+  pending: [],
+  detected: [["detected", "payment_detected"]],
+  expired: [["expired", "order_expired"]],
+  confirmed: [
+    ["detected", "payment_detected"],
+    ["confirmed", "payment_confirmed"],
+  ],
+  underpaid: [
+    ["detected", "payment_detected"],
+    ["underpaid", "payment_underpaid"],
+  ],
+  overpaid: [
+    ["detected", "payment_detected"],
+    ["overpaid", "payment_overpaid"],
+  ],
+  completed: [
+    ["detected", "payment_detected"],
+    ["confirmed", "payment_confirmed"],
+    ["completed", "order_completed"],
+  ],
+  callback_failed: [
+    ["detected", "payment_detected"],
+    ["confirmed", "payment_confirmed"],
+    ["callback_failed", "webhook_failed"],
+  ],
+};
+
+async function fixtureOrder(
+  merchant: TestMerchant,
+  createdAt: string,
+  expected: string,
+  received: string,
+  status: OrderStatus,
+  path = PATHS[status],
+): Promise<string> {
+  const id = newId();
+  const at = new Date(createdAt);
+  const [order] = await t.ctx.db
+    .insert(orders)
+    .values({
+      id,
+      merchantId: merchant.id,
+      externalId: `fx-${id}`,
+      amountExpected: parseAmount(expected)!,
+      amountReceived: 0n,
+      network: "devnet",
+      status: "pending",
+      address: `T${id.replace(/-/g, "").slice(0, 33)}`,
+      callbackUrl: "https://merchant.example.com/cb",
+      expiresAt: new Date(at.getTime() + 1_800_000),
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning();
+  let current = order!;
+  for (const [to, event] of path) {
+    const patch = to === "detected" ? { amountReceived: parseAmount(received)! } : {};
+    current = (await transitionOrder(t.ctx, t.ctx.db, { order: current, to, event, patch })).order;
+  }
+  return id;
+}
+
+beforeAll(async () => {
+  // "now" is 2026-01-15T12:00:00Z: today = 01-15, the week = 01-09 .. 01-15.
+  t = await createTestApp({ env: { POOL_MIN_FREE: "4" } });
+  cookie = await adminCookie(t.app);
+  alpha = await addMerchant(t.ctx, "Alpha");
+  beta = await addMerchant(t.ctx, "Beta");
+  await addMerchant(t.ctx, "Gamma (no orders)");
+  await fillAddressPool(t.ctx);
+  await fixtureOrder(alpha, "2026-01-15T01:00:00.000Z", "10", "10", "completed");
+  await fixtureOrder(beta, "2026-01-15T00:00:00.000Z", "5", "4.5", "underpaid");
+  await fixtureOrder(alpha, "2026-01-15T11:00:00.000Z", "1.5", "1.5", "confirmed");
+  await fixtureOrder(alpha, "2026-01-14T23:59:59.999Z", "7", "0", "pending");
+  await fixtureOrder(beta, "2026-01-12T10:00:00.000Z", "20", "25", "completed", [
+    ["detected", "payment_detected"],
+    ["overpaid", "payment_overpaid"],
+    ["completed", "order_completed"],
+  ]);
+  await fixtureOrder(alpha, "2026-01-09T00:00:00.000Z", "3", "3", "callback_failed");
+  await fixtureOrder(beta, "2026-01-08T23:59:59.999Z", "100", "100", "completed");
+  // Detected: amount seen but not confirmed, so it is not received yet.
+  await fixtureOrder(alpha, "2026-01-10T05:00:00.000Z", "8", "8", "detected");
+  await fixtureOrder(alpha, "2026-01-13T00:00:00.000Z", "2", "0", "expired");
+  await fixtureOrder(beta, "2026-01-11T08:00:00.000Z", "0.333333", "0.333333", "overpaid", [
+    ["detected", "payment_detected"],
+    ["overpaid", "payment_overpaid"],
+  ]);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("GET /api/v1/admin/stats", () => {
+  it("computes today, week and total from the hand-checked fixture", async () => {
+    const res = await get("/api/v1/admin/stats");
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      // 10 + 4.5 + 1.5; 1 of 3 completed
+      today: { order_count: 3, completed_count: 1, total_received: "16.000000", success_rate: "33.33" },
+      // + 25 (overpaid, completed) + 3 (callback_failed) + 0.333333 (overpaid); detected 8 not counted
+      week: { order_count: 9, completed_count: 2, total_received: "44.333333", success_rate: "22.22" },
+      total: {
+        order_count: 10,
+        completed_count: 3,
+        total_received: "144.333333",
+        success_rate: "30.00",
+        merchant_count: 3,
+      },
+      address_pool: { total: 4, free: 4, allocated: 0 },
+    });
+  });
+
+  it("answers zeros and 0.00 on a day without orders", async () => {
+    t.clock.set("2026-03-01T00:00:00.000Z");
+    try {
+      // The session of January has expired by March: log in again.
+      const march = await adminCookie(t.app);
+      const body = (
+        await t.app.inject({ method: "GET", url: "/api/v1/admin/stats", headers: { cookie: march } })
+      ).json();
+      expect(body.today).toEqual({
+        order_count: 0,
+        completed_count: 0,
+        total_received: "0.000000",
+        success_rate: "0.00",
+      });
+      expect(body.week.order_count).toBe(0);
+      expect(body.total.order_count).toBe(10);
+    } finally {
+      t.clock.set("2026-01-15T12:00:00.000Z");
+    }
+  });
+
+  it("needs the admin cookie", async () => {
+    expect((await t.app.inject({ method: "GET", url: "/api/v1/admin/stats" })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: "GET", url: "/api/v1/admin/stats/daily" })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: "GET", url: "/api/v1/admin/incidents" })).statusCode).toBe(401);
+  });
+});
+
+describe("GET /api/v1/admin/stats/daily", () => {
+  it("gives 7 UTC days oldest first, zero-filled, adding up to the week", async () => {
+    const res = await get("/api/v1/admin/stats/daily");
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([
+      { date: "2026-01-09", total_received: "3.000000" },
+      { date: "2026-01-10", total_received: "0.000000" },
+      { date: "2026-01-11", total_received: "0.333333" },
+      { date: "2026-01-12", total_received: "25.000000" },
+      { date: "2026-01-13", total_received: "0.000000" },
+      { date: "2026-01-14", total_received: "0.000000" },
+      { date: "2026-01-15", total_received: "16.000000" },
+    ]);
+  });
+});
+
+describe("GET /api/v1/admin/incidents", () => {
+  it("lists the 10 most recent webhook_failed and sweep_failed events with their order", async () => {
+    const incidentOrder = await fixtureOrder(alpha, "2026-01-14T10:00:00.000Z", "1", "1", "confirmed");
+    // After "now", so newer than the webhook_failed of the callback_failed fixture order.
+    const base = new Date("2026-01-15T13:00:00.000Z").getTime();
+    for (let i = 0; i < 12; i++) {
+      const type: OrderEventType = i % 2 === 0 ? "webhook_failed" : "sweep_failed";
+      const payload =
+        type === "webhook_failed"
+          ? { reason: `http 500 #${i}`, attempt: 10 }
+          : { reason: "boom", attempt: 3, step: "fee" };
+      await appendOrderEvent(t.ctx, t.ctx.db, incidentOrder, type, payload, new Date(base + i * 60_000));
+    }
+    // A newer event of another type is not an incident.
+    await appendOrderEvent(
+      t.ctx,
+      t.ctx.db,
+      incidentOrder,
+      "webhook_delivered",
+      {},
+      new Date(base + 3_600_000),
+    );
+    const res = await get("/api/v1/admin/incidents");
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data).toHaveLength(10);
+    expect(data.map((d: { created_at: string }) => d.created_at)).toEqual(
+      Array.from({ length: 10 }, (_, k) => new Date(base + (11 - k) * 60_000).toISOString()),
+    );
+    const [order] = await t.ctx.db.select().from(orders).where(eq(orders.id, incidentOrder));
+    expect(data[1]).toEqual({
+      id: expect.any(String),
+      created_at: new Date(base + 10 * 60_000).toISOString(),
+      event_type: "webhook_failed",
+      payload: { reason: "http 500 #10", attempt: 10 },
+      order_id: incidentOrder,
+      order_status: "confirmed",
+      external_id: order!.externalId,
+      merchant_name: "Alpha",
+    });
+    expect(data[0].event_type).toBe("sweep_failed");
+  });
+});
