@@ -194,18 +194,20 @@ export function loadConfig(env: Env = process.env): Config {
   const tronNodeUrl =
     url(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
     (tronNetwork === "devnet" ? undefined : DEFAULT_NODE_URL[tronNetwork]);
-  const chainBase = tronNetwork === "devnet" ? tronNodeUrl : EXPLORERS[tronNetwork];
+  // Explorer links are shown to operators and payers: never with the node URL's credentials.
+  const publicNodeUrl = withoutCredentials(tronNodeUrl);
+  const chainBase = tronNetwork === "devnet" ? publicNodeUrl : EXPLORERS[tronNetwork];
   const explorer = {
     chainBaseUrl: url(read("EXPLORER_BASE_URL"), "EXPLORER_BASE_URL") ?? chainBase,
     txBaseUrl:
       url(read("TX_EXPLORER_BASE_URL"), "TX_EXPLORER_BASE_URL") ??
       (tronNetwork === "devnet"
-        ? tronNodeUrl && `${tronNodeUrl}/wallet/gettransactionbyid?value=`
+        ? publicNodeUrl && `${publicNodeUrl}/wallet/gettransactionbyid?value=`
         : `${chainBase}/#/transaction/`),
     addressBaseUrl:
       url(read("ADDRESS_EXPLORER_BASE_URL"), "ADDRESS_EXPLORER_BASE_URL") ??
       (tronNetwork === "devnet"
-        ? tronNodeUrl && `${tronNodeUrl}/wallet/getaccount?visible=true&address=`
+        ? publicNodeUrl && `${publicNodeUrl}/wallet/getaccount?visible=true&address=`
         : `${chainBase}/#/address/`),
   };
 
@@ -367,6 +369,13 @@ function url(raw: string | undefined, name: string): string | undefined {
     throw new ConfigError(name, "must be an http(s) URL");
   }
   return raw.replace(/\/+$/, "");
+}
+
+/** The URL without user info, query or fragment (where API keys may travel). */
+export function withoutCredentials(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const url = new URL(raw);
+  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
 }
 
 function trustProxy(raw: string | undefined): boolean | string {

@@ -37,6 +37,7 @@ export const ORDER_EVENT_TYPES = [
   "webhook_retry_requested",
   "sweep_completed",
   "sweep_failed",
+  "sweep_retry_requested",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 

@@ -9,6 +9,7 @@ import { adminAuthRoutes } from "./auth.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
 import { adminStatsRoutes } from "./stats.js";
+import { adminWalletRoutes } from "./wallet.js";
 import { adminWebhookRoutes } from "./webhooks.js";
 
 /**
@@ -21,6 +22,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminWebhookRoutes, { ctx });
   await app.register(adminOrderRoutes, { ctx });
   await app.register(adminStatsRoutes, { ctx });
+  await app.register(adminWalletRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 

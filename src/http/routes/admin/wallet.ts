@@ -1,0 +1,15 @@
+/** /api/v1/admin/wallet and retry-sweep: registered inside the admin session scope. */
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { Context } from "../../../context.js";
+import { retrySweep } from "../../../sweeps/retry-sweep.js";
+import { getWalletStatus } from "../../../wallet/get-wallet-status.js";
+import { getWalletSchema, retrySweepSchema } from "../../schemas/admin-wallet.js";
+
+export const adminWalletRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+  app.get("/api/v1/admin/wallet", { schema: getWalletSchema }, async () => getWalletStatus(ctx));
+
+  app.post("/api/v1/admin/orders/:id/retry-sweep", { schema: retrySweepSchema }, async (request) => {
+    await retrySweep(ctx, request.params.id);
+    return { ok: true as const };
+  });
+};

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { errorReply } from "./error-reply.js";
+
+const walletStatusReply = z.object({
+  hot_wallet: z
+    .object({
+      address: z.string(),
+      trx_balance: z.string(),
+      is_low_balance: z.boolean(),
+      balance_error: z.string().optional(),
+    })
+    .nullable(),
+  cold_wallet: z.object({ address: z.string() }).nullable(),
+  address_pool: z.object({ total: z.number().int(), free: z.number().int(), allocated: z.number().int() }),
+  sweep_queue: z.object({ waiting: z.number().int(), active: z.number().int(), failed: z.number().int() }),
+  system: z.object({
+    chain_network: z.string(),
+    usdt_contract: z.string().nullable(),
+    node_api_url: z.string().nullable(),
+    chain_explorer_base_url: z.string().nullable(),
+    tx_explorer_base_url: z.string().nullable(),
+    address_explorer_base_url: z.string().nullable(),
+    sweep_enabled: z.boolean(),
+    sweep_mode: z.string(),
+    hot_wallet_alert_trx: z.number(),
+  }),
+});
+
+export const getWalletSchema = {
+  tags: ["admin"],
+  summary: "Hot and cold wallet, address pool, sweep queue and system settings",
+  security: [{ adminCookie: [] }],
+  response: { 200: walletStatusReply, 401: errorReply },
+};
+
+export const retrySweepSchema = {
+  tags: ["admin"],
+  summary: "Re-enqueue the failed sweep of an order",
+  security: [{ adminCookie: [] }],
+  params: z.object({ id: z.string().max(100) }),
+  response: { 200: z.object({ ok: z.literal(true) }), 401: errorReply, 404: errorReply, 409: errorReply },
+};

@@ -1,0 +1,105 @@
+/**
+ * Wallet status for operators (SPEC.md 2.7): hot wallet balance, cold wallet, address pool, sweep
+ * queue and the system settings. Never a private key; the node URL is shown without credentials.
+ */
+import { sql } from "drizzle-orm";
+import { withoutCredentials } from "../config.js";
+import type { Context } from "../context.js";
+import { settlements } from "../db/schema.js";
+import { formatSun } from "../money.js";
+import { addressFromPrivateKey } from "../tron/address.js";
+import { getAddressPoolCounts, type AddressPoolCounts } from "./get-address-pool-counts.js";
+
+const SUN_PER_TRX = 1_000_000n;
+/** Dashboards poll; the balance is read from the node at most this often. */
+const BALANCE_CACHE_MS = 10_000;
+
+export interface WalletStatus {
+  hot_wallet: {
+    address: string;
+    trx_balance: string;
+    is_low_balance: boolean;
+    /** Present when the node could not be asked; trx_balance is then the last known value. */
+    balance_error?: string;
+  } | null;
+  cold_wallet: { address: string } | null;
+  address_pool: AddressPoolCounts;
+  sweep_queue: { waiting: number; active: number; failed: number };
+  system: {
+    chain_network: string;
+    usdt_contract: string | null;
+    node_api_url: string | null;
+    chain_explorer_base_url: string | null;
+    tx_explorer_base_url: string | null;
+    address_explorer_base_url: string | null;
+    sweep_enabled: boolean;
+    sweep_mode: string;
+    hot_wallet_alert_trx: number;
+  };
+}
+
+interface CachedBalance {
+  address: string;
+  sun: bigint;
+  at: number;
+}
+const balances = new WeakMap<Context, CachedBalance>();
+
+export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
+  const { config } = ctx;
+  const [pool, queue, hot] = await Promise.all([getAddressPoolCounts(ctx), sweepQueue(ctx), hotWallet(ctx)]);
+  return {
+    hot_wallet: hot,
+    cold_wallet: config.coldWalletAddress ? { address: config.coldWalletAddress } : null,
+    address_pool: pool,
+    sweep_queue: queue,
+    system: {
+      chain_network: config.tronNetwork,
+      usdt_contract: ctx.chain.usdtContract ?? null,
+      node_api_url: withoutCredentials(config.tronNodeUrl) ?? null,
+      chain_explorer_base_url: config.explorer.chainBaseUrl ?? null,
+      tx_explorer_base_url: config.explorer.txBaseUrl ?? null,
+      address_explorer_base_url: config.explorer.addressBaseUrl ?? null,
+      sweep_enabled: config.sweepEnabled,
+      sweep_mode: config.sweepMode,
+      hot_wallet_alert_trx: config.hotWalletAlertTrx,
+    },
+  };
+}
+
+async function sweepQueue(ctx: Context): Promise<WalletStatus["sweep_queue"]> {
+  const rows = await ctx.db
+    .select({ status: settlements.status, n: sql<string>`count(*)` })
+    .from(settlements)
+    .groupBy(settlements.status);
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+  return { waiting: count("waiting"), active: count("active"), failed: count("failed") };
+}
+
+async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
+  const key = ctx.config.hotWalletPrivateKey;
+  if (!key) return null;
+  const address = addressFromPrivateKey(key);
+  const threshold = BigInt(ctx.config.hotWalletAlertTrx) * SUN_PER_TRX;
+  const cached = balances.get(ctx);
+  const now = Date.now();
+  if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
+    return { address, trx_balance: formatSun(cached.sun), is_low_balance: cached.sun < threshold };
+  }
+  try {
+    const account = await ctx.chain.client.getAccount(address);
+    // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
+    const sun = BigInt(account?.balance ?? 0);
+    balances.set(ctx, { address, sun, at: now });
+    return { address, trx_balance: formatSun(sun), is_low_balance: sun < threshold };
+  } catch (error) {
+    ctx.log.warn({ err: error }, "hot wallet balance unavailable");
+    const sun = cached?.address === address ? cached.sun : 0n;
+    return {
+      address,
+      trx_balance: formatSun(sun),
+      is_low_balance: sun < threshold,
+      balance_error: "TRON node unreachable",
+    };
+  }
+}
