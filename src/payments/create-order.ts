@@ -9,7 +9,9 @@
 import type { Context } from "../context.js";
 import { preparedToSql, queryRows, runPrepared, type PreparedStatement } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
+import { sql } from "drizzle-orm";
 import { AppError } from "../errors.js";
+import { refuseStaleKey } from "../merchants/authenticate-merchant.js";
 import { newId } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
@@ -30,6 +32,11 @@ export const METADATA_MAX_BYTES = 4096;
 
 export interface OrderMerchant {
   id: string;
+  /**
+   * HMAC of the API key the request came with. When given, the creation statement also requires
+   * that key to still be the merchant's, so a cached authentication can never outlive a rotation.
+   */
+  apiKeyHash?: string | null;
 }
 
 export interface CreateOrderInput {
@@ -54,6 +61,7 @@ const CREATED_EVENT: OrderEventType = "order_created";
 interface Prepared {
   id: string;
   merchantId: string;
+  apiKeyHash: string | null;
   externalId: string;
   amount: bigint;
   currency: Currency;
@@ -87,6 +95,7 @@ function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput)
   return {
     id: newId(),
     merchantId: merchant.id,
+    apiKeyHash: merchant.apiKeyHash ?? null,
     externalId: input.externalId,
     amount,
     currency: input.currency,
@@ -98,6 +107,8 @@ function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput)
 }
 
 interface InsertOutcome {
+  /** false when the merchant is suspended or the key no longer belongs to it. */
+  authorized: boolean;
   /** Whether the pool had a free address for this statement. */
   picked: boolean;
   address: string | null;
@@ -106,12 +117,16 @@ interface InsertOutcome {
 
 // Data-modifying CTEs run in one statement; the foreign keys (addresses.order_id,
 // order_events.order_id) are checked at its end, when the order row exists. `picked` tells an
-// empty pool (0) from an existing (merchant, external_id) (1, but nothing inserted).
+// empty pool (0) from an existing (merchant, external_id) (1, but nothing inserted). `authorized`
+// re-checks the merchant in the same statement: active, and still holding the request's key.
 const CREATE_ORDER: PreparedStatement = {
-  name: "stablegate_create_order_v1",
+  name: "stablegate_create_order_v2",
   text: `
-    WITH picked AS (
-      SELECT id, address FROM addresses WHERE status = 'free'
+    WITH authorized AS (
+      SELECT 1 FROM merchants
+      WHERE id = $2::uuid AND is_active AND ($14::text IS NULL OR api_key_hash = $14::text)
+    ), picked AS (
+      SELECT id, address FROM addresses WHERE status = 'free' AND EXISTS (SELECT 1 FROM authorized)
       ORDER BY derivation_index LIMIT 1 FOR UPDATE SKIP LOCKED
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
@@ -130,11 +145,12 @@ const CREATE_ORDER: PreparedStatement = {
       SELECT $11::uuid, inserted.id, $12::text, $13::jsonb, $10::timestamptz
       FROM inserted
     )
-    SELECT (SELECT count(*) FROM picked)::int AS picked, inserted.address, inserted.address_id::text AS address_id
+    SELECT (SELECT count(*) FROM authorized)::int AS authorized,
+      (SELECT count(*) FROM picked)::int AS picked, inserted.address, inserted.address_id::text AS address_id
     FROM (SELECT 1) AS one LEFT JOIN inserted ON true`,
 };
 
-type CreateRow = { picked: number; address: string | null; address_id: string | null };
+type CreateRow = { authorized: number; picked: number; address: string | null; address_id: string | null };
 
 /** Runs the creation statement inside `tx`, or as a prepared statement on its own when omitted. */
 async function insertOrder(ctx: Context, tx: Executor | undefined, p: Prepared): Promise<InsertOutcome> {
@@ -153,6 +169,7 @@ async function insertOrder(ctx: Context, tx: Executor | undefined, p: Prepared):
     newId(),
     CREATED_EVENT,
     JSON.stringify({ amount_expected: formatAmount(p.amount) }),
+    p.apiKeyHash,
   ];
   const rows =
     tx === undefined
@@ -160,6 +177,7 @@ async function insertOrder(ctx: Context, tx: Executor | undefined, p: Prepared):
       : await queryRows<CreateRow>(tx, preparedToSql(CREATE_ORDER, values));
   const row = rows[0];
   return {
+    authorized: Number(row?.authorized ?? 0) > 0,
     picked: Number(row?.picked ?? 0) > 0,
     address: row?.address ?? null,
     addressId: row?.address_id == null ? null : Number(row.address_id),
@@ -211,6 +229,17 @@ async function existingOrder(ctx: Context, p: Prepared): Promise<CreateOrderResu
   return { order: toMerchantOrder(ctx.config, found.order, found.confirmations), created: false };
 }
 
+async function refuseUnauthorized(ctx: Context, p: Prepared): Promise<never> {
+  if (p.apiKeyHash !== null) return refuseStaleKey(ctx, p.apiKeyHash);
+  const [row] = await queryRows<{ is_active: boolean }>(
+    ctx.db,
+    sql`SELECT is_active FROM merchants WHERE id = ${p.merchantId}::uuid`,
+  );
+  throw row
+    ? new AppError("MERCHANT_INACTIVE", "merchant is suspended")
+    : new AppError("NOT_FOUND", "merchant not found");
+}
+
 export async function createOrder(
   ctx: Context,
   merchant: OrderMerchant,
@@ -218,6 +247,7 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   const p = prepare(ctx, merchant, input);
   const first = await insertOrder(ctx, undefined, p);
+  if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, first.address, first.addressId), 0),
@@ -238,6 +268,7 @@ export async function createOrder(
     await deriveAddressInline(ctx, tx);
     return insertOrder(ctx, tx, p);
   });
+  if (!outcome.authorized) await refuseUnauthorized(ctx, p);
   if (outcome.address !== null) {
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, outcome.address, outcome.addressId), 0),

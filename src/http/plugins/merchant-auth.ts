@@ -7,22 +7,38 @@ import fp from "fastify-plugin";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Context } from "../../context.js";
 import { AppError } from "../../errors.js";
-import { authenticateMerchant } from "../../merchants/authenticate-merchant.js";
+import { authenticateMerchant, authenticateMerchantCached } from "../../merchants/authenticate-merchant.js";
 import type { MerchantRow } from "../../merchants/types.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated merchant; set on every route behind merchant-auth, null elsewhere. */
     merchant: MerchantRow | null;
+    /** HMAC of the request's API key, set on routes that re-verify it in their own statement. */
+    apiKeyHash: string | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route's statement re-checks the key hash and the active flag in the database itself
+     * (see authenticateMerchantCached), so the lookup may come from the per-process cache.
+     */
+    verifiesApiKeyInStatement?: boolean;
   }
 }
 
 async function merchantAuthPlugin(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
   if (!app.hasRequestDecorator("merchant")) app.decorateRequest("merchant", null);
+  if (!app.hasRequestDecorator("apiKeyHash")) app.decorateRequest("apiKeyHash", null);
   app.addHook("onRequest", async (request) => {
     const header = request.headers["x-api-key"];
     const rawKey = Array.isArray(header) ? undefined : header?.trim();
-    request.merchant = await authenticateMerchant(ctx, rawKey);
+    if (request.routeOptions.config.verifiesApiKeyInStatement === true) {
+      const { merchant, keyHash } = await authenticateMerchantCached(ctx, rawKey);
+      request.merchant = merchant;
+      request.apiKeyHash = keyHash;
+    } else {
+      request.merchant = await authenticateMerchant(ctx, rawKey);
+    }
   });
 }
 

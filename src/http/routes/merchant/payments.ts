@@ -25,18 +25,27 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
     }
   });
 
-  app.post("/api/v1/payments", { schema: createPaymentSchema }, async (request, reply) => {
-    const body = request.body;
-    const { order, created } = await createOrder(ctx, requireMerchant(request), {
-      externalId: body.external_id,
-      amount: body.amount,
-      currency: body.currency,
-      callbackUrl: body.callback_url,
-      expiresIn: body.expires_in,
-      metadata: body.metadata,
-    });
-    return reply.status(created ? 201 : 200).send(order);
-  });
+  app.post(
+    "/api/v1/payments",
+    { schema: createPaymentSchema, config: { verifiesApiKeyInStatement: true } },
+    async (request, reply) => {
+      const body = request.body;
+      const merchant = requireMerchant(request);
+      const { order, created } = await createOrder(
+        ctx,
+        { id: merchant.id, apiKeyHash: request.apiKeyHash },
+        {
+          externalId: body.external_id,
+          amount: body.amount,
+          currency: body.currency,
+          callbackUrl: body.callback_url,
+          expiresIn: body.expires_in,
+          metadata: body.metadata,
+        },
+      );
+      return reply.status(created ? 201 : 200).send(order);
+    },
+  );
 
   app.get("/api/v1/payments/:id", { schema: getPaymentSchema }, async (request) =>
     getOrder(ctx, requireMerchant(request).id, request.params.id),
