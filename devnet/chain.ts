@@ -6,7 +6,7 @@ import { signDigest } from "../src/tron/sign.js";
 import { makeBlock, refBlockBytes, refBlockHash, type Block, type TxRecord } from "./blocks.js";
 import { executeTransaction, newAccount, Refusal } from "./execute.js";
 import { billedBytes } from "./resources.js";
-import { SUPPLY_KEY, State, balanceKey, type Account, type Journal, type Token } from "./state.js";
+import { Journal, SUPPLY_KEY, State, balanceKey, type Account, type Token } from "./state.js";
 import { parseTransaction, validateBroadcast, type ParsedTx } from "./validate.js";
 import { bytesToHex, hexToBytes, keccakHex, sha256Bytes, sha256Hex, word } from "./util.js";
 
@@ -15,6 +15,16 @@ export const DEFAULT_FAUCET_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5
 const WITNESS_KEY = sha256Hex("stablegate devnet witness");
 const GENESIS_TRX = 1_000_000_000n * 1_000_000n;
 const GENESIS_USDT = 1_000_000_000n * 1_000_000n;
+
+/** What persistence (persist.ts) needs to hear to log the chain as it grows. */
+export interface ChainListener {
+  /** A block was appended; `changes` is its undo journal (the keys the block changed). */
+  block(b: Block, changes: Journal): void;
+  /** `depth` blocks and the pending pool were dropped; `reverted` touched every key they restored. */
+  fork(depth: number, reverted: Journal[]): void;
+  /** A token was deployed outside blocks (its slots are written directly, not journaled). */
+  token(t: Token, supply: bigint): void;
+}
 
 export interface ChainOptions {
   faucetKey?: string;
@@ -41,8 +51,8 @@ export class Chain {
   tokenNonce = 0;
   lastTimestamp = 0;
   readonly now: () => number;
-  /** Called after each new block (persistence hooks in). */
-  onBlock: ((b: Block) => void) | null = null;
+  /** Told of every change to blocks and tokens (persistence hooks in). */
+  listener: ChainListener | null = null;
 
   constructor(opts: ChainOptions = {}) {
     this.faucetKey = (opts.faucetKey ?? DEFAULT_FAUCET_KEY).replace(/^0x/, "").toLowerCase();
@@ -92,6 +102,7 @@ export class Chain {
     const slots = this.state.tokenSlots(token.evm);
     slots.set(SUPPLY_KEY, supply);
     slots.set(balanceKey(this.faucet.slice(2)), supply);
+    this.listener?.token(token, supply);
     return token;
   }
 
@@ -197,13 +208,38 @@ export class Chain {
       const txs = this.pending;
       this.pending = [];
       const ts = this.nextTimestamp();
-      const block = this.produce(head.number + 1, head.id, ts, txs, this.state.takeJournal(), signed);
+      const changes = this.state.takeJournal();
+      const block = this.produce(head.number + 1, head.id, ts, txs, changes, signed);
       this.blocks.push(block);
       out.push(block);
       this.prune();
-      this.onBlock?.(block);
+      this.listener?.block(block, changes);
     }
     return out;
+  }
+
+  /** Replays a stored block (persist.ts): its state changes are already applied and journaled. */
+  restoreBlock(block: Block): void {
+    for (const tx of this.pending) if (tx.blockNumber < 0) this.txIndex.delete(tx.id);
+    this.pending = [];
+    for (const tx of block.txs) {
+      tx.blockNumber = block.number;
+      this.txIndex.set(tx.id, tx);
+    }
+    this.blocks.push(block);
+    this.lastTimestamp = Math.max(this.lastTimestamp, block.timestamp);
+    this.prune();
+  }
+
+  /** Replays a stored fork (persist.ts): drops blocks and the pending pool; the caller restores state. */
+  dropBlocks(depth: number): void {
+    for (const tx of this.pending) this.txIndex.delete(tx.id);
+    this.pending = [];
+    this.state.journal = new Journal();
+    for (let i = 0; i < depth && this.blocks.length > 1; i++) {
+      const b = this.blocks.pop() as Block;
+      for (const tx of b.txs) this.txIndex.delete(tx.id);
+    }
   }
 
   /** Solidified blocks can never be reorganised, so their undo logs are dropped. */
@@ -233,14 +269,19 @@ export class Chain {
       if (!this.blocks[n]?.journal)
         throw new Refusal("OTHER_ERROR", `block ${n} can no longer be reorganised`);
     }
-    this.state.revert(this.state.takeJournal());
+    const reverted = [this.state.takeJournal()];
+    this.state.revert(reverted[0] as Journal);
     for (const tx of this.pending) this.txIndex.delete(tx.id);
     this.pending = [];
     for (let i = 0; i < depth; i++) {
       const b = this.blocks.pop() as Block;
-      if (b.journal) this.state.revert(b.journal);
+      if (b.journal) {
+        this.state.revert(b.journal);
+        reverted.push(b.journal);
+      }
       for (const tx of b.txs) this.txIndex.delete(tx.id);
     }
+    this.listener?.fork(depth, reverted);
     return this.mine(depth);
   }
 

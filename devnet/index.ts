@@ -1,13 +1,12 @@
 // In-process devnet: a local TRON node serving the java-tron HTTP API (see README.md).
 import type { AddressInfo } from "node:net";
 import { toBase58 } from "../src/tron/address.js";
-import type { Block } from "./blocks.js";
 import { Chain, DEFAULT_FAUCET_KEY } from "./chain.js";
 import type { ControlCtx } from "./control-api.js";
 import { Faults } from "./faults.js";
 import { createDevnetServer } from "./http.js";
 import { LoadGenerator } from "./load.js";
-import { loadChain, saveChain } from "./persist.js";
+import { ChainLog, loadChain, writeSnapshot } from "./persist.js";
 
 export { DEFAULT_FAUCET_KEY };
 
@@ -21,7 +20,10 @@ export interface DevnetOptions {
   solidifyAfter?: number;
   /** Hex private key of the faucet (1e9 TRX and 1e9 USDT at genesis). */
   faucetKey?: string;
-  /** Load the chain from this file at start; save it every ~20 blocks and on close. */
+  /**
+   * Load the chain from this file at start, and append every block to it as it is made (an
+   * append-only log, see persist.ts; fsync'd every few seconds and on close).
+   */
   stateFile?: string;
   /** No log lines. */
   quiet?: boolean;
@@ -39,42 +41,23 @@ export interface Devnet {
   close(): Promise<void>;
 }
 
-const SAVE_EVERY_BLOCKS = 20;
-
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const host = opts.host ?? "127.0.0.1";
   const blockTimeMs = opts.blockTimeMs ?? 3000;
   const solidifyAfter = opts.solidifyAfter ?? 19;
   const log = opts.quiet ? () => {} : (m: string) => console.error(m);
 
-  let chain = opts.stateFile ? loadChain(opts.stateFile, solidifyAfter) : null;
+  const loaded = opts.stateFile ? loadChain(opts.stateFile, solidifyAfter) : null;
+  let chain = loaded?.chain;
   if (!chain) {
     chain = new Chain({ faucetKey: opts.faucetKey ?? DEFAULT_FAUCET_KEY, solidifyAfter });
     chain.initGenesis();
   }
   const c = chain;
-
-  let unsaved = 0;
-  let saveQueued = false;
-  const save = (): void => {
-    if (!opts.stateFile) return;
-    unsaved = 0;
-    saveChain(c, opts.stateFile);
-  };
+  let chainLog: ChainLog | undefined;
   if (opts.stateFile) {
-    c.onBlock = (_b: Block) => {
-      if (++unsaved < SAVE_EVERY_BLOCKS || saveQueued) return;
-      // Deferred so a burst of blocks (load, mine 100) costs one write.
-      saveQueued = true;
-      setImmediate(() => {
-        saveQueued = false;
-        try {
-          save();
-        } catch (e) {
-          log(`devnet: saving ${opts.stateFile} failed: ${(e as Error).message}`);
-        }
-      });
-    };
+    if (!loaded || loaded.rewrite) writeSnapshot(c, opts.stateFile);
+    chainLog = new ChainLog(c, opts.stateFile, log);
   }
 
   const ctx: ControlCtx = {
@@ -85,10 +68,15 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     blockTimeMs,
   };
   const server = createDevnetServer(ctx, log);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, host, () => resolve());
+    });
+  } catch (error) {
+    chainLog?.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const timer = blockTimeMs > 0 ? setInterval(() => c.mine(1), blockTimeMs) : null;
   timer?.unref();
@@ -110,7 +98,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       if (timer) clearInterval(timer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      save();
+      chainLog?.close();
     },
   };
 }

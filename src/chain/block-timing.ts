@@ -3,14 +3,16 @@
  * (TronGrid counts them), so the scanner predicts the next block from the last head's timestamp and
  * the observed block interval, and polls when it should be there. How long after its timestamp a
  * block can be fetched (propagation, clock skew) is learnt: a poll that finds the block at once
- * moves the next poll a little earlier, a poll that misses moves it later by more, so misses stay
- * rare (~1 in 10) while detection stays close to the block's arrival. A block that does not come
+ * moves the next poll a little earlier, a poll that misses moves it later by much more, so the offset
+ * settles where about 1 poll in 100 misses (the ratio of the two steps): a miss costs a node call
+ * and ~300 ms of detection, and the price of rarer misses is a poll on average some tens of
+ * milliseconds later than the earliest moment the block could be fetched. A block that does not come
  * (a missed slot) moves the expectation one interval on.
  */
 
 const SAMPLES = 16;
 const DEFAULT_INTERVAL_MS = 3000;
-const EARLIER_AFTER_HIT_MS = 10;
+const EARLIER_AFTER_HIT_MS = 1;
 const LATER_AFTER_MISS_MS = 100;
 
 export interface BlockTimingOptions {

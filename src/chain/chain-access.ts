@@ -6,7 +6,6 @@
 import type { Config, TronNetwork } from "../config.js";
 import { createNodeClient, type NodeClient, TronNodeError } from "../tron/node-client.js";
 import { evmHex } from "../tron/address.js";
-import { createHeaderClient, type HeaderClient } from "./block-headers.js";
 
 export interface HeadObservation {
   number: number;
@@ -17,8 +16,6 @@ export interface HeadObservation {
 export interface ChainAccess {
   readonly network: TronNetwork;
   readonly client: NodeClient;
-  /** Block headers without transactions (wallet/getblock detail=false), for catch-up. */
-  readonly headers: HeaderClient;
   /** base58; undefined only when no node is configured (a devnet config before the devnet started). */
   readonly usdtContract: string | undefined;
   /** The contract's 20-byte lowercase hex, as java-tron prints log.address. */
@@ -35,27 +32,17 @@ export function createChainAccess(config: Config, client?: NodeClient): ChainAcc
     (config.tronNodeUrl
       ? createNodeClient({ baseUrl: config.tronNodeUrl, apiKey: config.tronApiKey })
       : unconfiguredClient());
-  const headers: HeaderClient = config.tronNodeUrl
-    ? createHeaderClient({ baseUrl: config.tronNodeUrl, apiKey: config.tronApiKey })
-    : {
-        getBlockHeader: () =>
-          Promise.reject(new TronNodeError("network", "/wallet/getblock", "TRON_NODE_URL is not set")),
-        close: () => Promise.resolve(),
-      };
   let head: HeadObservation | undefined;
   return {
     network: config.tronNetwork,
     client: node,
-    headers,
     usdtContract: config.usdtContract,
     usdtEvm: config.usdtContract ? evmHex(config.usdtContract) : undefined,
     observeHead(number, at = Date.now()) {
       if (!head || at >= head.at) head = { number, at };
     },
     lastHead: () => head,
-    close: async () => {
-      await Promise.all([node.close(), headers.close()]);
-    },
+    close: () => node.close(),
   };
 }
 

@@ -5,15 +5,19 @@
  *  - confirmations >= CONFIRMATIONS, where confirmations = scanned head - transfer block + 1 (the
  *    transfer's own block counts as the first; the scanned head is the cursor, i.e. the newest block
  *    whose ancestry the scanner has verified), and
- *  - the transfer's block is at or below the solidified head and in the solidified chain: the
- *    solidified chain's header of the highest such block (walletsolidity/getblock) has the hash the
- *    scanner recorded, and the scanner verified every parentHash link below it, so every scanned
- *    block under it (and the transfers read from them) is in the solidified chain.
+ *  - the transfer's block is in the solidified chain: the solidified head S (walletsolidity/getnowblock)
+ *    is a scanned block with the hash the scanner recorded, and the scanner verified every parentHash
+ *    link below it, so every scanned block at or below S (and the transfers read from them) is in the
+ *    solidified chain. Solidified blocks are final, so that proof holds for good: transfers at or
+ *    below a proven block later need no node call at all.
  *
- * Node calls happen only when some transfer has its confirmations: one solidified header per run,
- * whatever the number of transfers, once they are predicted to be solidified (the lag of the
- * solidified head behind the scanned head is read with walletsolidity/getnowblock at the first need
- * and every 10 minutes).
+ * Node calls: one walletsolidity/getnowblock per reading, whatever the number of transfers. One
+ * reading when the process starts (to learn how far the solidified head trails), then one only when
+ * a transfer with its confirmations sits above the proven block and is predicted to be solidified
+ * (from that lag as of the last reading), at most once per scanned block. A caller that economises
+ * calls (the scanner's loop) also spaces readings that prove something by `minMsBetweenProofs`, so
+ * a busy gateway pays one call for every transfer that became final in that span instead of one per
+ * block, and a confirmation waits at most that much longer.
  */
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
@@ -30,22 +34,23 @@ export interface ConfirmResult {
   waiting: number;
 }
 
-/** What the confirmer knows of the solidified head between runs. */
+/** What the confirmer knows of the solidified chain between runs. */
 export interface SolidState {
-  /** Highest block known to be solidified. */
+  /** Highest scanned block proven to be in the solidified chain; -1 until the first proof. */
   number: number;
-  /** How far the solidified head trails the scanned head; -1 until read once. */
+  /** Its hash (lowercase hex). */
+  hash: string;
+  /** How far the solidified head trailed the scanned head at the last reading; -1 until read once. */
   lag: number;
-  /** Local time (ms) of the last walletsolidity/getnowblock. */
-  readAt: number;
+  /** Scanned head at the last reading. */
+  readAtHead: number;
+  /** Local time (ms) of the last reading that proved a new block. */
+  provedAt: number;
 }
 
 export function initialSolidState(): SolidState {
-  return { number: -1, lag: -1, readAt: 0 };
+  return { number: -1, hash: "", lag: -1, readAtHead: -1, provedAt: 0 };
 }
-
-/** The solidified head is re-read this often to keep the lag estimate true. */
-const SOLID_HEAD_REFRESH_MS = 10 * 60_000;
 
 export interface ConfirmInput {
   scannedHead: number;
@@ -53,60 +58,77 @@ export interface ConfirmInput {
   solid: SolidState;
   signal: AbortSignal;
   retry?: RetryTiming | undefined;
+  /** Milliseconds between two readings that prove something; 0 (default) = read whenever due. */
+  minMsBetweenProofs?: number;
+  /** Local time (ms); default Date.now(). */
+  now?: number;
 }
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
   const candidates = await listConfirmableTransfers(ctx, input.scannedHead);
-  if (candidates.length === 0) return result;
-  const { signal, solid } = input;
-  if (solid.lag < 0 || Date.now() - solid.readAt > SOLID_HEAD_REFRESH_MS) {
-    const block = await retryNode(() => ctx.chain.client.getSolidifiedNowBlock(), {
+  // The first run reads the solidified head whatever is due: once per process, it tells when
+  // transfers will be solidified, so the first one due costs one reading, not a guess and a retry.
+  const firstReading = input.solid.lag < 0;
+  if (candidates.length === 0 && !firstReading) return result;
+  const { signal, solid, scannedHead } = input;
+  const blocks = new Set(candidates.map((c) => c.blockNumber));
+  if (solid.number >= 0) blocks.add(solid.number);
+  const stored = await scannedHashes(ctx, [...blocks]);
+  // A proof is only as good as the scanned chain it was made for (a rewind below it voids it).
+  if (solid.number >= 0 && stored.get(solid.number) !== solid.hash) {
+    solid.number = -1;
+    solid.hash = "";
+  }
+
+  const unproven = candidates.filter((c) => c.blockNumber > solid.number);
+  if (
+    firstReading ||
+    (unproven.length > 0 && readingDue(input, Math.min(...unproven.map((c) => c.blockNumber))))
+  ) {
+    const head = await retryNode(() => ctx.chain.client.getSolidifiedNowBlock(), {
       ...input.retry,
       signal,
       log: ctx.log,
       what: "solidified head",
     });
-    const number = block.block_header.raw_data.number ?? 0;
-    solid.number = Math.max(solid.number, number);
-    solid.lag = Math.max(0, input.scannedHead - number);
-    solid.readAt = Date.now();
+    const number = head.block_header.raw_data.number ?? 0;
+    solid.lag = Math.max(0, scannedHead - number);
+    solid.readAtHead = scannedHead;
+    let proof: { number: number; hash: string } | undefined;
+    if (number <= scannedHead) {
+      if (number > solid.number) {
+        const at = (await scannedHashes(ctx, [number])).get(number);
+        if (at === head.blockID.toLowerCase()) proof = { number, hash: at };
+        // Not scanned (below where the scanner started): nothing to prove yet.
+        else if (at !== undefined) mismatch(ctx, number);
+      }
+    } else if (unproven.length > 0) {
+      // The scanner trails the solidified head: prove the highest candidate's block instead.
+      const top = Math.max(...unproven.map((c) => c.blockNumber));
+      const header = await retryNode(() => ctx.chain.client.getBlockHeader(top, { solidified: true }), {
+        ...input.retry,
+        signal,
+        log: ctx.log,
+        what: `solidified block ${top}`,
+      });
+      const at = stored.get(top);
+      if (header && at !== undefined && header.blockID.toLowerCase() === at)
+        proof = { number: top, hash: at };
+      else mismatch(ctx, top);
+    }
+    if (proof) {
+      solid.number = proof.number;
+      solid.hash = proof.hash;
+      solid.provedAt = input.now ?? Date.now();
+      stored.set(proof.number, proof.hash);
+    }
   }
-  // Between readings the solidified head is predicted from the lag; the solidified chain's own
-  // header is the proof.
-  const predicted = Math.max(solid.number, input.scannedHead - solid.lag);
-  const lowest = Math.min(...candidates.map((c) => c.blockNumber));
-  const top = Math.min(predicted, Math.max(...candidates.map((c) => c.blockNumber)));
-  if (top < lowest) {
-    result.waiting = candidates.length;
-    return result;
-  }
-  const stored = await scannedHashes(ctx, [...new Set([top, ...candidates.map((c) => c.blockNumber)])]);
-  const header = await retryNode(() => ctx.chain.headers.getBlockHeader(top, { solidified: true }), {
-    ...input.retry,
-    signal,
-    log: ctx.log,
-    what: `solidified block ${top}`,
-  });
-  if (!header) {
-    // Not solidified yet: the prediction was early; read the solidified head next time.
-    solid.readAt = 0;
-    result.waiting = candidates.length;
-    return result;
-  }
-  if (header.blockID.toLowerCase() !== stored.get(top)) {
-    // The solidified chain disagrees with what was scanned: a fork the scanner has not met yet
-    // (it rewinds at its next pass), or a lagging solidity node. Nothing is finalised from here.
-    ctx.log.warn({ block: top }, "scanned block not in the solidified chain");
-    solid.readAt = 0;
-    result.waiting = candidates.length;
-    return result;
-  }
-  solid.number = Math.max(solid.number, top);
-  // The scanner verified every parentHash link from each candidate's block up to `top`, so the
-  // solidified chain holds all of them; a transfer whose block hash is not the scanned one is stale.
+
+  // The scanner verified every parentHash link from each candidate's block up to the proven block;
+  // a transfer whose block hash is not the scanned one is stale (its fork is being rewound).
   const verified = candidates.filter(
-    (c) => c.blockNumber <= top && stored.get(c.blockNumber) === c.blockHash.toLowerCase(),
+    (c) => c.blockNumber <= solid.number && stored.get(c.blockNumber) === c.blockHash.toLowerCase(),
   );
   result.waiting = candidates.length - verified.length;
 
@@ -118,6 +140,21 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
     if (settled.outcome) result.outcomes += 1;
   }
   return result;
+}
+
+/** Whether to read the solidified head for transfers from block `lowest` up. */
+function readingDue(input: ConfirmInput, lowest: number): boolean {
+  const { solid, scannedHead } = input;
+  // At most one reading per scanned block: the solidified head moves with the head.
+  if (scannedHead <= solid.readAtHead) return false;
+  if (scannedHead - solid.lag < lowest) return false;
+  return (input.now ?? Date.now()) - solid.provedAt >= (input.minMsBetweenProofs ?? 0);
+}
+
+function mismatch(ctx: Context, block: number): void {
+  // The solidified chain disagrees with what was scanned: a fork the scanner has not met yet (it
+  // rewinds at its next pass), or a lagging solidity node. Nothing is finalised from it.
+  ctx.log.warn({ block }, "scanned block not in the solidified chain");
 }
 
 /** The scanned hashes of these blocks (scanned_blocks). */

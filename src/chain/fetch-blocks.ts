@@ -8,7 +8,6 @@ import type { Logger } from "../logger.js";
 import type { NodeClient } from "../tron/node-client.js";
 import type { BlockJson } from "../tron/node-types.js";
 import { Limiter, retryNode, type RetryTiming } from "./backoff.js";
-import type { HeaderClient } from "./block-headers.js";
 import {
   extractUsdtTransfers,
   infosMatchBlock,
@@ -33,7 +32,6 @@ export class InconsistentBlockError extends Error {
 
 export interface FetchOptions {
   client: NodeClient;
-  headers: HeaderClient;
   usdtEvm: string;
   log: Logger;
   signal: AbortSignal;
@@ -45,7 +43,7 @@ export interface FetchOptions {
 }
 
 export function fetchBlocks(from: number, to: number, options: FetchOptions): Promise<FetchedBlock>[] {
-  const { client, headers, log, signal } = options;
+  const { client, log, signal } = options;
   // One queue for every call, in block order: headers and infos of early blocks go first.
   const limiter = new Limiter(options.concurrency);
   const known = options.known ? readHeader(options.known) : undefined;
@@ -57,7 +55,7 @@ export function fetchBlocks(from: number, to: number, options: FetchOptions): Pr
     const header: Promise<BlockHeaderInfo> =
       known && known.number === n
         ? Promise.resolve(known)
-        : call(`header of block ${n}`, () => headers.getBlockHeader(n)).then((block) => {
+        : call(`header of block ${n}`, () => client.getBlockHeader(n)).then((block) => {
             if (!block) throw new InconsistentBlockError(`the node has no block ${n}`);
             const h = readHeaderOnly(block);
             if (h.number !== n) throw new InconsistentBlockError(`asked for block ${n}, got ${h.number}`);

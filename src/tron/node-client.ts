@@ -57,6 +57,12 @@ export interface NodeClient {
   getNowBlock(): Promise<BlockJson>;
   getSolidifiedNowBlock(): Promise<BlockJson>;
   getBlockByNum(n: number): Promise<BlockJson | null>;
+  /**
+   * A block without its transactions (wallet/getblock with detail false), by number or by 64-hex
+   * blockID; null when the node has no such block. With `solidified`, from walletsolidity/getblock:
+   * null until the block is solidified. java-tron has no range form of this call.
+   */
+  getBlockHeader(numOrId: number | string, opts?: { solidified?: boolean }): Promise<BlockJson | null>;
   /** blocks in [start, end) as java-tron defines it; [] when none */
   getBlockByLimitNext(start: number, end: number): Promise<BlockJson[]>;
   getTransactionInfoByBlockNum(n: number): Promise<TransactionInfo[]>;
@@ -91,6 +97,29 @@ function checkBlock(path: string, v: unknown): BlockJson {
     throw new TronNodeError("malformed", path, "response is not a block");
   }
   return v as unknown as BlockJson;
+}
+
+/** A block header answer: a block whose header has a parentHash; transactions, if sent anyway, dropped. */
+function checkHeader(path: string, v: unknown): BlockJson {
+  const block = checkBlock(path, v);
+  if (typeof block.block_header.raw_data.parentHash !== "string") {
+    throw new TronNodeError("malformed", path, "block header has no parentHash");
+  }
+  if (block.transactions === undefined) return block;
+  const { transactions: _dropped, ...header } = block;
+  return header;
+}
+
+/** java-tron's id_or_num: a block number in decimal or a 64-hex blockID. */
+function idOrNum(v: number | string): string {
+  if (typeof v === "number") {
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new RangeError(`block number ${v} is not a non-negative integer`);
+    return String(v);
+  }
+  const id = v.replace(/^0x/, "");
+  if (!/^[0-9a-fA-F]{64}$/.test(id)) throw new RangeError("a block id is 64 hex digits");
+  return id.toLowerCase();
 }
 
 export function createNodeClient(opts: NodeClientOptions): NodeClient {
@@ -254,6 +283,11 @@ export function createNodeClient(opts: NodeClientOptions): NodeClient {
     async getBlockByNum(n) {
       const v = await object("/wallet/getblockbynum", { num: n });
       return isEmpty(v) ? null : checkBlock("/wallet/getblockbynum", v);
+    },
+    async getBlockHeader(numOrId, o = {}) {
+      const path = o.solidified ? "/walletsolidity/getblock" : "/wallet/getblock";
+      const v = await object(path, { id_or_num: idOrNum(numOrId), detail: false });
+      return isEmpty(v) ? null : checkHeader(path, v);
     },
     async getBlockByLimitNext(start, end) {
       const path = "/wallet/getblockbylimitnext";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Devnet } from "../../devnet/index.js";
-import { freshDevnet, post, tronWebFor } from "./helpers.js";
+import { freshDevnet, newAccount, post, tronWebFor } from "./helpers.js";
 import type { TronWeb } from "tronweb";
 
 let devnet: Devnet;
@@ -62,6 +62,35 @@ describe("devnet blocks", () => {
     expect(await post(devnet, "/walletsolidity/getblockbynum", { num: head - 4 })).toMatchObject({
       block_header: { raw_data: { number: head - 4 } },
     });
+  });
+
+  it("serves wallet/getblock with detail false as the block without its transactions", async () => {
+    const a = await newAccount();
+    // /devnet/fund mines the block holding the funding transaction
+    const { block } = await post<{ block: number }>(devnet, "/devnet/fund", { address: a.base58, trx: "2" });
+    const head = block;
+    const full = await post<BlockJson>(devnet, "/wallet/getblock", { id_or_num: String(head), detail: true });
+    expect(full.transactions?.length).toBe(1);
+    const header = await post<BlockJson>(devnet, "/wallet/getblock", {
+      id_or_num: String(head),
+      detail: false,
+    });
+    expect(header.transactions).toBeUndefined();
+    expect(header.blockID).toBe(full.blockID);
+    expect(header.block_header).toEqual(full.block_header);
+    // java-tron's default is detail false; a blockID works as well as a number
+    expect(await post(devnet, "/wallet/getblock", { id_or_num: full.blockID })).toEqual(header);
+    expect(await post(devnet, "/wallet/getblock", { id_or_num: String(head + 5), detail: false })).toEqual(
+      {},
+    );
+    // the solidity API knows only solidified blocks
+    expect(
+      await post(devnet, "/walletsolidity/getblock", { id_or_num: String(head), detail: false }),
+    ).toEqual({});
+    devnet.mine(4);
+    expect(
+      await post(devnet, "/walletsolidity/getblock", { id_or_num: String(head), detail: false }),
+    ).toEqual(header);
   });
 
   it("omits default fields and renders addresses as base58 when visible=true", async () => {

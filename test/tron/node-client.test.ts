@@ -149,6 +149,60 @@ describe("node client", () => {
     expect(c.requestCount).toBe(node.seen.length);
   });
 
+  it("fetches a block header with wallet/getblock detail false, by number or id, from either chain view", async () => {
+    const events: NodeRequestEvent[] = [];
+    let mode = "";
+    const node = await fakeNode((path, body, res) => {
+      if (mode === "503") return json(res, "busy", 503);
+      if (mode === "no-parent") return json(res, { blockID: BLOCK.blockID, block_header: { raw_data: {} } });
+      if (mode === "error") return json(res, { Error: "class java.lang.NumberFormatException : x" });
+      if (mode === "ignores-detail") return json(res, { ...BLOCK, transactions: [{ txID: "aa" }] });
+      const known = body.id_or_num === "100" || body.id_or_num === BLOCK.blockID;
+      if (path === "/wallet/getblock") return json(res, known ? BLOCK : {});
+      if (path === "/walletsolidity/getblock") return json(res, {});
+      json(res, "no such path", 404);
+    });
+    const c = client(node.url, { apiKey: "k-9", onRequest: (e) => events.push(e) });
+    expect(await c.getBlockHeader(100)).toEqual(BLOCK);
+    expect(await c.getBlockHeader("0x" + BLOCK.blockID.toUpperCase())).toEqual(BLOCK);
+    expect(await c.getBlockHeader(101)).toBeNull();
+    expect(await c.getBlockHeader(100, { solidified: true })).toBeNull();
+    expect(node.seen.map((s) => [s.path, s.body])).toEqual([
+      ["/wallet/getblock", { id_or_num: "100", detail: false }],
+      ["/wallet/getblock", { id_or_num: BLOCK.blockID, detail: false }],
+      ["/wallet/getblock", { id_or_num: "101", detail: false }],
+      ["/walletsolidity/getblock", { id_or_num: "100", detail: false }],
+    ]);
+    expect(node.seen.every((s) => s.headers["tron-pro-api-key"] === "k-9")).toBe(true);
+
+    // a node that sends the transactions anyway: the header is what the caller gets
+    mode = "ignores-detail";
+    expect(await c.getBlockHeader(100)).toEqual(BLOCK);
+    for (const [m, kind, retryable] of [
+      ["503", "server", true],
+      ["no-parent", "malformed", true],
+      ["error", "validation", false],
+    ] as const) {
+      mode = m;
+      const e = await failure(c.getBlockHeader(100));
+      expect([m, e.kind, e.retryable, e.path]).toEqual([m, kind, retryable, "/wallet/getblock"]);
+    }
+    await expect(c.getBlockHeader(-1)).rejects.toThrow(RangeError);
+    await expect(c.getBlockHeader("abc")).rejects.toThrow(RangeError);
+    expect(c.requestCount).toBe(8);
+    // onRequest reports the HTTP outcome; a shape check after a 200 is the caller's error, not the call's
+    expect(events.map((e) => e.errorKind ?? e.status)).toEqual([
+      200,
+      200,
+      200,
+      200,
+      200,
+      "server",
+      200,
+      "validation",
+    ]);
+  });
+
   it("sends TRON-PRO-API-KEY only when an API key is configured, and honours a path prefix", async () => {
     const node = await fakeNode((_p, _b, res) => json(res, BLOCK));
     await client(node.url + "/tron/", { apiKey: "k-123" }).getNowBlock();
