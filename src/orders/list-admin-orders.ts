@@ -29,6 +29,26 @@ export interface AdminOrderSummary {
   expires_at: string;
 }
 
+/** The SPEC.md 2.2 shape, used by the order list and the merchant detail's recent orders. */
+export function toAdminOrderSummary(
+  order: typeof orders.$inferSelect,
+  merchantName: string,
+): AdminOrderSummary {
+  return {
+    id: order.id,
+    external_id: order.externalId,
+    merchant_id: order.merchantId,
+    merchant_name: merchantName,
+    address: order.address,
+    amount_expected: formatAmount(order.amountExpected),
+    amount_received: formatAmount(order.amountReceived),
+    status: order.status,
+    tx_hash: order.txHash,
+    created_at: order.createdAt.toISOString(),
+    expires_at: order.expiresAt.toISOString(),
+  };
+}
+
 export async function listAdminOrders(
   ctx: Context,
   filter: AdminOrderFilter,
@@ -48,19 +68,7 @@ export async function listAdminOrders(
     ctx.db.select({ n: count() }).from(orders).where(where),
   ]);
   return {
-    data: rows.map(({ order, merchantName }) => ({
-      id: order.id,
-      external_id: order.externalId,
-      merchant_id: order.merchantId,
-      merchant_name: merchantName,
-      address: order.address,
-      amount_expected: formatAmount(order.amountExpected),
-      amount_received: formatAmount(order.amountReceived),
-      status: order.status,
-      tx_hash: order.txHash,
-      created_at: order.createdAt.toISOString(),
-      expires_at: order.expiresAt.toISOString(),
-    })),
+    data: rows.map(({ order, merchantName }) => toAdminOrderSummary(order, merchantName)),
     pagination: pagination(filter.page, filter.limit, total?.n ?? 0),
   };
 }

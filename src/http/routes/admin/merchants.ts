@@ -11,6 +11,7 @@ import { listMerchants } from "../../../merchants/list-merchants.js";
 import { rotateApiKey } from "../../../merchants/rotate-api-key.js";
 import { updateMerchant } from "../../../merchants/update-merchant.js";
 import { formatAmount } from "../../../money.js";
+import { toAdminOrderSummary } from "../../../orders/list-admin-orders.js";
 import { formatPercent } from "../../../percent.js";
 import { createMerchantSchema } from "../../schemas/create-merchant.js";
 import { getMerchantDetailSchema } from "../../schemas/get-merchant-detail.js";
@@ -62,19 +63,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
       last_order_at: stats.lastOrderAt?.toISOString() ?? null,
       success_rate: formatPercent(stats.completedCount, stats.orderCount),
       incident_count: stats.incidentCount,
-      recent_orders: recentOrders.map((order) => ({
-        id: order.id,
-        external_id: order.externalId,
-        merchant_id: order.merchantId,
-        merchant_name: merchant.name,
-        address: order.address,
-        amount_expected: formatAmount(order.amountExpected),
-        amount_received: formatAmount(order.amountReceived),
-        status: order.status,
-        tx_hash: order.txHash,
-        created_at: order.createdAt.toISOString(),
-        expires_at: order.expiresAt.toISOString(),
-      })),
+      recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
       recent_incidents: recentIncidents.map((incident) => ({
         id: incident.id,
         created_at: incident.createdAt.toISOString(),
