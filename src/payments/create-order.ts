@@ -119,15 +119,21 @@ interface InsertOutcome {
 // order_events.order_id) are checked at its end, when the order row exists. `picked` tells an
 // empty pool (0) from an existing (merchant, external_id) (1, but nothing inserted). `authorized`
 // re-checks the merchant in the same statement: active, and still holding the request's key.
+// `derivation_index::bigint` matches the partial index addresses_free_claim_idx (migration 0002)
+// and no other index, so a claim never walks past allocated addresses.
+/** The claim, shared with the test that checks its plan uses addresses_free_claim_idx. */
+export const CLAIM_FREE_ADDRESS = "SELECT id, address FROM addresses WHERE status = 'free'";
+export const CLAIM_FREE_ADDRESS_ORDER = "ORDER BY derivation_index::bigint LIMIT 1 FOR UPDATE SKIP LOCKED";
+
 const CREATE_ORDER: PreparedStatement = {
-  name: "stablegate_create_order_v2",
+  name: "stablegate_create_order_v3",
   text: `
     WITH authorized AS (
       SELECT 1 FROM merchants
       WHERE id = $2::uuid AND is_active AND ($14::text IS NULL OR api_key_hash = $14::text)
     ), picked AS (
-      SELECT id, address FROM addresses WHERE status = 'free' AND EXISTS (SELECT 1 FROM authorized)
-      ORDER BY derivation_index LIMIT 1 FOR UPDATE SKIP LOCKED
+      ${CLAIM_FREE_ADDRESS} AND EXISTS (SELECT 1 FROM authorized)
+      ${CLAIM_FREE_ADDRESS_ORDER}
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
         network, status, address, address_id, callback_url, metadata, expires_at, created_at, updated_at)
