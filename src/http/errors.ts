@@ -59,7 +59,36 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
       "INVALID_BODY") as ErrorCode;
     return new AppError(code, "request could not be processed");
   }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("SERVICE_UNAVAILABLE", "service temporarily unavailable, retry shortly", {
+      retryAfter: 5,
+    });
+  }
   return new AppError("INTERNAL_ERROR", "internal error");
+}
+
+// Connection-level failures of PostgreSQL (SQLSTATE class 08, admin shutdown 57P0x, socket errors)
+// and of a closed pool or PGlite instance: the request may succeed later, so 503, not 500.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+]);
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|cannot use a pool after calling end|pglite is closed|connection timeout/i;
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
+    if (UNAVAILABLE_MESSAGE.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 export function registerErrorHandling(app: App): void {

@@ -52,13 +52,30 @@ describe("health with the database gone", () => {
     expect(reply.statusCode).toBe(200);
   });
 
-  it("a route that needs the database answers 500 INTERNAL_ERROR without internals", async () => {
-    const reply = await t.app.inject({
-      method: "GET",
-      url: "/api/v1/merchant/me",
-      headers: { "x-api-key": `sg_test_${"A".repeat(43)}` },
-    });
-    expect(reply.statusCode).toBe(500);
-    expect(reply.json()).toEqual({ error: "internal error", code: "INTERNAL_ERROR" });
+  it("a route that needs the database answers 503 with Retry-After, never a 500, and no internals", async () => {
+    const requests = [
+      {
+        method: "GET" as const,
+        url: "/api/v1/merchant/me",
+        headers: { "x-api-key": `sg_test_${"A".repeat(43)}` },
+      },
+      { method: "GET" as const, url: "/api/v1/checkout/9d7c2a1e-3b4f-4c5d-8e6f-7a8b9c0d1e2f/status" },
+      {
+        method: "POST" as const,
+        url: "/api/v1/admin/auth/login",
+        headers: { "content-type": "application/json" },
+        payload: JSON.stringify({ password: "whatever" }),
+      },
+    ];
+    for (const request of requests) {
+      const reply = await t.app.inject(request);
+      expect(reply.statusCode, request.url).toBe(503);
+      expect(reply.headers["retry-after"]).toBe("5");
+      expect(reply.json()).toEqual({
+        error: "service temporarily unavailable, retry shortly",
+        code: "SERVICE_UNAVAILABLE",
+      });
+      expect(reply.body).not.toMatch(/postgres|pglite|ECONNREFUSED|127\.0\.0\.1/i);
+    }
   });
 });
