@@ -535,7 +535,7 @@ const broadcastHex: Handler = (p, ctx) => {
   };
 };
 
-const FULL: Record<string, Handler> = {
+const FULL = {
   getnowblock: getNowBlock,
   getblock: getBlock,
   getblockbynum: getBlockByNum,
@@ -560,26 +560,31 @@ const FULL: Record<string, Handler> = {
   estimateenergy: estimateEnergy,
   broadcasttransaction: broadcastTransaction,
   broadcasthex: broadcastHex,
-};
+} satisfies Record<string, Handler>;
 
-const SOLIDITY: Record<string, Handler> = {
-  getnowblock: getNowBlock,
-  getblock: getBlock,
-  getblockbynum: getBlockByNum,
-  getblockbyid: getBlockById,
-  getblockbylimitnext: getBlockByLimitNext,
-  getblockbylatestnum: getBlockByLatestNum,
-  gettransactionbyid: getTransactionById,
-  gettransactioninfobyid: getTransactionInfoById,
-  gettransactioninfobyblocknum: getTransactionInfoByBlockNum,
-  getaccount: getAccount,
-  triggerconstantcontract: triggerConstantContract,
-  getnodeinfo: getNodeInfo,
-};
+// The read-only subset java-tron also serves under /walletsolidity (answering from solidified state).
+const SOLIDITY_NAMES = [
+  "getnowblock",
+  "getblock",
+  "getblockbynum",
+  "getblockbyid",
+  "getblockbylimitnext",
+  "getblockbylatestnum",
+  "gettransactionbyid",
+  "gettransactioninfobyid",
+  "gettransactioninfobyblocknum",
+  "getaccount",
+  "triggerconstantcontract",
+  "getnodeinfo",
+] as const satisfies readonly (keyof typeof FULL)[];
+
+const SOLIDITY: Record<string, Handler> = Object.fromEntries(
+  SOLIDITY_NAMES.map((name) => [name, FULL[name]]),
+);
 
 /** The handler for /wallet/<name> or /walletsolidity/<name>; names are case-insensitive as in java-tron. */
 export function walletHandler(prefix: "wallet" | "walletsolidity", name: string): Handler | undefined {
-  const table = prefix === "wallet" ? FULL : SOLIDITY;
+  const table: Record<string, Handler> = prefix === "wallet" ? FULL : SOLIDITY;
   return table[name.toLowerCase()];
 }
 
