@@ -1,3 +1,5 @@
+import { createHmac } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { HDKey } from "@scure/bip32";
 import { generateMnemonic as bip39Generate, mnemonicToSeedSync, validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
@@ -87,14 +89,42 @@ export function deriveAddress(xpub: string, index: number): string {
   return addressFromPublicKey(externalChain(xpub).deriveChild(index).publicKey as Uint8Array);
 }
 
+let baseReady = false;
+/** The generator with an 8-bit window table, built on first use (about 4,000 points, once per process). */
+function base(): typeof secp256k1.Point.BASE {
+  if (!baseReady) {
+    secp256k1.Point.BASE.precompute(8);
+    baseReady = true;
+  }
+  return secp256k1.Point.BASE;
+}
+
 export function deriveAddresses(xpub: string, from: number, count: number): string[] {
   checkIndex(from);
   if (!Number.isInteger(count) || count < 0) throw new RangeError("invalid count");
   checkIndex(from + Math.max(count - 1, 0));
   const chain = externalChain(xpub);
+  const parent = secp256k1.Point.fromBytes(chain.publicKey as Uint8Array);
+  const data = Buffer.alloc(37);
+  data.set(chain.publicKey as Uint8Array, 0);
   const out: string[] = [];
   for (let i = from; i < from + count; i++) {
-    out.push(addressFromPublicKey(chain.deriveChild(i).publicKey as Uint8Array));
+    // BIP32 CKDpub: I = HMAC-SHA512(chain code, serP(parent) || ser32(i)); child = parse256(IL)·G + parent.
+    // The same maths as HDKey.deriveChild, without re-parsing the parent point and hashing its
+    // fingerprint for every child: about 4x faster, so the pool filler keeps up with bursts.
+    data.writeUInt32BE(i, 33);
+    const digest = createHmac("sha512", chain.chainCode as Uint8Array)
+      .update(data)
+      .digest();
+    const tweak = BigInt(`0x${digest.subarray(0, 32).toString("hex")}`);
+    if (tweak === 0n || tweak >= secp256k1.Point.CURVE().n) {
+      // Probability below 2^-127; BIP32 says to skip the index, as @scure/bip32 does by throwing.
+      out.push(addressFromPublicKey(chain.deriveChild(i).publicKey as Uint8Array));
+      continue;
+    }
+    // Variable-time multiplication is fine here: IL comes from the xpub, which this tier holds anyway.
+    const child = base().multiplyUnsafe(tweak).add(parent);
+    out.push(addressFromPublicKey(child.toBytes(false).subarray(1)));
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { TronWeb } from "tronweb";
 import { describe, expect, it } from "vitest";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { addressFromPrivateKey } from "../../src/tron/address.js";
+import { addressFromPrivateKey, addressFromPublicKey } from "../../src/tron/address.js";
 import {
   deriveAddress,
   deriveAddresses,
@@ -44,6 +44,18 @@ describe("hd", () => {
       expect(deriveAddress(xpub, i)).toBe(addressFromPrivateKey(derivePrivateKey(mnemonic, i, "pass")));
     }
     expect(deriveAddress(mnemonicToAccountXpub(mnemonic), 0)).not.toBe(deriveAddress(xpub, 0));
+  });
+
+  it("derives batches with the same CKDpub result as @scure/bip32 and TronWeb, up to the last index", () => {
+    const xpub = mnemonicToAccountXpub(ABANDON);
+    const chain = HDKey.fromExtendedKey(xpub).deriveChild(0);
+    const reference = (i: number) => addressFromPublicKey(chain.deriveChild(i).publicKey as Uint8Array);
+    const batch = deriveAddresses(xpub, 0, 300);
+    batch.forEach((address, i) => expect(address).toBe(reference(i)));
+    const last = deriveAddresses(xpub, 2 ** 31 - 3, 3);
+    last.forEach((address, i) => expect(address).toBe(reference(2 ** 31 - 3 + i)));
+    const theirs = TronWeb.fromMnemonic(ABANDON, `m/44'/195'/0'/0/${2 ** 31 - 1}`) as { address: string };
+    expect(last[2]).toBe(theirs.address);
   });
 
   it("derives a pool of 500 addresses quickly", () => {
