@@ -34,6 +34,8 @@ export interface HeldLock {
 export interface Database {
   readonly kind: "postgres" | "pglite";
   readonly db: Db;
+  /** How many statements can run at once: the pool size, or 1 for PGlite's single connection. */
+  readonly maxConnections: number;
   /** Runs fn on one dedicated connection (for session-level advisory locks and migrations). */
   session<T>(fn: (session: RawSession) => Promise<T>): Promise<T>;
   /** Session-level advisory lock held until release() or until the holding connection dies. */
@@ -89,6 +91,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   return {
     kind: "postgres",
     db,
+    maxConnections: poolSize,
     async session(fn) {
       const client = await pool.connect();
       try {
@@ -197,6 +200,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   return {
     kind: "pglite",
     db,
+    maxConnections: 1,
     session: (fn) => fn(raw),
     async tryLock(key) {
       if (held.has(key)) return null;

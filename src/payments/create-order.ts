@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/payments. One statement claims a free address (FOR UPDATE SKIP LOCKED), inserts the
  * order, binds the address to it and records order_created: a single short transaction with one
- * round trip, because order creation is the hot path. Creation is idempotent on
+ * round trip, because order creation is the hot path. Concurrent creations share that statement
+ * (StatementBatcher): under load one round trip and one commit serve many requests. Creation is idempotent on
  * (merchant, external_id): a replay with the same amount, currency and callback_url returns the
  * existing order, anything else is EXTERNAL_ID_CONFLICT. Concurrent double submits meet at the
  * unique index; the loser's statement inserts nothing and re-reads the winner's order.
@@ -15,6 +16,7 @@ import { refuseStaleKey } from "../merchants/authenticate-merchant.js";
 import { newId } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
+import { StatementBatcher } from "../db/statement-batcher.js";
 import { deriveAddressInline } from "../wallet/derive-address-inline.js";
 import { assertCallbackUrlAccepted } from "./callback-url.js";
 import {
@@ -116,78 +118,124 @@ interface InsertOutcome {
 }
 
 // Data-modifying CTEs run in one statement; the foreign keys (addresses.order_id,
-// order_events.order_id) are checked at its end, when the order row exists. `picked` tells an
-// empty pool (0) from an existing (merchant, external_id) (1, but nothing inserted). `authorized`
-// re-checks the merchant in the same statement: active, and still holding the request's key.
-// `derivation_index::bigint` matches the partial index addresses_free_claim_idx (migration 0002)
-// and no other index, so a claim never walks past allocated addresses.
+// order_events.order_id) are checked at its end, when the order rows exist. The statement creates a
+// batch of orders (see StatementBatcher): `input` is one row per request, numbered n. `authorized`
+// re-checks each request's merchant in the same statement: active, and still holding the request's
+// key. The authorized rows take the first free addresses in one claim (SKIP LOCKED), zipped by k.
+// Per request, `picked` tells an empty pool (false) from an existing (merchant, external_id) (true,
+// but nothing inserted). `derivation_index::bigint` matches the partial index
+// addresses_free_claim_idx (migration 0002) and no other index, so a claim never walks past
+// allocated addresses.
 /** The claim, shared with the test that checks its plan uses addresses_free_claim_idx. */
-export const CLAIM_FREE_ADDRESS = "SELECT id, address FROM addresses WHERE status = 'free'";
-export const CLAIM_FREE_ADDRESS_ORDER = "ORDER BY derivation_index::bigint LIMIT 1 FOR UPDATE SKIP LOCKED";
+export const CLAIM_FREE_ADDRESSES =
+  "SELECT id, address FROM addresses WHERE status = 'free' ORDER BY derivation_index::bigint";
 
-const CREATE_ORDER: PreparedStatement = {
-  name: "stablegate_create_order_v3",
+const CREATE_ORDERS: PreparedStatement = {
+  name: "stablegate_create_orders_v1",
   text: `
-    WITH authorized AS (
-      SELECT 1 FROM merchants
-      WHERE id = $2::uuid AND is_active AND ($14::text IS NULL OR api_key_hash = $14::text)
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS input(n int, id uuid, merchant_id uuid,
+        api_key_hash text, external_id text, amount numeric, currency text, callback_url text,
+        metadata jsonb, expires_at timestamptz, created_at timestamptz, event_id uuid, event_payload jsonb)
+    ), authorized AS (
+      SELECT input.*, row_number() OVER (ORDER BY input.n) AS k FROM input
+      JOIN merchants ON merchants.id = input.merchant_id AND merchants.is_active
+        AND (input.api_key_hash IS NULL OR merchants.api_key_hash = input.api_key_hash)
     ), picked AS (
-      ${CLAIM_FREE_ADDRESS} AND EXISTS (SELECT 1 FROM authorized)
-      ${CLAIM_FREE_ADDRESS_ORDER}
+      SELECT claim.id, claim.address, row_number() OVER () AS k FROM (
+        ${CLAIM_FREE_ADDRESSES} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
+      ) AS claim
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
         network, status, address, address_id, callback_url, metadata, expires_at, created_at, updated_at)
-      SELECT $1::uuid, $2::uuid, $3::text, $4::numeric, 0, $5::text, $6::text, 'pending',
-        picked.address, picked.id, $7::text, $8::jsonb, $9::timestamptz, $10::timestamptz, $10::timestamptz
-      FROM picked
+      SELECT authorized.id, authorized.merchant_id, authorized.external_id, authorized.amount, 0,
+        authorized.currency, $2::text, 'pending', picked.address, picked.id, authorized.callback_url,
+        authorized.metadata, authorized.expires_at, authorized.created_at, authorized.created_at
+      FROM authorized JOIN picked USING (k)
       ON CONFLICT (merchant_id, external_id) DO NOTHING
-      RETURNING id, address, address_id
+      RETURNING id, address, address_id, created_at
     ), bound AS (
-      UPDATE addresses SET status = 'allocated', order_id = inserted.id, allocated_at = $10::timestamptz,
+      UPDATE addresses SET status = 'allocated', order_id = inserted.id, allocated_at = inserted.created_at,
         released_at = NULL, quarantine_until = NULL
       FROM inserted WHERE addresses.id = inserted.address_id
     ), created_event AS (
       INSERT INTO order_events (id, order_id, event_type, payload, created_at)
-      SELECT $11::uuid, inserted.id, $12::text, $13::jsonb, $10::timestamptz
-      FROM inserted
+      SELECT authorized.event_id, inserted.id, $3::text, authorized.event_payload, inserted.created_at
+      FROM inserted JOIN authorized ON authorized.id = inserted.id
     )
-    SELECT (SELECT count(*) FROM authorized)::int AS authorized,
-      (SELECT count(*) FROM picked)::int AS picked, inserted.address, inserted.address_id::text AS address_id
-    FROM (SELECT 1) AS one LEFT JOIN inserted ON true`,
+    SELECT input.n, authorized.k IS NOT NULL AS authorized, picked.id IS NOT NULL AS picked,
+      inserted.address, inserted.address_id::text AS address_id
+    FROM input
+    LEFT JOIN authorized ON authorized.n = input.n
+    LEFT JOIN picked ON picked.k = authorized.k
+    LEFT JOIN inserted ON inserted.id = input.id
+    ORDER BY input.n`,
 };
 
-type CreateRow = { authorized: number; picked: number; address: string | null; address_id: string | null };
+type CreateRow = {
+  n: number;
+  authorized: boolean;
+  picked: boolean;
+  address: string | null;
+  address_id: string | null;
+};
 
-/** Runs the creation statement inside `tx`, or as a prepared statement on its own when omitted. */
-async function insertOrder(ctx: Context, tx: Executor | undefined, p: Prepared): Promise<InsertOutcome> {
-  const now = p.now.toISOString();
-  const values = [
-    p.id,
-    p.merchantId,
-    p.externalId,
-    p.amount.toString(),
-    p.currency,
-    ctx.config.tronNetwork,
-    p.callbackUrl,
-    p.metadata === null ? null : JSON.stringify(p.metadata),
-    p.expiresAt.toISOString(),
-    now,
-    newId(),
-    CREATED_EVENT,
-    JSON.stringify({ amount_expected: formatAmount(p.amount) }),
-    p.apiKeyHash,
-  ];
+/** Runs the creation statement for `batch` inside `tx`, or as a prepared statement on its own. */
+async function insertOrders(
+  ctx: Context,
+  tx: Executor | undefined,
+  batch: readonly Prepared[],
+): Promise<InsertOutcome[]> {
+  const input = batch.map((p, n) => ({
+    n,
+    id: p.id,
+    merchant_id: p.merchantId,
+    api_key_hash: p.apiKeyHash,
+    external_id: p.externalId,
+    amount: p.amount.toString(),
+    currency: p.currency,
+    callback_url: p.callbackUrl,
+    metadata: p.metadata,
+    expires_at: p.expiresAt.toISOString(),
+    created_at: p.now.toISOString(),
+    event_id: newId(),
+    event_payload: { amount_expected: formatAmount(p.amount) },
+  }));
+  const values = [JSON.stringify(input), ctx.config.tronNetwork, CREATED_EVENT];
   const rows =
     tx === undefined
-      ? await runPrepared<CreateRow>(ctx.database, CREATE_ORDER, values)
-      : await queryRows<CreateRow>(tx, preparedToSql(CREATE_ORDER, values));
-  const row = rows[0];
-  return {
-    authorized: Number(row?.authorized ?? 0) > 0,
-    picked: Number(row?.picked ?? 0) > 0,
-    address: row?.address ?? null,
-    addressId: row?.address_id == null ? null : Number(row.address_id),
-  };
+      ? await runPrepared<CreateRow>(ctx.database, CREATE_ORDERS, values)
+      : await queryRows<CreateRow>(tx, preparedToSql(CREATE_ORDERS, values));
+  return batch.map((_, n) => {
+    const row = rows.find((candidate) => Number(candidate.n) === n);
+    return {
+      authorized: row?.authorized === true,
+      picked: row?.picked === true,
+      address: row?.address ?? null,
+      addressId: row?.address_id == null ? null : Number(row.address_id),
+    };
+  });
+}
+
+/** Largest batch of one creation statement: ~40 KB of input at most, well inside one round trip. */
+const MAX_BATCH_SIZE = 64;
+const batchers = new WeakMap<Context, StatementBatcher<Prepared, InsertOutcome>>();
+
+/**
+ * The creation batcher of this context. Half the pool at most runs creations, so reads, the
+ * workers and admin requests always find a connection.
+ */
+function creationBatcher(ctx: Context): StatementBatcher<Prepared, InsertOutcome> {
+  let batcher = batchers.get(ctx);
+  if (!batcher) {
+    batcher = new StatementBatcher<Prepared, InsertOutcome>({
+      maxInFlight: Math.max(1, Math.floor(ctx.database.maxConnections / 2)),
+      maxBatchSize: MAX_BATCH_SIZE,
+      run: (batch) => insertOrders(ctx, undefined, batch),
+    });
+    batchers.set(ctx, batcher);
+  }
+  return batcher;
 }
 
 function replay(p: Prepared, existing: OrderRow): void {
@@ -252,7 +300,7 @@ export async function createOrder(
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
   const p = prepare(ctx, merchant, input);
-  const first = await insertOrder(ctx, undefined, p);
+  const first = await creationBatcher(ctx).submit(p);
   if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
     return {
@@ -272,7 +320,8 @@ export async function createOrder(
   ctx.log.warn({ merchantId: p.merchantId }, "address pool empty, deriving inline");
   const outcome = await ctx.db.transaction(async (tx) => {
     await deriveAddressInline(ctx, tx);
-    return insertOrder(ctx, tx, p);
+    const [outcome] = await insertOrders(ctx, tx, [p]);
+    return outcome as InsertOutcome;
   });
   if (!outcome.authorized) await refuseUnauthorized(ctx, p);
   if (outcome.address !== null) {
