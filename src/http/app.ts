@@ -18,6 +18,7 @@ import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
+import { webRoutes } from "./routes/web.js";
 import { adminRoutes } from "./routes/admin/index.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
 import { publicRoutes } from "./routes/public/index.js";
@@ -112,6 +113,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   await app.register(publicRoutes, { ctx });
   await app.register(merchantRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
+  await app.register(webRoutes);
 
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,0 +1,147 @@
+/// <reference lib="dom" />
+import type { AddressInfo } from "node:net";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import QRCode from "qrcode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, type App } from "../../src/http/app.js";
+import { expireOrders } from "../../src/payments/expire-orders.js";
+import { ensureWebBuild } from "../../scripts/build-web.js";
+import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { launchChromium } from "./browser.js";
+
+// The hosted checkout page in a real Chromium, served by the real app, with orders paid over the
+// devnet through TronWeb and picked up by the real scanner and confirmer.
+let t: ChainTest;
+let app: App;
+let base: string;
+let browser: Browser;
+let context: BrowserContext;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  t = await startChainTest();
+  t.clock.set(new Date()); // the page counts down with the browser's clock
+  app = await buildApp(t.ctx);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await t?.close();
+});
+
+async function open(path: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(base + path);
+  return page;
+}
+
+const text = (page: Page, testId: string) => page.getByTestId(testId).innerText();
+
+describe("hosted checkout page", () => {
+  it("shows a pending order: merchant, amount, QR of the address, a countdown, and copies the address", async () => {
+    const order = await t.order("10.5", { expiresIn: 900 });
+    const page = await open(`/checkout/${order.id}`);
+    await expect.poll(() => text(page, "headline")).toBe("Awaiting payment");
+    expect(await text(page, "merchant")).toBe("Chain Shop");
+    expect(await text(page, "amount")).toBe("10.5 USDT");
+    expect(await text(page, "send-amount")).toBe("10.5");
+    expect(await text(page, "address")).toBe(order.address);
+    expect(await text(page, "countdown")).toMatch(/^Expires in 1[45]:\d\d$/);
+    expect(await page.title()).toBe("Pay 10.5 USDT · Chain Shop");
+
+    // The QR code encodes the deposit address itself: the same SVG as qrcode renders for it here.
+    const qr = await page.getByTestId("qr").getAttribute("src");
+    const svg = await QRCode.toString(order.address, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
+    expect(qr).toBe(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+    expect(
+      await page.getByTestId("qr").evaluate((img: HTMLImageElement) => img.naturalWidth),
+    ).toBeGreaterThan(0);
+
+    await page.getByTestId("copy-address").click();
+    await expect.poll(() => text(page, "copy-address")).toBe("Copied");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(order.address);
+    await page.getByTestId("copy-send-amount").click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("10.5");
+
+    // Nothing of the merchant's side reaches the payer's page.
+    const html = await page.content();
+    expect(html).not.toContain("merchant.example.com");
+    expect(html).not.toContain("chain-");
+    await page.close();
+  });
+
+  it("follows a payment live, without a reload: detected with confirmations, then received", async () => {
+    const order = await t.order("25");
+    const page = await open(`/checkout/${order.id}`);
+    await expect.poll(() => text(page, "headline")).toBe("Awaiting payment");
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+
+    const txId = await t.pay(order.address, 25_000_000n);
+    t.mine(1);
+    await t.scanner.sync();
+    await expect.poll(() => text(page, "headline"), { timeout: 10_000 }).toBe("Payment detected");
+    expect(await text(page, "detail")).toMatch(/^Waiting for confirmations: \d of 3\.$/);
+    expect(await page.getByTestId("address").count()).toBe(0);
+
+    await t.finalize();
+    expect((await t.orderRow(order.id)).status).toBe("confirmed");
+    await expect.poll(() => text(page, "headline"), { timeout: 10_000 }).toBe("Payment received");
+    expect(await text(page, "detail")).toBe("25 USDT received. Thank you!");
+    expect(await page.getByTestId("explorer").getAttribute("href")).toContain(txId);
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
+    await page.close();
+  });
+
+  it("asks for the rest of an underpaid order, computed without floats", async () => {
+    const order = await t.order("20.1");
+    await t.pay(order.address, 12_350_000n);
+    t.mine(1);
+    await t.finalize();
+    expect((await t.orderRow(order.id)).status).toBe("underpaid");
+    const page = await open(`/checkout/${order.id}`);
+    await expect.poll(() => text(page, "headline")).toBe("Partially paid");
+    expect(await text(page, "detail")).toBe(
+      "Received 12.35 of 20.1 USDT. Send the remaining 7.75 USDT to the same address.",
+    );
+    expect(await text(page, "send-amount")).toBe("7.75");
+    expect(await text(page, "address")).toBe(order.address);
+    await page.close();
+  });
+
+  it("tells the payer not to pay an expired order and hides its address", async () => {
+    const order = await t.order("5", { expiresIn: 60 });
+    t.clock.advance(61_000);
+    expect((await expireOrders(t.ctx)).expired).toBeGreaterThanOrEqual(1);
+    const page = await open(`/checkout/${order.id}`);
+    await expect.poll(() => text(page, "headline")).toBe("This payment request has expired");
+    expect(await text(page, "detail")).toBe(
+      "Do not send funds to its address. If you already paid, contact Chain Shop.",
+    );
+    expect(await page.getByTestId("address").count()).toBe(0);
+    expect(await page.getByTestId("qr").count()).toBe(0);
+    t.clock.set(new Date());
+    await page.close();
+  });
+
+  it("says payment not found for an unknown or malformed id", async () => {
+    for (const id of ["00000000-0000-4000-8000-000000000000", "not-an-order"]) {
+      const page = await open(`/checkout/${id}`);
+      await expect.poll(() => text(page, "headline")).toBe("Payment not found");
+      await page.close();
+    }
+  });
+
+  it("ran without a script error or a Content-Security-Policy violation", () => {
+    expect(problems.filter((p) => !p.includes("404"))).toEqual([]);
+  });
+});

@@ -1,0 +1,220 @@
+import QRCode from "qrcode";
+import { useEffect, useState } from "react";
+import { countdown, trimAmount } from "./amounts.js";
+import { fetchStatus, type Fetched } from "./api.js";
+import { POLL_MS, viewOf } from "./view.js";
+
+type State = { kind: "loading" } | Fetched;
+
+/** Polls the public status until the outcome is final for the payer; keeps the last good answer on errors. */
+function useCheckoutStatus(orderId: string): { state: State; offline: boolean } {
+  const [state, setState] = useState<State>({ kind: "loading" });
+  const [offline, setOffline] = useState(false);
+  useEffect(() => {
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      const next = await fetchStatus(orderId, abort.signal);
+      if (abort.signal.aborted) return;
+      let delay: number | null = POLL_MS;
+      if (next.kind === "error") {
+        setOffline(true);
+        setState((previous) => (previous.kind === "loading" ? next : previous));
+      } else {
+        setOffline(false);
+        setState(next);
+        delay = next.kind === "ok" ? viewOf(next.status).pollMs : null;
+      }
+      if (delay !== null) timer = setTimeout(() => void poll(), delay);
+    };
+    void poll();
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
+  }, [orderId]);
+  return { state, offline };
+}
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [active]);
+  return now;
+}
+
+function useQrCode(text: string | null): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (text === null) return;
+    let cancelled = false;
+    QRCode.toString(text, { type: "svg", margin: 1, errorCorrectionLevel: "M" })
+      .then((svg) => {
+        if (!cancelled) setUrl(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
+      })
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [text]);
+  return text === null ? null : url;
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Plain-http deployments have no Clipboard API outside localhost: select-and-copy instead.
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.className = "offscreen";
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    return ok;
+  }
+}
+
+function CopyField({
+  label,
+  value,
+  testId,
+  mono,
+}: {
+  label: string;
+  value: string;
+  testId: string;
+  mono?: boolean;
+}) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  return (
+    <div className="field">
+      <span className="field-label">{label}</span>
+      <div className="field-row">
+        <code className={mono ? "field-value mono" : "field-value"} data-testid={testId}>
+          {value}
+        </code>
+        <button
+          type="button"
+          data-testid={`copy-${testId}`}
+          onClick={() => void copyText(value).then(setCopied)}
+          aria-label={`Copy ${label.toLowerCase()}`}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function CheckoutPage({ orderId }: { orderId: string }) {
+  const { state, offline } = useCheckoutStatus(orderId);
+  const status = state.kind === "ok" ? state.status : null;
+  const view = status ? viewOf(status) : null;
+  const now = useNow(view?.showCountdown === true);
+  const qr = useQrCode(view?.amountToSend != null && status ? status.address : null);
+
+  useEffect(() => {
+    if (status)
+      document.title = `Pay ${trimAmount(status.amount_expected)} ${status.currency} · ${status.merchant_name}`;
+  }, [status]);
+
+  if (state.kind === "loading") {
+    return (
+      <main className="card" aria-busy="true">
+        <p className="muted">Loading payment…</p>
+      </main>
+    );
+  }
+  if (state.kind === "not_found") {
+    return (
+      <main className="card">
+        <h1 data-testid="headline">Payment not found</h1>
+        <p className="muted">Check the link you were given, or ask the shop for a new one.</p>
+      </main>
+    );
+  }
+  if (!status || !view) {
+    return (
+      <main className="card">
+        <h1 data-testid="headline">Cannot reach the payment service</h1>
+        <p className="muted">Retrying…</p>
+      </main>
+    );
+  }
+
+  const expired = view.showCountdown && Date.parse(status.expires_at) <= now;
+  return (
+    <main className={`card phase-${view.phase}`} data-phase={view.phase}>
+      <header>
+        <p className="merchant" data-testid="merchant">
+          {status.merchant_name}
+        </p>
+        <p className="amount" data-testid="amount">
+          {trimAmount(status.amount_expected)} <span className="currency">{status.currency}</span>
+        </p>
+        <p className="muted">
+          USDT (TRC20) on TRON {status.network === "mainnet" ? "" : `(${status.network})`}
+        </p>
+      </header>
+
+      <section className="status" role="status" aria-live="polite">
+        <h1 data-testid="headline">{view.headline}</h1>
+        {view.detail && <p data-testid="detail">{view.detail}</p>}
+        {view.phase === "confirming" && (
+          <progress
+            max={status.confirmations_required}
+            value={Math.min(status.confirmations, status.confirmations_required)}
+          />
+        )}
+        {offline && <p className="muted">Connection lost, retrying…</p>}
+      </section>
+
+      {view.amountToSend !== null && (
+        <section className="pay">
+          <div className="qr">
+            {qr && (
+              <img src={qr} alt="QR code of the deposit address" data-testid="qr" width={200} height={200} />
+            )}
+          </div>
+          <CopyField label="Amount" value={view.amountToSend} testId="send-amount" />
+          <CopyField label="Address" value={status.address} testId="address" mono />
+          <p className="warning">
+            Send only USDT on the TRON network (TRC20). Other tokens or networks cannot be recovered.
+          </p>
+        </section>
+      )}
+
+      {view.showCountdown && (
+        <p className="countdown" data-testid="countdown">
+          {expired ? (
+            "Expiring…"
+          ) : (
+            <>
+              Expires in <time dateTime={status.expires_at}>{countdown(status.expires_at, now)}</time>
+            </>
+          )}
+        </p>
+      )}
+
+      {status.tx_hash && status.explorer_url && (
+        <p>
+          <a href={status.explorer_url} target="_blank" rel="noopener noreferrer" data-testid="explorer">
+            View the transaction
+          </a>
+        </p>
+      )}
+    </main>
+  );
+}
