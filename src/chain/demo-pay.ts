@@ -17,19 +17,12 @@ import { addressFromPrivateKey, isValidAddress } from "../tron/address.js";
 import { createNodeClient } from "../tron/node-client.js";
 import { signTransaction } from "../tron/sign.js";
 import { buildTriggerSmartContract } from "../tron/transaction.js";
+import type { CheckoutStatus } from "../payments/checkout-status.js";
 import { DEVNET_INFO_FILE, type EmbeddedDevnetInfo } from "./embedded-devnet.js";
 
 const USAGE = "usage: npm run demo:pay -- <order_id> [amount]\n";
 /** 100 TRX: far above a USDT transfer's ~13-27 TRX of burned energy. */
 const FEE_LIMIT_SUN = 100_000_000;
-
-interface CheckoutStatus {
-  id: string;
-  status: string;
-  address: string;
-  amount_expected: string;
-  amount_received: string;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [orderId, amountArg] = argv.filter((a) => a !== "--");

@@ -4,28 +4,15 @@
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { merchants, orders, type OrderStatus } from "../db/schema.js";
+import { merchants, orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { addressExplorerUrl, txExplorerUrl } from "./explorer.js";
+import type { CheckoutStatus } from "./checkout-status.js";
 import { confirmationsSql } from "./merchant-order.js";
 
-export interface CheckoutStatus {
-  id: string;
-  status: OrderStatus;
-  merchant_name: string;
-  amount_expected: string;
-  amount_received: string;
-  currency: string;
-  network: string;
-  address: string;
-  tx_hash: string | null;
-  confirmations: number;
-  confirmations_required: number;
-  expires_at: string;
-  explorer_url: string | null;
-}
+export type { CheckoutStatus } from "./checkout-status.js";
 
 export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<CheckoutStatus> {
   const [row] = isUuid(orderId)

@@ -1,29 +1,6 @@
-/** The public checkout status (DESIGN.md 3): all the page ever reads. */
-export type OrderStatus =
-  | "pending"
-  | "detected"
-  | "confirmed"
-  | "underpaid"
-  | "overpaid"
-  | "completed"
-  | "expired"
-  | "callback_failed";
+import type { CheckoutStatus } from "../../../src/payments/checkout-status.js";
 
-export interface CheckoutStatus {
-  id: string;
-  status: OrderStatus;
-  merchant_name: string;
-  amount_expected: string;
-  amount_received: string;
-  currency: string;
-  network: string;
-  address: string;
-  tx_hash: string | null;
-  confirmations: number;
-  confirmations_required: number;
-  expires_at: string;
-  explorer_url: string | null;
-}
+export type { CheckoutStatus };
 
 export type Fetched = { kind: "ok"; status: CheckoutStatus } | { kind: "not_found" } | { kind: "error" };
 

@@ -1,0 +1,31 @@
+/**
+ * The public checkout status (DESIGN.md 3): what GET /api/v1/checkout/:id/status answers and all the
+ * hosted checkout page (web/) reads. It imports nothing, so the server, the web UI and the demo share
+ * this one definition, and a change to the reply fails to compile where it is read.
+ */
+export type CheckoutOrderStatus =
+  | "pending"
+  | "detected"
+  | "confirmed"
+  | "underpaid"
+  | "overpaid"
+  | "completed"
+  | "expired"
+  | "callback_failed";
+
+export interface CheckoutStatus {
+  id: string;
+  status: CheckoutOrderStatus;
+  merchant_name: string;
+  /** 6-decimal string of micro-USDT, as every amount outside. */
+  amount_expected: string;
+  amount_received: string;
+  currency: string;
+  network: string;
+  address: string;
+  tx_hash: string | null;
+  confirmations: number;
+  confirmations_required: number;
+  expires_at: string;
+  explorer_url: string | null;
+}
