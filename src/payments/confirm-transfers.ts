@@ -16,6 +16,7 @@ import {
   transitionOrder,
   type OutcomeStatus,
 } from "../orders/transitions.js";
+import { enqueueSweep } from "../sweeps/enqueue-sweep.js";
 import { enqueueOutcomeWebhook, type OutcomeEvent } from "../webhooks/enqueue-webhook.js";
 
 export interface SeenTransfer {
@@ -138,6 +139,7 @@ export async function settleOrderTransfers(
       orderEventId: transition.eventId,
       eventCreatedAt: transition.eventCreatedAt,
     });
+    await enqueueSweep(ctx, tx, transition.order);
     ctx.log.info(
       { orderId, status: outcome, amountReceived: formatAmount(received), additional },
       "payment outcome",

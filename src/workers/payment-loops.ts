@@ -1,10 +1,11 @@
 /**
- * The order-side background loops: keep the deposit address pool filled, expire unpaid orders and
- * return addresses to the pool after quarantine. Each calls one idempotent domain function.
+ * The order-side background loops: keep the deposit address pool filled, expire unpaid orders,
+ * sweep paid addresses to the cold wallet and return addresses to the pool after quarantine. Each calls one idempotent domain function.
  */
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
 import { fillAddressPool } from "../wallet/fill-address-pool.js";
+import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
 import { startLoop, type Loop } from "./loop.js";
 
@@ -21,6 +22,13 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       log: ctx.log,
       intervalMs: 5_000,
       task: async () => (await expireOrders(ctx)).more,
+    }),
+    startLoop({
+      name: "sweeper",
+      log: ctx.log,
+      intervalMs: 2_000,
+      // Five settlements per claim: a slow node never holds many leases at once.
+      task: async () => (await runDueSweeps(ctx, { limit: 5 })).claimed === 5,
     }),
     startLoop({
       name: "address-releaser",

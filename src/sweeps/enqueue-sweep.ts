@@ -1,0 +1,29 @@
+/**
+ * Queues the sweep of an order's deposit address, inside the transaction that sets its outcome
+ * (DESIGN.md 7: sweeping follows the confirmed outcome, independent of webhook delivery). A later
+ * payment to an already swept address queues it again; a sweep in progress or failed is left alone
+ * (the sweeper moves the whole balance, and a failed one waits for an operator's retry-sweep).
+ */
+import { sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { newId } from "../ids.js";
+
+export async function enqueueSweep(
+  ctx: Context,
+  tx: Executor,
+  order: { id: string; address: string },
+): Promise<void> {
+  if (!ctx.config.sweepEnabled) return;
+  const now = ctx.clock.now().toISOString();
+  await tx.execute(sql`
+    INSERT INTO settlements (id, order_id, address, status, cold_wallet_address, next_attempt_at,
+      created_at, updated_at)
+    VALUES (${newId()}::uuid, ${order.id}::uuid, ${order.address}, 'waiting',
+      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
+    ON CONFLICT (order_id) DO UPDATE
+    SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL,
+      next_attempt_at = EXCLUDED.next_attempt_at, lease_owner = NULL, lease_expires_at = NULL,
+      updated_at = EXCLUDED.updated_at
+    WHERE settlements.status = 'completed'`);
+}

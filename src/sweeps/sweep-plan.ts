@@ -1,0 +1,54 @@
+/**
+ * What a sweep costs in TRX (burn mode, DESIGN.md 7): the deposit address burns TRX for the energy
+ * and bandwidth of its USDT transfer, so the hot wallet first sends it exactly that, with a margin,
+ * less what the address already holds. Pure: everything it needs is read from the chain by the caller.
+ */
+
+/** Energy estimates drift with contract state between the estimate and the sweep: 10% margin. */
+export const ENERGY_MARGIN_PERCENT = 110n;
+/** fee_limit of the sweep transaction: the estimate with 50% head room; unused energy is not burned. */
+export const FEE_LIMIT_PERCENT = 150n;
+/** Size java-tron bills for a USDT transfer from a single-signature account (raw ~270 B + sig + 64). */
+export const SWEEP_TX_BYTES = 345n;
+
+export interface ChainPrices {
+  /** sun per energy unit (getEnergyFee) */
+  energyPriceSun: bigint;
+  /** sun per bandwidth byte (getTransactionFee) */
+  bandwidthPriceSun: bigint;
+}
+
+export interface FundingInput extends ChainPrices {
+  /** Energy the transfer needs (estimateenergy from the deposit address). */
+  energy: bigint;
+  /** The deposit address's free bandwidth left today, in bytes (600 for a fresh account). */
+  freeBandwidth: bigint;
+  /** TRX (sun) the deposit address holds already. */
+  balanceSun: bigint;
+}
+
+export interface FundingPlan {
+  /** TRX (sun) the sweep transaction will burn at most, margin included. */
+  needSun: bigint;
+  /** TRX (sun) the hot wallet must send; 0 when the address already holds enough. */
+  sendSun: bigint;
+  /** fee_limit for the sweep transaction (sun). */
+  feeLimitSun: bigint;
+}
+
+export function planFunding(i: FundingInput): FundingPlan {
+  const energySun = (i.energy * i.energyPriceSun * ENERGY_MARGIN_PERCENT + 99n) / 100n;
+  const bandwidthSun = i.freeBandwidth >= SWEEP_TX_BYTES ? 0n : SWEEP_TX_BYTES * i.bandwidthPriceSun;
+  const needSun = energySun + bandwidthSun;
+  const sendSun = needSun > i.balanceSun ? needSun - i.balanceSun : 0n;
+  const feeLimitSun = (i.energy * i.energyPriceSun * FEE_LIMIT_PERCENT + 99n) / 100n;
+  return { needSun, sendSun, feeLimitSun };
+}
+
+/** Backoff after the n-th failed attempt (1-based): 10 s, 20 s, 40 s … capped at 30 minutes. */
+export function sweepBackoffMs(attempt: number): number {
+  return Math.min(10_000 * 2 ** Math.max(0, attempt - 1), 30 * 60_000);
+}
+
+/** Attempts before a sweep is failed and reported (sweep_failed); an operator may retry-sweep. */
+export const SWEEP_MAX_ATTEMPTS = 8;

@@ -1,0 +1,218 @@
+import { eq } from "drizzle-orm";
+import { TronWeb } from "tronweb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { settlements } from "../../src/db/schema.js";
+import { retrySweep } from "../../src/sweeps/retry-sweep.js";
+import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
+import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
+import { encodeBalanceOf } from "../../src/tron/abi.js";
+import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+
+// The sweeper end to end: orders paid over the devnet with TronWeb, confirmed by the real scanner
+// and confirmer, swept by runDueSweeps against the same devnet over HTTP. The devnet burns TRX for
+// energy and bandwidth and charges account creation exactly as mainnet does.
+const CREATE_ACCOUNT_TOTAL_SUN = 1_100_000n; // 1 TRX creation fee + 0.1 TRX of creation bandwidth
+
+async function newAccount() {
+  const account = await TronWeb.createAccount();
+  return { privateKey: account.privateKey, address: account.address.base58 };
+}
+
+async function trxBalance(t: ChainTest, address: string): Promise<bigint> {
+  const account = await t.ctx.chain.client.getAccount(address);
+  return BigInt(account?.balance ?? 0);
+}
+
+async function usdtBalance(t: ChainTest, address: string): Promise<bigint> {
+  const result = await t.ctx.chain.client.triggerConstantContract({
+    owner: address,
+    contract: t.devnet.usdtContract,
+    data: encodeBalanceOf(address),
+  });
+  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
+}
+
+async function settlementOf(t: ChainTest, orderId: string) {
+  const [row] = await t.ctx.db.select().from(settlements).where(eq(settlements.orderId, orderId));
+  return row;
+}
+
+/** Mines, solidifies and runs the sweeper until the settlement ends (or `rounds` runs pass). */
+async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12) {
+  for (let i = 0; i < rounds; i++) {
+    t.devnet.mine(SOLIDIFY_AFTER + 1);
+    t.clock.advance(31 * 60_000); // past any backoff
+    await runDueSweeps(t.ctx);
+    const row = await settlementOf(t, orderId);
+    if (row?.status === "completed" || row?.status === "failed") return row;
+  }
+  return settlementOf(t, orderId);
+}
+
+async function paidOrder(t: ChainTest, amount: string, micro: bigint) {
+  const order = await t.order(amount);
+  await t.pay(order.address, micro);
+  t.mine(1);
+  await t.finalize();
+  return order;
+}
+
+describe("sweeper with a funded hot wallet", () => {
+  let t: ChainTest;
+  let hot: { privateKey: string; address: string };
+  let cold: { address: string };
+  beforeAll(async () => {
+    hot = await newAccount();
+    cold = await newAccount();
+    t = await startChainTest({
+      env: {
+        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+        COLD_WALLET_ADDRESS: cold.address,
+        SWEEP_ENABLED: "true",
+        SWEEP_MIN_USDT: "1",
+      },
+    });
+    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", solidify: true });
+    await t.scanner.sync(); // first start: the cursor is placed at the head
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("moves a confirmed order's USDT to the cold wallet, paying exactly the fees from the hot wallet", async () => {
+    const order = await paidOrder(t, "50", 50_000_000n);
+    expect((await t.orderRow(order.id)).status).toBe("confirmed");
+    expect(await settlementOf(t, order.id)).toMatchObject({ status: "waiting", address: order.address });
+    const hotBefore = await trxBalance(t, hot.address);
+
+    const settled = await sweepUntilSettled(t, order.id);
+    expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 50_000_000n, attempts: 0 });
+    expect(settled?.sweepTxHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(settled?.feeTxHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(settled?.sweptAt).toBeInstanceOf(Date);
+    expect(await usdtBalance(t, cold.address)).toBe(50_000_000n);
+    expect(await usdtBalance(t, order.address)).toBe(0n);
+
+    // The hot wallet paid one funding transfer (and the new account's creation), nothing more.
+    const fee = settled?.feeTrx ?? 0n;
+    expect(fee).toBeGreaterThan(0n);
+    expect(hotBefore - (await trxBalance(t, hot.address))).toBe(fee + CREATE_ACCOUNT_TOTAL_SUN);
+    // What the sweep did not burn stays on the address: the 10% energy margin at most.
+    expect(await trxBalance(t, order.address)).toBeLessThanOrEqual(fee / 10n);
+
+    const events = await t.events(order.id);
+    expect(events).toContain("sweep_completed");
+    const [tx] = await t.tw.trx.getTransactionInfo(settled?.sweepTxHash as string).then((info) => [info]);
+    expect((tx as { receipt: { result: string } }).receipt.result).toBe("SUCCESS");
+  });
+
+  it("re-broadcasts the same signed funding after the broadcast failed, and the hot wallet pays once", async () => {
+    const order = await paidOrder(t, "20", 20_000_000n);
+    const hotBefore = await trxBalance(t, hot.address);
+    await t.devnetPost("/devnet/faults", { rate_500: 1, count: 1, paths: ["/wallet/broadcasttransaction"] });
+    await runDueSweeps(t.ctx);
+    const afterFault = await settlementOf(t, order.id);
+    expect(afterFault).toMatchObject({ status: "active", step: "fund_sent", attempts: 0 });
+    const fundingTx = afterFault?.feeTxHash;
+    expect(afterFault?.lastError).toMatch(/500/);
+
+    const settled = await sweepUntilSettled(t, order.id);
+    expect(settled).toMatchObject({ status: "completed", step: "swept", feeTxHash: fundingTx });
+    expect(await usdtBalance(t, cold.address)).toBe(70_000_000n);
+    const fee = settled?.feeTrx ?? 0n;
+    expect(hotBefore - (await trxBalance(t, hot.address))).toBe(fee + CREATE_ACCOUNT_TOTAL_SUN);
+  });
+
+  it("leaves a balance below SWEEP_MIN_USDT where it is, and sweeps again after a later payment", async () => {
+    const order = await paidOrder(t, "0.5", 500_000n);
+    const dust = await sweepUntilSettled(t, order.id);
+    expect(dust).toMatchObject({ status: "completed", step: "below_minimum", amount: 500_000n });
+    expect(await usdtBalance(t, order.address)).toBe(500_000n);
+    expect(await t.events(order.id)).not.toContain("sweep_completed");
+
+    await t.pay(order.address, 1_500_000n);
+    t.mine(1);
+    await t.finalize();
+    expect(await settlementOf(t, order.id)).toMatchObject({ status: "waiting" });
+    const swept = await sweepUntilSettled(t, order.id);
+    expect(swept).toMatchObject({ status: "completed", step: "swept", amount: 2_000_000n });
+    expect(await usdtBalance(t, order.address)).toBe(0n);
+  });
+});
+
+describe("sweeper with an empty hot wallet", () => {
+  let t: ChainTest;
+  let hot: { privateKey: string; address: string };
+  beforeAll(async () => {
+    hot = await newAccount();
+    const cold = await newAccount();
+    t = await startChainTest({
+      env: {
+        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+        COLD_WALLET_ADDRESS: cold.address,
+        SWEEP_ENABLED: "true",
+      },
+    });
+    await t.scanner.sync();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("fails after its attempts with sweep_failed {reason, attempt, step}; retry-sweep finishes it once funded", async () => {
+    const order = await paidOrder(t, "30", 30_000_000n);
+    const failed = await sweepUntilSettled(t, order.id, SWEEP_MAX_ATTEMPTS + 2);
+    expect(failed).toMatchObject({ status: "failed", attempts: SWEEP_MAX_ATTEMPTS });
+    const [event] = await t.ctx.db.query.orderEvents.findMany({
+      where: (e, { and, eq: equals }) =>
+        and(equals(e.orderId, order.id), equals(e.eventType, "sweep_failed")),
+    });
+    expect(event?.payload).toMatchObject({ attempt: SWEEP_MAX_ATTEMPTS });
+    expect((event?.payload as { reason: string }).reason).toMatch(/balance is not sufficient|does not exist/);
+    expect(["fund", "fund_sent"]).toContain((event?.payload as { step: string }).step);
+    expect(await usdtBalance(t, order.address)).toBe(30_000_000n);
+
+    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "100", solidify: true });
+    await retrySweep(t.ctx, order.id);
+    const settled = await sweepUntilSettled(t, order.id);
+    expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 30_000_000n });
+    expect(await usdtBalance(t, order.address)).toBe(0n);
+  });
+});
+
+describe("sweeper switched off or contended", () => {
+  let t: ChainTest;
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("queues nothing with SWEEP_ENABLED=false, and only one of two racing sweepers claims a settlement", async () => {
+    t = await startChainTest({ env: { SWEEP_ENABLED: "false" } });
+    await t.scanner.sync();
+    const order = await paidOrder(t, "10", 10_000_000n);
+    expect((await t.orderRow(order.id)).status).toBe("confirmed");
+    expect(await settlementOf(t, order.id)).toBeUndefined();
+    expect(await runDueSweeps(t.ctx)).toEqual({ claimed: 0, completed: 0, failed: 0 });
+
+    // Two workers with sweeping on, racing for one due settlement: the lease gives it to one.
+    const on = await startChainTest({ env: { SWEEP_ENABLED: "true" }, database: t.testDb.database });
+    try {
+      await on.ctx.db.insert(settlements).values({
+        id: "00000000-0000-4000-8000-00000000a001",
+        orderId: order.id,
+        address: order.address,
+        status: "waiting",
+        nextAttemptAt: on.clock.now(),
+        createdAt: on.clock.now(),
+        updatedAt: on.clock.now(),
+      });
+      const runs = await Promise.all([
+        runDueSweeps(on.ctx, { owner: "worker-a" }),
+        runDueSweeps(on.ctx, { owner: "worker-b" }),
+      ]);
+      expect(runs.map((r) => r.claimed).sort()).toEqual([0, 1]);
+    } finally {
+      await on.close();
+    }
+  });
+});
