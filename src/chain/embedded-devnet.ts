@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { startDevnet, type Devnet } from "../../devnet/index.js";
 import type { Config } from "../config.js";
+import { addressFromPrivateKey } from "../tron/address.js";
 
 export const DEVNET_STATE_FILE = "devnet-state.json";
 export const DEVNET_INFO_FILE = "devnet.json";
@@ -60,6 +61,8 @@ export async function startEmbeddedDevnet(
     onWarning(`devnet state could not be loaded (${(error as Error).message}); moved to ${aside}`);
     devnet = await start();
   }
+  if (config.hotWalletPrivateKey)
+    await fundHotWallet(devnet.url, addressFromPrivateKey(config.hotWalletPrivateKey));
   const info: EmbeddedDevnetInfo = {
     url: devnet.url,
     usdt_contract: devnet.usdtContract,
@@ -75,6 +78,27 @@ export async function startEmbeddedDevnet(
       rmSync(file, { force: true });
     },
   };
+}
+
+const HOT_WALLET_DEMO_TRX = 10_000;
+
+/**
+ * The demo's hot wallet pays sweep fees on the devnet: top it up from the faucet when it holds less
+ * than a tenth of HOT_WALLET_DEMO_TRX, so `npm start` + `npm run demo:pay` also shows the sweep.
+ */
+async function fundHotWallet(url: string, address: string): Promise<void> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`devnet ${path} answered ${response.status}`);
+    return (await response.json()) as { balance?: number };
+  };
+  const account = await post("/wallet/getaccount", { address, visible: true });
+  if ((account.balance ?? 0) >= (HOT_WALLET_DEMO_TRX / 10) * 1_000_000) return;
+  await post("/devnet/fund", { address, trx: String(HOT_WALLET_DEMO_TRX) });
 }
 
 /** The environment overrides that point the configuration at a running devnet. */
