@@ -59,7 +59,7 @@ interface SettlementRow extends Record<string, unknown> {
 type StepResult =
   | { kind: "next"; step: SweepStep; patch?: Patch }
   | { kind: "wait"; patch?: Patch }
-  | { kind: "done"; patch: Patch; event?: Record<string, unknown> };
+  | { kind: "done"; patch: Patch; event?: Record<string, unknown>; again?: boolean };
 
 interface Patch {
   step?: string;
@@ -155,7 +155,7 @@ async function advance(d: Deps, row: SettlementRow): Promise<"completed" | "fail
     for (let i = 0; i < 4; i++) {
       const result = await runStep(d, current, step);
       if (result.kind === "done") {
-        await finish(d, current, result.patch, result.event);
+        await finish(d, current, result.patch, result.event, result.again === true);
         return "completed";
       }
       if (result.kind === "wait") {
@@ -377,8 +377,11 @@ async function awaitSweep(d: Deps, row: SettlementRow): Promise<StepResult> {
   }
   if (state === "pending") return { kind: "wait" };
   if (state === "expired") return { kind: "next", step: "sweep" };
+  // A payment that arrived after the sweep was signed is still on the address: sweep again.
+  const rest = await usdtBalance(d, row.address);
   return {
     kind: "done",
+    again: rest >= d.ctx.config.sweepMinUsdt,
     patch: { step: "swept", swept_at: d.ctx.clock.now() },
     event: {
       amount: formatAmount(BigInt(row.amount ?? 0)),
@@ -442,19 +445,24 @@ async function finish(
   row: SettlementRow,
   patch: Patch,
   event: Record<string, unknown> | undefined,
+  again: boolean,
 ): Promise<void> {
   const { ctx } = d;
+  // Swept, but more arrived meanwhile: the settlement starts over (its record of this sweep stays).
+  const next = again
+    ? sql`status = 'waiting', step = NULL, next_attempt_at = ${ctx.clock.now().toISOString()}::timestamptz`
+    : sql`status = 'completed', next_attempt_at = NULL`;
+  const columns = again ? { ...patch, step: undefined } : patch;
   await ctx.db.transaction(async (tx) => {
     await update(
       d,
       tx,
       row,
-      sql`${setClause(patch)}, status = 'completed', last_error = NULL, next_attempt_at = NULL,
-        lease_owner = NULL, lease_expires_at = NULL`,
+      sql`${setClause(columns)}, ${next}, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL`,
     );
     if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
   });
-  ctx.log.info({ orderId: row.order_id, step: patch.step }, "sweep completed");
+  ctx.log.info({ orderId: row.order_id, step: patch.step, again }, "sweep completed");
 }
 
 async function recordFailure(

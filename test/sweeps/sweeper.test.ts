@@ -123,6 +123,27 @@ describe("sweeper with a funded hot wallet", () => {
     expect(hotBefore - (await trxBalance(t, hot.address))).toBe(fee + CREATE_ACCOUNT_TOTAL_SUN);
   });
 
+  it("sweeps again when a payment lands after the sweep was signed", async () => {
+    const order = await paidOrder(t, "5", 5_000_000n);
+    // Run until the sweep transaction is signed and broadcast, but not yet solidified.
+    for (let i = 0; i < 6; i++) {
+      t.devnet.mine(SOLIDIFY_AFTER + 1);
+      t.clock.advance(60_000);
+      await runDueSweeps(t.ctx);
+      if ((await settlementOf(t, order.id))?.step === "sweep_sent") break;
+    }
+    expect(await settlementOf(t, order.id)).toMatchObject({ status: "active", step: "sweep_sent" });
+    await t.pay(order.address, 3_000_000n); // an overpayment arrives meanwhile
+    t.mine(1);
+    await t.finalize();
+    expect((await t.orderRow(order.id)).status).toBe("overpaid");
+
+    const settled = await sweepUntilSettled(t, order.id);
+    expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 3_000_000n });
+    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect((await t.events(order.id)).filter((e) => e === "sweep_completed")).toHaveLength(2);
+  });
+
   it("leaves a balance below SWEEP_MIN_USDT where it is, and sweeps again after a later payment", async () => {
     const order = await paidOrder(t, "0.5", 500_000n);
     const dust = await sweepUntilSettled(t, order.id);
