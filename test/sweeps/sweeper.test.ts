@@ -1,11 +1,16 @@
 import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settlements } from "../../src/db/schema.js";
+import { createContext, type Context } from "../../src/context.js";
+import { addresses, settlements } from "../../src/db/schema.js";
+import { createLogger } from "../../src/logger.js";
 import { retrySweep } from "../../src/sweeps/retry-sweep.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
 import { encodeBalanceOf } from "../../src/tron/abi.js";
+import { derivePrivateKey } from "../../src/tron/hd.js";
+import { privateKeyToHex } from "../../src/tron/sign.js";
+import { TEST_MNEMONIC } from "../helpers/config.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
 // The sweeper end to end: orders paid over the devnet with TronWeb, confirmed by the real scanner
@@ -38,11 +43,11 @@ async function settlementOf(t: ChainTest, orderId: string) {
 }
 
 /** Mines, solidifies and runs the sweeper until the settlement ends (or `rounds` runs pass). */
-async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12) {
+async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12, ctx: Context = t.ctx) {
   for (let i = 0; i < rounds; i++) {
     t.devnet.mine(SOLIDIFY_AFTER + 1);
     t.clock.advance(31 * 60_000); // past any backoff
-    await runDueSweeps(t.ctx);
+    await runDueSweeps(ctx);
     const row = await settlementOf(t, orderId);
     if (row?.status === "completed" || row?.status === "failed") return row;
   }
@@ -181,8 +186,16 @@ describe("sweeper with an empty hot wallet", () => {
   });
 
   it("fails after its attempts with sweep_failed {reason, attempt, step}; retry-sweep finishes it once funded", async () => {
+    // The sweeper's own log lines are captured: no key or seed may appear in them.
+    const lines: string[] = [];
+    const ctx = await createContext(t.config, {
+      database: t.testDb.database,
+      clock: t.clock,
+      chain: t.ctx.chain,
+      log: createLogger({ level: "debug", destination: { write: (line: string) => lines.push(line) } }),
+    });
     const order = await paidOrder(t, "30", 30_000_000n);
-    const failed = await sweepUntilSettled(t, order.id, SWEEP_MAX_ATTEMPTS + 2);
+    const failed = await sweepUntilSettled(t, order.id, SWEEP_MAX_ATTEMPTS + 2, ctx);
     expect(failed).toMatchObject({ status: "failed", attempts: SWEEP_MAX_ATTEMPTS });
     const [event] = await t.ctx.db.query.orderEvents.findMany({
       where: (e, { and, eq: equals }) =>
@@ -194,10 +207,24 @@ describe("sweeper with an empty hot wallet", () => {
     expect(await usdtBalance(t, order.address)).toBe(30_000_000n);
 
     await t.devnetPost("/devnet/fund", { address: hot.address, trx: "100", solidify: true });
-    await retrySweep(t.ctx, order.id);
-    const settled = await sweepUntilSettled(t, order.id);
+    await retrySweep(ctx, order.id);
+    const settled = await sweepUntilSettled(t, order.id, 12, ctx);
     expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 30_000_000n });
     expect(await usdtBalance(t, order.address)).toBe(0n);
+
+    const log = lines.join("");
+    expect(log).toContain("sweep failed");
+    expect(log).toContain("sweep completed");
+    const [address] = await t.ctx.db.select().from(addresses).where(eq(addresses.address, order.address));
+    const depositKey = privateKeyToHex(derivePrivateKey(TEST_MNEMONIC, address?.derivationIndex ?? -1));
+    for (const secret of [
+      hot.privateKey,
+      depositKey,
+      TEST_MNEMONIC,
+      TEST_MNEMONIC.split(" ").slice(0, 3).join(" "),
+    ]) {
+      expect(log.toLowerCase()).not.toContain(secret.toLowerCase());
+    }
   });
 });
 
