@@ -31,6 +31,18 @@ describe("web routes", () => {
     expect(res.body).not.toMatch(/<script>(?!<\/script>)/);
   });
 
+  it("serves the operator dashboard page at /admin and every /admin/* path, and leaves the admin API alone", async () => {
+    for (const url of ["/admin", "/admin/orders", "/admin/orders/00000000-0000-4000-8000-000000000000"]) {
+      const res = await t.app.inject({ method: "GET", url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(res.body).toContain('<div id="root"></div>');
+    }
+    const api = await t.app.inject({ method: "GET", url: "/api/v1/admin/stats" });
+    expect(api.statusCode).toBe(401);
+    expect(api.json()).toMatchObject({ code: "ADMIN_UNAUTHORIZED" });
+  });
+
   it("serves the hashed assets for a year, and 404 {error, code} for unknown ones", async () => {
     const page = await t.app.inject({ method: "GET", url: "/checkout/anything" });
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1];

@@ -1,15 +1,19 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { AdminApp } from "./admin/AdminApp.js";
 import { CheckoutPage } from "./checkout/CheckoutPage.js";
 import "./styles.css";
 
 const root = document.getElementById("root");
 const match = /^\/checkout\/([^/]+)\/?$/.exec(window.location.pathname);
+const admin = /^\/admin(\/|$)/.test(window.location.pathname);
 
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      {match ? (
+      {admin ? (
+        <AdminApp />
+      ) : match ? (
         <CheckoutPage orderId={decodeURIComponent(match[1] ?? "")} />
       ) : (
         <main className="card">

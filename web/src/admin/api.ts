@@ -1,0 +1,119 @@
+/** The admin API (SPEC.md 4.3-4.5) as the dashboard calls it: same origin, the admin_token cookie. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Set by the app: called when the session is missing or expired, so it can show the login. */
+let onUnauthorized: () => void = () => undefined;
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`/api/v1/admin${path}`, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? { accept: "application/json" } : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = (await response.json().catch(() => ({}))) as { error?: string; code?: string };
+  if (!response.ok) {
+    const error = new ApiError(
+      response.status,
+      data.code ?? "ERROR",
+      data.error ?? `HTTP ${response.status}`,
+    );
+    if (response.status === 401 && path !== "/auth/login") onUnauthorized();
+    throw error;
+  }
+  return data as T;
+}
+
+export const api = {
+  get: <T>(path: string) => request<T>("GET", path),
+  post: <T>(path: string, body?: unknown) => request<T>("POST", path, body),
+  put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
+};
+
+export interface StatsBlock {
+  order_count: number;
+  completed_count: number;
+  total_received: string;
+  success_rate: string;
+  merchant_count?: number;
+}
+export interface Stats {
+  today: StatsBlock;
+  week: StatsBlock;
+  total: StatsBlock;
+  address_pool: { total: number; free: number; allocated: number };
+}
+export interface Incident {
+  id: string;
+  created_at: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  order_id: string;
+  order_status: string;
+  external_id: string;
+  merchant_name: string;
+}
+export interface MerchantSummary {
+  id: string;
+  name: string;
+  api_key_prefix: string;
+  is_active: boolean;
+  created_at: string;
+  order_count: number;
+}
+export interface OrderSummary {
+  id: string;
+  external_id: string;
+  merchant_id: string;
+  merchant_name: string;
+  address: string;
+  amount_expected: string;
+  amount_received: string;
+  status: string;
+  tx_hash: string | null;
+  created_at: string;
+  expires_at: string;
+}
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  total_pages: number;
+}
+export interface OrderEvent {
+  id: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+export interface OrderDetail {
+  order: OrderSummary & { callback_url: string; metadata: unknown };
+  events: OrderEvent[];
+  transaction: Record<string, unknown> | null;
+  settlement: Record<string, unknown> | null;
+  meta: Record<string, unknown>;
+  webhooks?: Array<Record<string, unknown>>;
+}
+export interface WalletStatus {
+  hot_wallet: {
+    address: string;
+    trx_balance: string;
+    is_low_balance: boolean;
+    balance_error?: string;
+  } | null;
+  cold_wallet: { address: string } | null;
+  address_pool: { total: number; free: number; allocated: number };
+  sweep_queue: { waiting: number; active: number; failed: number };
+  system: Record<string, string | number | boolean | null>;
+}

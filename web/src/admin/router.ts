@@ -1,0 +1,19 @@
+import { useEffect, useState } from "react";
+
+/** A tiny history router for /admin/*: pushState navigation, back/forward via popstate. */
+export function navigate(to: string): void {
+  if (to === window.location.pathname + window.location.search) return;
+  window.history.pushState(null, "", to);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export function useLocation(): { path: string; query: URLSearchParams } {
+  const read = () => ({ path: window.location.pathname, query: new URLSearchParams(window.location.search) });
+  const [location, setLocation] = useState(read);
+  useEffect(() => {
+    const onChange = () => setLocation(read());
+    window.addEventListener("popstate", onChange);
+    return () => window.removeEventListener("popstate", onChange);
+  }, []);
+  return location;
+}
