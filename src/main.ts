@@ -81,7 +81,10 @@ function loadConfigOrExit(): Config {
 
 function printBanner(config: Config, url: string | undefined, startupMs: number): void {
   const lines = [`stablegate ready in ${Math.round(startupMs)} ms (network ${config.tronNetwork})`];
-  if (url) lines.push(`  admin API:       ${config.publicBaseUrl}/api/v1/admin`);
+  if (url) {
+    lines.push(`  dashboard:       ${config.publicBaseUrl}/admin`);
+    lines.push(`  admin API:       ${config.publicBaseUrl}/api/v1/admin`);
+  }
   // Only a password the service generated itself is ever printed, never one the operator supplied.
   if (url && config.adminPasswordGenerated) {
     lines.push(
