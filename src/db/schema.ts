@@ -43,17 +43,9 @@ export const addresses = pgTable("addresses", {
   createdAt: ts("created_at").notNull(),
 });
 
-export const ORDER_STATUSES = [
-  "pending",
-  "detected",
-  "confirmed",
-  "underpaid",
-  "overpaid",
-  "completed",
-  "expired",
-  "callback_failed",
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import { ORDER_STATUSES, type OrderStatus } from "../orders/order-statuses.js";
+
+export { ORDER_STATUSES, type OrderStatus };
 
 export const orders = pgTable("orders", {
   id: uuid("id").primaryKey(),

@@ -1,4 +1,5 @@
 /** The admin order list (SPEC.md 4.5): every merchant's orders, newest first, with merchant_name. */
+import type { AdminOrderSummary } from "../admin/api-shapes.js";
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants, orders, type OrderStatus } from "../db/schema.js";
@@ -14,20 +15,7 @@ export interface AdminOrderFilter {
   to?: Date | undefined;
 }
 
-/** SPEC.md 2.2. */
-export interface AdminOrderSummary {
-  id: string;
-  external_id: string;
-  merchant_id: string;
-  merchant_name: string;
-  address: string;
-  amount_expected: string;
-  amount_received: string;
-  status: OrderStatus;
-  tx_hash: string | null;
-  created_at: string;
-  expires_at: string;
-}
+export type { AdminOrderSummary };
 
 /** The SPEC.md 2.2 shape, used by the order list and the merchant detail's recent orders. */
 export function toAdminOrderSummary(

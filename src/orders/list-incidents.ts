@@ -1,21 +1,13 @@
 /** The 10 most recent webhook_failed and sweep_failed events across all orders (SPEC.md 2.3). */
 import { desc, eq, inArray } from "drizzle-orm";
+import type { Incident } from "../admin/api-shapes.js";
 import type { Context } from "../context.js";
-import { merchants, orderEvents, orders, type OrderStatus } from "../db/schema.js";
+import { merchants, orderEvents, orders } from "../db/schema.js";
 import { INCIDENT_EVENT_TYPES } from "../merchants/get-merchant-detail.js";
 
 export const INCIDENT_LIST_SIZE = 10;
 
-export interface Incident {
-  id: string;
-  created_at: string;
-  event_type: string;
-  payload: Record<string, unknown>;
-  order_id: string;
-  order_status: OrderStatus;
-  external_id: string;
-  merchant_name: string;
-}
+export type { Incident };
 
 export async function listIncidents(ctx: Context): Promise<Incident[]> {
   const rows = await ctx.db

@@ -1,13 +1,9 @@
 import { sql } from "drizzle-orm";
+import type { AddressPoolCounts } from "../admin/api-shapes.js";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 
-export interface AddressPoolCounts {
-  total: number;
-  free: number;
-  /** total - free: bound to an order, including addresses still in quarantine. */
-  allocated: number;
-}
+export type { AddressPoolCounts };
 
 export async function getAddressPoolCounts(ctx: Context): Promise<AddressPoolCounts> {
   const result = await queryRows<{ total: string; free: string }>(

@@ -3,40 +3,19 @@
  * queue and the system settings. Never a private key; the node URL is shown without credentials.
  */
 import { sql } from "drizzle-orm";
+import type { WalletStatus } from "../admin/api-shapes.js";
 import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
 import { settlements } from "../db/schema.js";
 import { formatSun } from "../money.js";
 import { addressFromPrivateKey } from "../tron/address.js";
-import { getAddressPoolCounts, type AddressPoolCounts } from "./get-address-pool-counts.js";
+import { getAddressPoolCounts } from "./get-address-pool-counts.js";
 
 const SUN_PER_TRX = 1_000_000n;
 /** Dashboards poll; the balance is read from the node at most this often. */
 const BALANCE_CACHE_MS = 10_000;
 
-export interface WalletStatus {
-  hot_wallet: {
-    address: string;
-    trx_balance: string;
-    is_low_balance: boolean;
-    /** Present when the node could not be asked; trx_balance is then the last known value. */
-    balance_error?: string;
-  } | null;
-  cold_wallet: { address: string } | null;
-  address_pool: AddressPoolCounts;
-  sweep_queue: { waiting: number; active: number; failed: number };
-  system: {
-    chain_network: string;
-    usdt_contract: string | null;
-    node_api_url: string | null;
-    chain_explorer_base_url: string | null;
-    tx_explorer_base_url: string | null;
-    address_explorer_base_url: string | null;
-    sweep_enabled: boolean;
-    sweep_mode: string;
-    hot_wallet_alert_trx: number;
-  };
-}
+export type { WalletStatus };
 
 interface CachedBalance {
   address: string;

@@ -1,4 +1,13 @@
 /** The admin API (SPEC.md 4.3-4.5) as the dashboard calls it: same origin, the admin_token cookie. */
+import type {
+  AdminOrderSummary,
+  AddressPoolCounts,
+  Incident,
+  WalletStatus,
+} from "../../../src/admin/api-shapes.js";
+
+export type { Incident, WalletStatus };
+export type OrderSummary = AdminOrderSummary;
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -52,17 +61,7 @@ export interface Stats {
   today: StatsBlock;
   week: StatsBlock;
   total: StatsBlock;
-  address_pool: { total: number; free: number; allocated: number };
-}
-export interface Incident {
-  id: string;
-  created_at: string;
-  event_type: string;
-  payload: Record<string, unknown>;
-  order_id: string;
-  order_status: string;
-  external_id: string;
-  merchant_name: string;
+  address_pool: AddressPoolCounts;
 }
 export interface MerchantSummary {
   id: string;
@@ -71,19 +70,6 @@ export interface MerchantSummary {
   is_active: boolean;
   created_at: string;
   order_count: number;
-}
-export interface OrderSummary {
-  id: string;
-  external_id: string;
-  merchant_id: string;
-  merchant_name: string;
-  address: string;
-  amount_expected: string;
-  amount_received: string;
-  status: string;
-  tx_hash: string | null;
-  created_at: string;
-  expires_at: string;
 }
 export interface Pagination {
   page: number;
@@ -104,16 +90,4 @@ export interface OrderDetail {
   settlement: Record<string, unknown> | null;
   meta: Record<string, unknown>;
   webhooks?: Array<Record<string, unknown>>;
-}
-export interface WalletStatus {
-  hot_wallet: {
-    address: string;
-    trx_balance: string;
-    is_low_balance: boolean;
-    balance_error?: string;
-  } | null;
-  cold_wallet: { address: string } | null;
-  address_pool: { total: number; free: number; allocated: number };
-  sweep_queue: { waiting: number; active: number; failed: number };
-  system: Record<string, string | number | boolean | null>;
 }

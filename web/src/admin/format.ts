@@ -14,13 +14,4 @@ export function shortId(id: string): string {
   return id.length > 12 ? `${id.slice(0, 8)}…` : id;
 }
 
-export const ORDER_STATUSES = [
-  "pending",
-  "detected",
-  "confirmed",
-  "underpaid",
-  "overpaid",
-  "completed",
-  "expired",
-  "callback_failed",
-] as const;
+export { ORDER_STATUSES } from "../../../src/orders/order-statuses.js";

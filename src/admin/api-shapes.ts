@@ -1,0 +1,66 @@
+/**
+ * Reply shapes of the admin API (SPEC.md 2) that the operator dashboard (web/src/admin) reads. Type
+ * declarations only, importing nothing with a runtime, so the server modules that build these replies
+ * and the web UI share one definition: a change to a reply fails to compile where it is read.
+ */
+import type { OrderStatus } from "../orders/order-statuses.js";
+
+/** SPEC.md 2.2. */
+export interface AdminOrderSummary {
+  id: string;
+  external_id: string;
+  merchant_id: string;
+  merchant_name: string;
+  address: string;
+  amount_expected: string;
+  amount_received: string;
+  status: OrderStatus;
+  tx_hash: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** SPEC.md 2.3: a webhook_failed or sweep_failed event with its order. */
+export interface Incident {
+  id: string;
+  created_at: string;
+  event_type: string;
+  payload: Record<string, unknown>;
+  order_id: string;
+  order_status: OrderStatus;
+  external_id: string;
+  merchant_name: string;
+}
+
+/** SPEC.md 2.6. */
+export interface AddressPoolCounts {
+  total: number;
+  free: number;
+  /** total - free: bound to an order, including addresses still in quarantine. */
+  allocated: number;
+}
+
+/** SPEC.md 2.7. */
+export interface WalletStatus {
+  hot_wallet: {
+    address: string;
+    trx_balance: string;
+    is_low_balance: boolean;
+    /** Present when the node could not be asked; trx_balance is then the last known value. */
+    balance_error?: string;
+  } | null;
+  cold_wallet: { address: string } | null;
+  address_pool: AddressPoolCounts;
+  sweep_queue: { waiting: number; active: number; failed: number };
+  system: {
+    chain_network: string;
+    usdt_contract: string | null;
+    node_api_url: string | null;
+    chain_explorer_base_url: string | null;
+    tx_explorer_base_url: string | null;
+    address_explorer_base_url: string | null;
+    sweep_enabled: boolean;
+    sweep_mode: string;
+    hot_wallet_alert_trx: number;
+  };
+}
