@@ -4,7 +4,6 @@
  */
 import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
-import fastifyHelmet from "@fastify/helmet";
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,6 +17,7 @@ import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
+import { securityHeaders } from "./security-headers.js";
 import { webRoutes } from "./routes/web.js";
 import { adminRoutes } from "./routes/admin/index.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
@@ -81,7 +81,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     reply.header("X-Request-Id", request.id);
   });
 
-  await app.register(fastifyHelmet, {
+  const headers = securityHeaders({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -93,6 +93,9 @@ export async function buildApp(ctx: Context): Promise<App> {
       },
     },
     hsts: ctx.config.isProduction,
+  });
+  app.addHook("onRequest", async (_request, reply) => {
+    reply.headers(headers);
   });
   await app.register(fastifyCookie);
   await app.register(fastifySwagger, {
