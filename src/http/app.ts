@@ -90,6 +90,10 @@ export async function buildApp(ctx: Context): Promise<App> {
         scriptSrc: ["'self'"],
         connectSrc: ["'self'"],
         frameAncestors: ["'none'"],
+        // Production runs behind TLS. In development the pages are also opened over plain http on
+        // a LAN address (a phone paying a demo order), where upgrading /assets/* to https would
+        // leave a blank page.
+        upgradeInsecureRequests: ctx.config.isProduction ? [] : null,
       },
     },
     hsts: ctx.config.isProduction,

@@ -98,13 +98,15 @@ describe("headers", () => {
     }
   });
 
-  it("sends Strict-Transport-Security only in production", async () => {
+  it("sends Strict-Transport-Security and upgrade-insecure-requests only in production", async () => {
     const reply = await t.app.inject({ method: "GET", url: "/api/v1/health/live" });
     expect(reply.headers["strict-transport-security"]).toBeUndefined();
+    expect(reply.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
     const prod = await createTestApp({ env: { NODE_ENV: "production", TRON_NETWORK: "nile" } });
     try {
       const secure = await prod.app.inject({ method: "GET", url: "/api/v1/health/live" });
       expect(secure.headers["strict-transport-security"]).toMatch(/max-age=\d+/);
+      expect(secure.headers["content-security-policy"]).toContain("upgrade-insecure-requests");
     } finally {
       await prod.close();
     }
