@@ -29,7 +29,13 @@ import { TronNodeError } from "../tron/node-errors.js";
 import type { TransactionJson } from "../tron/protobuf.js";
 import { signTransaction } from "../tron/sign.js";
 import { buildTriggerSmartContract, buildTrxTransfer, type RefBlock } from "../tron/transaction.js";
-import { SWEEP_MAX_ATTEMPTS, planFunding, sweepBackoffMs } from "./sweep-plan.js";
+import {
+  SWEEP_MAX_ATTEMPTS,
+  planFunding,
+  sweepBackoffMs,
+  sweepFeeLimit,
+  type ChainPrices,
+} from "./sweep-plan.js";
 
 export const SWEEP_LEASE_MS = 120_000;
 /** How soon to look again at a transaction waiting for the solidified chain. */
@@ -218,15 +224,31 @@ async function refBlock(d: Deps): Promise<RefBlock & { timestamp: number }> {
   return { number: raw.number ?? 0, hash: head.blockID, timestamp: raw.timestamp ?? Date.now() };
 }
 
+/** What moving `balance` off `address` costs now: the transfer's energy and the chain's prices. */
+async function transferCost(
+  d: Deps,
+  address: string,
+  balance: bigint,
+): Promise<ChainPrices & { energy: bigint }> {
+  const [energy, params] = await Promise.all([
+    d.client.estimateEnergy({ owner: address, contract: d.usdt, data: encodeTransfer(d.cold, balance) }),
+    d.client.getChainParameters(),
+  ]);
+  return {
+    energy: BigInt(energy),
+    energyPriceSun: BigInt(params.getEnergyFee ?? 420),
+    bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
+  };
+}
+
 async function fund(d: Deps, row: SettlementRow): Promise<StepResult> {
   const balance = await usdtBalance(d, row.address);
   if (balance < d.ctx.config.sweepMinUsdt) {
     // Dust stays where it is: sweeping it would cost more than it is worth.
     return { kind: "done", patch: { step: "below_minimum", amount: balance } };
   }
-  const [energy, params, account] = await Promise.all([
-    d.client.estimateEnergy({ owner: row.address, contract: d.usdt, data: encodeTransfer(d.cold, balance) }),
-    d.client.getChainParameters(),
+  const [cost, account] = await Promise.all([
+    transferCost(d, row.address, balance),
     d.client.getAccount(row.address),
   ]);
   let freeBandwidth = FRESH_ACCOUNT_FREE_BANDWIDTH;
@@ -234,13 +256,7 @@ async function fund(d: Deps, row: SettlementRow): Promise<StepResult> {
     const resource = await d.client.getAccountResource(row.address);
     freeBandwidth = BigInt(Math.max(0, (resource.freeNetLimit ?? 0) - (resource.freeNetUsed ?? 0)));
   }
-  const plan = planFunding({
-    energy: BigInt(energy),
-    energyPriceSun: BigInt(params.getEnergyFee ?? 420),
-    bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
-    freeBandwidth,
-    balanceSun: BigInt(account?.balance ?? 0),
-  });
+  const plan = planFunding({ ...cost, freeBandwidth, balanceSun: BigInt(account?.balance ?? 0) });
   if (plan.sendSun === 0n) return { kind: "next", step: "sweep", patch: { amount: balance, fee_trx: 0n } };
   const hotAddress = addressFromPrivateKey(d.hotKey);
   const ref = await refBlock(d);
@@ -278,17 +294,7 @@ async function fund(d: Deps, row: SettlementRow): Promise<StepResult> {
 async function sweep(d: Deps, row: SettlementRow): Promise<StepResult> {
   const balance = await usdtBalance(d, row.address);
   if (balance === 0n) throw new SweepError("the deposit address holds no USDT to sweep");
-  const [energy, params] = await Promise.all([
-    d.client.estimateEnergy({ owner: row.address, contract: d.usdt, data: encodeTransfer(d.cold, balance) }),
-    d.client.getChainParameters(),
-  ]);
-  const { feeLimitSun } = planFunding({
-    energy: BigInt(energy),
-    energyPriceSun: BigInt(params.getEnergyFee ?? 420),
-    bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
-    freeBandwidth: FRESH_ACCOUNT_FREE_BANDWIDTH,
-    balanceSun: 0n,
-  });
+  const feeLimitSun = sweepFeeLimit(await transferCost(d, row.address, balance));
   if (row.derivation_index === null) throw new SweepError("the deposit address is not in the address pool");
   const key = derivePrivateKey(d.mnemonic, row.derivation_index);
   let signed: TransactionJson;

@@ -41,8 +41,12 @@ export function planFunding(i: FundingInput): FundingPlan {
   const bandwidthSun = i.freeBandwidth >= SWEEP_TX_BYTES ? 0n : SWEEP_TX_BYTES * i.bandwidthPriceSun;
   const needSun = energySun + bandwidthSun;
   const sendSun = needSun > i.balanceSun ? needSun - i.balanceSun : 0n;
-  const feeLimitSun = (i.energy * i.energyPriceSun * FEE_LIMIT_PERCENT + 99n) / 100n;
-  return { needSun, sendSun, feeLimitSun };
+  return { needSun, sendSun, feeLimitSun: sweepFeeLimit(i) };
+}
+
+/** fee_limit of the sweep transaction (sun): the energy estimate at the current price, +50%. */
+export function sweepFeeLimit(i: ChainPrices & { energy: bigint }): bigint {
+  return (i.energy * i.energyPriceSun * FEE_LIMIT_PERCENT + 99n) / 100n;
 }
 
 /** Backoff after the n-th failed attempt (1-based): 10 s, 20 s, 40 s … capped at 30 minutes. */

@@ -4,7 +4,7 @@ import { MerchantsPage } from "./MerchantsPage.js";
 import { OrderDetailPage } from "./OrderDetailPage.js";
 import { OrdersPage } from "./OrdersPage.js";
 import { OverviewPage } from "./OverviewPage.js";
-import { navigate, useLocation } from "./router.js";
+import { Link, useLocation } from "./router.js";
 import { WalletPage } from "./WalletPage.js";
 import { errorMessage } from "./useApi.js";
 
@@ -84,22 +84,6 @@ const NAV = [
   { to: "/admin/merchants", label: "Merchants" },
   { to: "/admin/wallet", label: "Wallet" },
 ];
-
-export function Link({ to, children, testId }: { to: string; children: ReactNode; testId?: string }) {
-  return (
-    <a
-      href={to}
-      data-testid={testId}
-      onClick={(event) => {
-        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
-        event.preventDefault();
-        navigate(to);
-      }}
-    >
-      {children}
-    </a>
-  );
-}
 
 function Shell({ onOut }: { onOut: () => void }) {
   const { path, query } = useLocation();

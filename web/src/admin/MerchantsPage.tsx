@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { api, type MerchantSummary } from "./api.js";
-import { Link } from "./AdminApp.js";
+import { Link } from "./router.js";
 import { formatTime } from "./format.js";
 import { errorMessage, useApi } from "./useApi.js";
 

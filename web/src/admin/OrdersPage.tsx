@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { api, type MerchantSummary, type OrderSummary, type Pagination } from "./api.js";
-import { Link } from "./AdminApp.js";
 import { formatTime, ORDER_STATUSES, shortId, trimAmount } from "./format.js";
-import { navigate } from "./router.js";
+import { Link, navigate } from "./router.js";
 import { useApi } from "./useApi.js";
 
 const FILTERS = ["status", "merchant_id", "from", "to", "page"] as const;

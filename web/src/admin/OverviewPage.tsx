@@ -1,6 +1,6 @@
 import { toMicro } from "../checkout/amounts.js";
 import { api, type Incident, type Stats, type StatsBlock } from "./api.js";
-import { Link } from "./AdminApp.js";
+import { Link } from "./router.js";
 import { formatTime, trimAmount } from "./format.js";
 import { useApi } from "./useApi.js";
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 
 /** A tiny history router for /admin/*: pushState navigation, back/forward via popstate. */
 export function navigate(to: string): void {
@@ -16,4 +16,21 @@ export function useLocation(): { path: string; query: URLSearchParams } {
     return () => window.removeEventListener("popstate", onChange);
   }, []);
   return location;
+}
+
+/** An in-app link: a real href (new tab, copy link), navigated without a page load. */
+export function Link({ to, children, testId }: { to: string; children: ReactNode; testId?: string }) {
+  return (
+    <a
+      href={to}
+      data-testid={testId}
+      onClick={(event) => {
+        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
 }
