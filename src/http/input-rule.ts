@@ -16,17 +16,17 @@ export interface InputViolation {
 
 const BAD_CHARACTER = "must not contain NUL or unpaired surrogate characters";
 
-// A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
-const BAD = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function isCleanString(value: string): boolean {
-  return !BAD.test(value);
+  return !value.includes("\u0000") && !LONE_SURROGATE.test(value);
 }
 
 function childPath(parent: string, key: string | number): string {
   if (typeof key === "number") return `${parent}[${key}]`;
   const printable = isCleanString(key) && /^[A-Za-z0-9_$-]{1,64}$/.test(key);
-  const name = printable ? key : JSON.stringify(key.slice(0, 32).replace(/\u0000/g, "\\0")).slice(1, -1);
+  const name = printable ? key : JSON.stringify(key.slice(0, 32).replaceAll("\u0000", "\\0")).slice(1, -1);
   return parent === "" ? name : `${parent}.${name}`;
 }
 
