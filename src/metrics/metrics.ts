@@ -107,7 +107,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     webhookDeliveries: new Counter({
       name: "stablegate_webhook_deliveries_total",
-      help: "Webhook delivery attempts by result (delivered, retry, failed)",
+      help: "Webhook delivery attempts by result (delivered, retry_scheduled, failed, lease_lost)",
       labelNames: ["result"],
       registers,
     }),
