@@ -21,7 +21,8 @@ interface CachedBalance {
   sun: bigint;
   at: number;
 }
-const balances = new WeakMap<Context, CachedBalance>();
+// Keyed by the database handle, which every per-request context of one process shares.
+const balances = new WeakMap<Context["database"], CachedBalance>();
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
@@ -59,7 +60,7 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
   const address = ctx.config.hotWalletAddress;
   if (!address) return null;
   const threshold = BigInt(ctx.config.hotWalletAlertTrx) * SUN_PER_TRX;
-  const cached = balances.get(ctx);
+  const cached = balances.get(ctx.database);
   const now = Date.now();
   if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
     return { address, trx_balance: formatSun(cached.sun), is_low_balance: cached.sun < threshold };
@@ -68,7 +69,7 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
     const account = await ctx.chain.client.getAccount(address);
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
-    balances.set(ctx, { address, sun, at: now });
+    balances.set(ctx.database, { address, sun, at: now });
     return { address, trx_balance: formatSun(sun), is_low_balance: sun < threshold };
   } catch (error) {
     ctx.log.warn({ err: error }, "hot wallet balance unavailable");
