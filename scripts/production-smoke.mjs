@@ -1,6 +1,8 @@
 // Drives a running production api over HTTP (no dependencies: plain Node): admin login, a merchant,
 // an order created and read back with the merchant's key, the checkout page and /metrics with the
 // bearer token. Exits non-zero with a message on the first mismatch.
+import console from "node:console";
+import process from "node:process";
 const base = process.argv[2];
 const password = process.env.ADMIN_PASSWORD;
 const metricsToken = process.env.METRICS_TOKEN;
@@ -13,7 +15,7 @@ function check(condition, message) {
 }
 
 async function call(path, init = {}) {
-  const response = await fetch(`${base}${path}`, init);
+  const response = await globalThis.fetch(`${base}${path}`, init);
   const text = await response.text();
   let body = text;
   try {
