@@ -8,11 +8,14 @@ import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/emb
 import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import { buildApp } from "./http/app.js";
+import { buildOpsApp } from "./http/ops-app.js";
 import { startWorkers, type Workers } from "./workers/index.js";
 import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
 import type { Loop } from "./workers/loop.js";
 
-export type Role = "all" | "api" | "worker";
+import type { Role } from "./commands.js";
+
+export type { Role };
 
 export interface RunningService {
   ctx: Context;
@@ -58,10 +61,9 @@ export async function startService(
   let url: string | undefined;
   let snapshotReader: Loop | undefined;
   try {
-    if (role === "all" || role === "api") {
-      app = await buildApp(ctx);
-      url = await app.listen({ port: config.port, host: config.host });
-    }
+    // A worker listens too, for /metrics and health only (its own scanner, sweep and webhook figures).
+    app = role === "worker" ? await buildOpsApp(ctx) : await buildApp(ctx);
+    url = await app.listen({ port: config.port, host: config.host });
     if (role === "all" || role === "worker") workers = await startWorkers(ctx);
     snapshotReader = startMetricsSnapshotReader(ctx);
   } catch (error) {

@@ -15,7 +15,7 @@ import {
 } from "fastify-type-provider-zod";
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
-import type { Logger } from "../logger.js";
+import { registerRequestHooks } from "./request-hooks.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
 import { securityHeaders } from "./security-headers.js";
@@ -25,19 +25,8 @@ import { merchantRoutes } from "./routes/merchant/index.js";
 import { publicRoutes } from "./routes/public/index.js";
 import { metricsRoutes } from "./routes/metrics.js";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /**
-     * The context for this request's domain calls: the app's context with the request's logger, so
-     * every line logged on behalf of the request carries its reqId.
-     */
-    ctx: Context;
-  }
-}
-
 export const BODY_LIMIT_BYTES = 32 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -90,24 +79,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     }
   });
 
-  app.decorateRequest("ctx", null as unknown as Context);
-  app.addHook("onRequest", async (request, reply) => {
-    request.ctx = { ...ctx, log: request.log as unknown as Logger };
-    reply.header("X-Request-Id", request.id);
-  });
-  // Labelled by the route pattern (never the raw URL, whose ids would make one series per order).
-  const duration = ctx.metrics.httpRequestDuration;
-  app.addHook("onResponse", (request, reply, done) => {
-    duration.observe(
-      {
-        method: KNOWN_METHODS.has(request.method) ? request.method : "other",
-        route: request.routeOptions.url ?? "unmatched",
-        status: String(reply.statusCode),
-      },
-      reply.elapsedTime / 1000,
-    );
-    done();
-  });
+  registerRequestHooks(app as unknown as FastifyInstance, ctx);
 
   const headers = securityHeaders({
     contentSecurityPolicy: {

@@ -152,6 +152,8 @@ if (process.env.TEST_DATABASE_URL) {
       WALLET_MNEMONIC: TEST_MNEMONIC,
       HOT_WALLET_PRIVATE_KEY: hot.privateKey,
       HOT_WALLET_ADDRESS: hot.address,
+      // A worker listens too (metrics and health): on a port of its own.
+      PORT: "0",
     });
 
     const sql = async (text: string, values: unknown[] = []): Promise<unknown[]> => {

@@ -3,6 +3,7 @@
  * every line of a background step names the order or settlement it worked on. The logger is the
  * real pino logger writing into memory.
  */
+import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settlements } from "../../src/db/schema.js";
 import { newId } from "../../src/ids.js";
@@ -40,12 +41,12 @@ describe("request logs", () => {
   it("tag every line of a request, including the domain's own lines, with the request id", async () => {
     const ids: string[] = [];
     const logged = await captured(async () => {
-      const send = async (id: string, options: Parameters<TestApp["app"]["inject"]>[0] & object) => {
+      const send = async (id: string, options: InjectOptions) => {
         ids.push(id);
         const reply = await t.app.inject({
           ...options,
           headers: { ...(options.headers ?? {}), "x-request-id": id },
-        } as never);
+        });
         expect(reply.headers["x-request-id"]).toBe(id);
         return reply;
       };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { createContext } from "../../src/context.js";
 import { buildApp } from "../../src/http/app.js";
+import { buildOpsApp } from "../../src/http/ops-app.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics/metrics.js";
 import { readMetricsSnapshot } from "../../src/metrics/metrics-snapshot.js";
@@ -228,6 +229,35 @@ describe("GET /metrics in production", () => {
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('stablegate_info{role="all"} 1');
     } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("the worker's ops listener", () => {
+  it("serves /metrics and health, and nothing of the api", async () => {
+    const t = await createTestApp();
+    const worker = await createContext(t.ctx.config, {
+      database: t.testDb.database,
+      clock: t.clock,
+      log: createLogger({ level: "silent" }),
+      role: "worker",
+    });
+    const ops = await buildOpsApp(worker);
+    try {
+      expect((await ops.inject({ method: "GET", url: "/api/v1/health/live" })).json()).toEqual({
+        status: "ok",
+      });
+      const metrics = await ops.inject({ method: "GET", url: "/metrics" });
+      expect(metrics.statusCode).toBe(200);
+      expect(metrics.body).toContain('stablegate_info{role="worker"} 1');
+      for (const url of ["/api/v1/admin/wallet", "/api/v1/payments", "/admin", "/api/v1/openapi.json"]) {
+        const reply = await ops.inject({ method: "GET", url });
+        expect(reply.statusCode, url).toBe(404);
+        expect(reply.json()).toMatchObject({ code: "NOT_FOUND" });
+      }
+    } finally {
+      await ops.close();
       await t.close();
     }
   });
