@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
-import { startService, type Role } from "./server.js";
+import { ROLES, type Role } from "./commands.js";
+import { startService } from "./server.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -41,13 +42,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === "serve") {
     const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
     const role = values.role as Role;
-    if (!["all", "api", "worker"].includes(role)) {
+    if (!(ROLES as readonly string[]).includes(role)) {
       process.stderr.write(`unknown role "${role}"; use all, api or worker\n`);
       return 1;
     }
     const started = performance.now();
     const service = await startService(config, role);
-    printBanner(config, service.url, performance.now() - started);
+    printBanner(config, role, service.url, performance.now() - started);
     if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
     const shutdown = (signal: string) => {
       service.ctx.log.info({ signal }, "shutting down");
@@ -79,14 +80,17 @@ function loadConfigOrExit(): Config {
   }
 }
 
-function printBanner(config: Config, url: string | undefined, startupMs: number): void {
-  const lines = [`stablegate ready in ${Math.round(startupMs)} ms (network ${config.tronNetwork})`];
-  if (url) {
+function printBanner(config: Config, role: Role, url: string | undefined, startupMs: number): void {
+  const lines = [
+    `stablegate ready in ${Math.round(startupMs)} ms (role ${role}, network ${config.tronNetwork})`,
+  ];
+  if (url && role === "worker") lines.push(`  metrics, health:  ${url}/metrics, ${url}/api/v1/health`);
+  if (url && role !== "worker") {
     lines.push(`  dashboard:       ${config.publicBaseUrl}/admin`);
     lines.push(`  admin API:       ${config.publicBaseUrl}/api/v1/admin`);
   }
   // Only a password the service generated itself is ever printed, never one the operator supplied.
-  if (url && config.adminPasswordGenerated) {
+  if (url && role !== "worker" && config.adminPasswordGenerated) {
     lines.push(
       `  admin password:  ${config.adminPassword}   (generated, kept in ${config.dataDir}/secrets.json)`,
     );
@@ -109,9 +113,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(
-      `stablegate failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    // Role checks (checkSweeperSecrets) run at start-up, after the configuration was loaded.
+    if (error instanceof ConfigError) process.stderr.write(`configuration error: ${error.message}\n`);
+    else
+      process.stderr.write(
+        `stablegate failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
     process.exit(1);
   },
 );

@@ -6,6 +6,7 @@
 import type { Config, TronNetwork } from "../config.js";
 import { createNodeClient, type NodeClient, TronNodeError } from "../tron/node-client.js";
 import { evmHex } from "../tron/address.js";
+import type { Metrics } from "../metrics/metrics.js";
 
 export interface HeadObservation {
   number: number;
@@ -26,11 +27,19 @@ export interface ChainAccess {
   close(): Promise<void>;
 }
 
-export function createChainAccess(config: Config, client?: NodeClient): ChainAccess {
+export function createChainAccess(config: Config, client?: NodeClient, metrics?: Metrics): ChainAccess {
+  const baseUrl = config.tronNodeUrl;
   const node =
     client ??
-    (config.tronNodeUrl
-      ? createNodeClient({ baseUrl: config.tronNodeUrl, apiKey: config.tronApiKey })
+    (baseUrl
+      ? createNodeClient({
+          baseUrl,
+          apiKey: config.tronApiKey,
+          onRequest: metrics
+            ? (event) =>
+                metrics.observeNodeCall(baseUrl, event.path, event.durationMs, event.errorKind !== undefined)
+            : undefined,
+        })
       : unconfiguredClient());
   let head: HeadObservation | undefined;
   return {

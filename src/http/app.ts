@@ -15,6 +15,7 @@ import {
 } from "fastify-type-provider-zod";
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
+import { registerRequestHooks } from "./request-hooks.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
 import { findInputViolation } from "./input-rule.js";
@@ -24,6 +25,7 @@ import { webRoutes } from "./routes/web.js";
 import { adminRoutes } from "./routes/admin/index.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
 import { publicRoutes } from "./routes/public/index.js";
+import { metricsRoutes } from "./routes/metrics.js";
 
 export const BODY_LIMIT_BYTES = 32 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -83,9 +85,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     }
   });
 
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("X-Request-Id", request.id);
-  });
+  registerRequestHooks(app as unknown as FastifyInstance, ctx);
 
   // The one string rule (src/http/input-rule.ts) over everything a route receives, before any
   // route's schema: a new route or field cannot forget it.
@@ -144,6 +144,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   await app.register(merchantRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(webRoutes);
+  await app.register(metricsRoutes, { ctx });
 
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -30,7 +30,8 @@ async function authenticateKey(ctx: Context, rawKey: string | undefined): Promis
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
-const caches = new WeakMap<Context, Map<string, { key: AuthenticatedKey; at: number }>>();
+// Keyed by the database handle, which every per-request context of one process shares.
+const caches = new WeakMap<Context["database"], Map<string, { key: AuthenticatedKey; at: number }>>();
 
 /**
  * The same lookup from a per-process cache of active merchants, for the hot route whose own
@@ -43,8 +44,8 @@ export async function authenticateMerchantCached(
   rawKey: string | undefined,
 ): Promise<AuthenticatedKey> {
   const keyHash = keyHashOf(ctx, rawKey);
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new Map()));
+  let cache = caches.get(ctx.database);
+  if (!cache) caches.set(ctx.database, (cache = new Map()));
   const hit = cache.get(keyHash);
   const now = Date.now();
   if (hit && now - hit.at < CACHE_TTL_MS) return hit.key;
@@ -56,7 +57,7 @@ export async function authenticateMerchantCached(
 
 /** Called when a statement found the cached key no longer valid; answers why with the right error. */
 export async function refuseStaleKey(ctx: Context, keyHash: string): Promise<never> {
-  caches.get(ctx)?.delete(keyHash);
+  caches.get(ctx.database)?.delete(keyHash);
   const [merchant] = await ctx.db
     .select({ isActive: merchants.isActive })
     .from(merchants)

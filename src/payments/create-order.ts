@@ -219,21 +219,23 @@ async function insertOrders(
 
 /** Largest batch of one creation statement: ~40 KB of input at most, well inside one round trip. */
 const MAX_BATCH_SIZE = 64;
-const batchers = new WeakMap<Context, StatementBatcher<Prepared, InsertOutcome>>();
+// One per process context, keyed by its database handle (per-request contexts share it). The
+// batch statement serves many requests at once, so insertOrders must not log with the first one's id.
+const batchers = new WeakMap<Context["database"], StatementBatcher<Prepared, InsertOutcome>>();
 
 /**
  * The creation batcher of this context. Half the pool at most runs creations, so reads, the
  * workers and admin requests always find a connection.
  */
 function creationBatcher(ctx: Context): StatementBatcher<Prepared, InsertOutcome> {
-  let batcher = batchers.get(ctx);
+  let batcher = batchers.get(ctx.database);
   if (!batcher) {
     batcher = new StatementBatcher<Prepared, InsertOutcome>({
       maxInFlight: Math.max(1, Math.floor(ctx.database.maxConnections / 2)),
       maxBatchSize: MAX_BATCH_SIZE,
       run: (batch) => insertOrders(ctx, undefined, batch),
     });
-    batchers.set(ctx, batcher);
+    batchers.set(ctx.database, batcher);
   }
   return batcher;
 }
@@ -303,6 +305,7 @@ export async function createOrder(
   const first = await creationBatcher(ctx).submit(p);
   if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
+    ctx.metrics.ordersCreated.inc();
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, first.address, first.addressId), 0),
       created: true,
@@ -325,6 +328,7 @@ export async function createOrder(
   });
   if (!outcome.authorized) await refuseUnauthorized(ctx, p);
   if (outcome.address !== null) {
+    ctx.metrics.ordersCreated.inc();
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, outcome.address, outcome.addressId), 0),
       created: true,

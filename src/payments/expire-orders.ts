@@ -38,8 +38,8 @@ export async function expireOrders(
         payload: { expires_at: order.expiresAt.toISOString() },
       });
     }
-    return due.length;
+    return due.map((order) => order.id);
   });
-  if (expired > 0) ctx.log.info({ expired }, "orders expired");
-  return { expired, more: expired === batchSize };
+  if (expired.length > 0) ctx.log.info({ expired: expired.length, orderIds: expired }, "orders expired");
+  return { expired: expired.length, more: expired.length === batchSize };
 }

@@ -146,7 +146,9 @@ export async function runDueSweeps(
   );
   result.claimed = claimed.length;
   for (const row of claimed) {
-    const outcome = await advance(d, row);
+    // Every line this settlement's step logs names it and its order.
+    const log = ctx.log.child({ settlementId: row.id, orderId: row.order_id });
+    const outcome = await advance({ ...d, ctx: { ...ctx, log } }, row);
     if (outcome === "completed") result.completed++;
     if (outcome === "failed") result.failed++;
   }
@@ -468,7 +470,10 @@ async function finish(
     );
     if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
   });
-  ctx.log.info({ orderId: row.order_id, step: patch.step, again }, "sweep completed");
+  ctx.metrics.sweeps.inc({ result: "completed" });
+  // What the hot wallet sent to fund this sweep (the part the fees did not burn stays on the address).
+  if (row.fee_trx !== null) ctx.metrics.sweepSpentTrx.inc(Number(formatAmount(BigInt(row.fee_trx))));
+  ctx.log.info({ step: patch.step, again }, "sweep completed");
 }
 
 async function recordFailure(
@@ -479,7 +484,7 @@ async function recordFailure(
 ): Promise<"failed" | "pending"> {
   const { ctx } = d;
   if (error instanceof LeaseLost) {
-    ctx.log.warn({ orderId: row.order_id, step }, error.message);
+    ctx.log.warn({ step, reason: error.message }, "sweep lease lost");
     return "pending";
   }
   const reason = error instanceof Error ? error.message : String(error);
@@ -494,7 +499,7 @@ async function recordFailure(
       sql`last_error = ${reason}, next_attempt_at = ${later(SWEEP_NODE_RETRY_MS)}::timestamptz,
         lease_owner = NULL, lease_expires_at = NULL`,
     );
-    ctx.log.warn({ orderId: row.order_id, step, err: reason }, "sweep waits for the node");
+    ctx.log.warn({ step, err: reason }, "sweep waits for the node");
     return "pending";
   }
   const attempt = row.attempts + 1;
@@ -509,7 +514,8 @@ async function recordFailure(
       );
       await appendOrderEvent(ctx, tx, row.order_id, "sweep_failed", { reason, attempt, step });
     });
-    ctx.log.error({ orderId: row.order_id, step, attempt, err: reason }, "sweep failed");
+    ctx.metrics.sweeps.inc({ result: "failed" });
+    ctx.log.error({ step, attempt, err: reason }, "sweep failed");
     return "failed";
   }
   await update(
@@ -519,6 +525,7 @@ async function recordFailure(
     sql`status = 'active', attempts = ${attempt}, last_error = ${reason},
       next_attempt_at = ${later(sweepBackoffMs(attempt))}::timestamptz, lease_owner = NULL, lease_expires_at = NULL`,
   );
-  ctx.log.warn({ orderId: row.order_id, step, attempt, err: reason }, "sweep attempt failed");
+  ctx.metrics.sweeps.inc({ result: "retry" });
+  ctx.log.warn({ step, attempt, err: reason }, "sweep attempt failed");
   return "pending";
 }

@@ -8,7 +8,6 @@ import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
 import { settlements } from "../db/schema.js";
 import { formatSun } from "../money.js";
-import { addressFromPrivateKey } from "../tron/address.js";
 import { getAddressPoolCounts } from "./get-address-pool-counts.js";
 
 const SUN_PER_TRX = 1_000_000n;
@@ -22,7 +21,8 @@ interface CachedBalance {
   sun: bigint;
   at: number;
 }
-const balances = new WeakMap<Context, CachedBalance>();
+// Keyed by the database handle, which every per-request context of one process shares.
+const balances = new WeakMap<Context["database"], CachedBalance>();
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
@@ -56,11 +56,11 @@ async function sweepQueue(ctx: Context): Promise<WalletStatus["sweep_queue"]> {
 }
 
 async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
-  const key = ctx.config.hotWalletPrivateKey;
-  if (!key) return null;
-  const address = addressFromPrivateKey(key);
+  // HOT_WALLET_ADDRESS (or the key's address): an api process without the key shows it too.
+  const address = ctx.config.hotWalletAddress;
+  if (!address) return null;
   const threshold = BigInt(ctx.config.hotWalletAlertTrx) * SUN_PER_TRX;
-  const cached = balances.get(ctx);
+  const cached = balances.get(ctx.database);
   const now = Date.now();
   if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
     return { address, trx_balance: formatSun(cached.sun), is_low_balance: cached.sun < threshold };
@@ -69,7 +69,7 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
     const account = await ctx.chain.client.getAccount(address);
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
-    balances.set(ctx, { address, sun, at: now });
+    balances.set(ctx.database, { address, sun, at: now });
     return { address, trx_balance: formatSun(sun), is_low_balance: sun < threshold };
   } catch (error) {
     ctx.log.warn({ err: error }, "hot wallet balance unavailable");

@@ -65,7 +65,10 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
           () => undefined,
           (error: unknown) => {
             // Recording failed (database gone): the lease expires and another attempt follows.
-            ctx.log.warn({ err: error, deliveryId: delivery.id }, "webhook attempt could not be recorded");
+            ctx.log.warn(
+              { err: error, deliveryId: delivery.id, orderId: delivery.orderId },
+              "webhook attempt could not be recorded",
+            );
           },
         ),
       );

@@ -11,13 +11,13 @@ import { AppError } from "../../errors.js";
 
 export const ADMIN_COOKIE = "admin_token";
 
-async function adminSessionPlugin(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+async function adminSessionPlugin(app: FastifyInstance, _options: { ctx: Context }): Promise<void> {
   app.addHook("onRequest", async (request) => {
     const token = request.cookies[ADMIN_COOKIE];
     if (token === undefined || token === "") {
       throw new AppError("ADMIN_UNAUTHORIZED", "admin session required: log in first");
     }
-    await verifyAdminToken(ctx, token);
+    await verifyAdminToken(request.ctx, token);
   });
 }
 

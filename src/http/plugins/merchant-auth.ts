@@ -26,18 +26,18 @@ declare module "fastify" {
   }
 }
 
-async function merchantAuthPlugin(app: FastifyInstance, { ctx }: { ctx: Context }): Promise<void> {
+async function merchantAuthPlugin(app: FastifyInstance, _options: { ctx: Context }): Promise<void> {
   if (!app.hasRequestDecorator("merchant")) app.decorateRequest("merchant", null);
   if (!app.hasRequestDecorator("apiKeyHash")) app.decorateRequest("apiKeyHash", null);
   app.addHook("onRequest", async (request) => {
     const header = request.headers["x-api-key"];
     const rawKey = Array.isArray(header) ? undefined : header?.trim();
     if (request.routeOptions.config.verifiesApiKeyInStatement === true) {
-      const { merchant, keyHash } = await authenticateMerchantCached(ctx, rawKey);
+      const { merchant, keyHash } = await authenticateMerchantCached(request.ctx, rawKey);
       request.merchant = merchant;
       request.apiKeyHash = keyHash;
     } else {
-      request.merchant = await authenticateMerchant(ctx, rawKey);
+      request.merchant = await authenticateMerchant(request.ctx, rawKey);
     }
   });
 }

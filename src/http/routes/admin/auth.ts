@@ -18,7 +18,7 @@ export const adminAuthRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (a
   };
 
   app.post("/api/v1/admin/auth/login", { schema: loginSchema }, async (request, reply) => {
-    const { token, maxAgeSeconds } = await loginAdmin(ctx, {
+    const { token, maxAgeSeconds } = await loginAdmin(request.ctx, {
       password: request.body.password,
       clientIp: request.ip,
     });

@@ -20,9 +20,9 @@ import { rotateApiKeySchema } from "../../schemas/rotate-api-key.js";
 import { updateMerchantSchema } from "../../schemas/update-merchant.js";
 import { toMerchantSummary } from "./merchant-replies.js";
 
-export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  app.get("/api/v1/admin/merchants", { schema: listMerchantsSchema }, async () => {
-    const entries = await listMerchants(ctx);
+export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+  app.get("/api/v1/admin/merchants", { schema: listMerchantsSchema }, async (request) => {
+    const entries = await listMerchants(request.ctx);
     return {
       data: entries.map(({ merchant, orderCount }) => ({
         ...toMerchantSummary(merchant),
@@ -33,7 +33,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
 
   app.post("/api/v1/admin/merchants", { schema: createMerchantSchema }, async (request, reply) => {
     const body = request.body;
-    const { merchant, apiKey } = await createMerchant(ctx, {
+    const { merchant, apiKey } = await createMerchant(request.ctx, {
       name: body.name,
       // The schema guarantees one of the two is present.
       webhookSecret: (body.webhook_secret ?? body.webhookSecret) as string,
@@ -50,7 +50,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
   });
 
   app.get("/api/v1/admin/merchants/:id", { schema: getMerchantDetailSchema }, async (request) => {
-    const { merchant, stats, recentOrders, recentIncidents } = await getMerchantDetail(ctx, {
+    const { merchant, stats, recentOrders, recentIncidents } = await getMerchantDetail(request.ctx, {
       id: request.params.id,
     });
     return {
@@ -79,7 +79,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
 
   app.put("/api/v1/admin/merchants/:id", { schema: updateMerchantSchema }, async (request) => {
     const body = request.body ?? {};
-    const merchant = await updateMerchant(ctx, {
+    const merchant = await updateMerchant(request.ctx, {
       id: request.params.id,
       name: body.name,
       isActive: body.is_active ?? body.isActive,
@@ -89,7 +89,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
   });
 
   app.post("/api/v1/admin/merchants/:id/rotate-api-key", { schema: rotateApiKeySchema }, async (request) => {
-    const { merchant, apiKey } = await rotateApiKey(ctx, { id: request.params.id });
+    const { merchant, apiKey } = await rotateApiKey(request.ctx, { id: request.params.id });
     return {
       id: merchant.id,
       name: merchant.name,

@@ -5,10 +5,10 @@ import { getAdminOrder } from "../../../orders/get-admin-order.js";
 import { listAdminOrders } from "../../../orders/list-admin-orders.js";
 import { getAdminOrderSchema, listAdminOrdersSchema } from "../../schemas/admin-orders.js";
 
-export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get("/api/v1/admin/orders", { schema: listAdminOrdersSchema }, async (request) => {
     const query = request.query;
-    return listAdminOrders(ctx, {
+    return listAdminOrders(request.ctx, {
       page: query.page,
       limit: query.limit,
       status: query.status,
@@ -20,6 +20,6 @@ export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
   });
 
   app.get("/api/v1/admin/orders/:id", { schema: getAdminOrderSchema }, async (request) =>
-    getAdminOrder(ctx, request.params.id),
+    getAdminOrder(request.ctx, request.params.id),
   );
 };

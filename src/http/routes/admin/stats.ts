@@ -6,10 +6,12 @@ import { getDailyStats } from "../../../stats/get-daily-stats.js";
 import { getStats } from "../../../stats/get-stats.js";
 import { getDailyStatsSchema, getStatsSchema, listIncidentsSchema } from "../../schemas/admin-stats.js";
 
-export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  app.get("/api/v1/admin/stats", { schema: getStatsSchema }, async () => getStats(ctx));
-  app.get("/api/v1/admin/stats/daily", { schema: getDailyStatsSchema }, async () => getDailyStats(ctx));
-  app.get("/api/v1/admin/incidents", { schema: listIncidentsSchema }, async () => ({
-    data: await listIncidents(ctx),
+export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+  app.get("/api/v1/admin/stats", { schema: getStatsSchema }, async (request) => getStats(request.ctx));
+  app.get("/api/v1/admin/stats/daily", { schema: getDailyStatsSchema }, async (request) =>
+    getDailyStats(request.ctx),
+  );
+  app.get("/api/v1/admin/incidents", { schema: listIncidentsSchema }, async (request) => ({
+    data: await listIncidents(request.ctx),
   }));
 };

@@ -5,11 +5,13 @@ import { retrySweep } from "../../../sweeps/retry-sweep.js";
 import { getWalletStatus } from "../../../wallet/get-wallet-status.js";
 import { getWalletSchema, retrySweepSchema } from "../../schemas/admin-wallet.js";
 
-export const adminWalletRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  app.get("/api/v1/admin/wallet", { schema: getWalletSchema }, async () => getWalletStatus(ctx));
+export const adminWalletRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+  app.get("/api/v1/admin/wallet", { schema: getWalletSchema }, async (request) =>
+    getWalletStatus(request.ctx),
+  );
 
   app.post("/api/v1/admin/orders/:id/retry-sweep", { schema: retrySweepSchema }, async (request) => {
-    await retrySweep(ctx, request.params.id);
+    await retrySweep(request.ctx, request.params.id);
     return { ok: true as const };
   });
 };

@@ -25,13 +25,13 @@ function overrideFrom(body: unknown): string | undefined {
   return value;
 }
 
-export const adminWebhookRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+export const adminWebhookRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.post(
     "/api/v1/admin/orders/:id/retry-webhook",
     { schema: retryWebhookSchema, attachValidation: true },
     async (request) => {
       const callbackUrl = overrideFrom(request.body);
-      await retryOrderWebhook(ctx, request.params.id, { callbackUrl });
+      await retryOrderWebhook(request.ctx, request.params.id, { callbackUrl });
       return { ok: true as const };
     },
   );

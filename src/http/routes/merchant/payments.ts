@@ -32,7 +32,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
       const body = request.body;
       const merchant = requireMerchant(request);
       const { order, created } = await createOrder(
-        ctx,
+        request.ctx,
         { id: merchant.id, apiKeyHash: request.apiKeyHash },
         {
           externalId: body.external_id,
@@ -48,12 +48,12 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
   );
 
   app.get("/api/v1/payments/:id", { schema: getPaymentSchema }, async (request) =>
-    getOrder(ctx, requireMerchant(request).id, request.params.id),
+    getOrder(request.ctx, requireMerchant(request).id, request.params.id),
   );
 
   app.get("/api/v1/payments", { schema: listPaymentsSchema }, async (request) => {
     const query = request.query;
-    return listOrders(ctx, requireMerchant(request).id, {
+    return listOrders(request.ctx, requireMerchant(request).id, {
       page: query.page,
       limit: query.limit,
       status: query.status,

@@ -8,12 +8,12 @@ const healthReply = z.object({
   checks: z.record(z.string(), z.unknown()),
 });
 
-export const healthRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get(
     "/api/v1/health",
     { schema: { tags: ["public"], response: { 200: healthReply, 503: healthReply } } },
-    async (_request, reply) => {
-      const health = await checkHealth(ctx);
+    async (request, reply) => {
+      const health = await checkHealth(request.ctx);
       return reply.status(health.status === "unavailable" ? 503 : 200).send(health);
     },
   );

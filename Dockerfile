@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# Stablegate: compiled JavaScript on Node LTS with production dependencies only, run as a non-root
+# user (DESIGN.md 11). Build: docker build -t stablegate . ; run: see compose.yaml and docs/deploy.md.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# 1. Build: every dependency (TypeScript, Vite), then dist/ with the web bundle inside it.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY src ./src
+COPY devnet ./devnet
+COPY scripts ./scripts
+COPY web ./web
+RUN npm run build
+
+# 2. Production dependencies only (no tsx, no Vite, no TypeScript), without install scripts.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# 3. Runtime: node_modules, dist/ and the launcher; nothing else of the repository.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/app/data
+WORKDIR /app
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+COPY --chown=root:root bin ./bin
+# The code stays root-owned and read-only to the service; only DATA_DIR is the node user's.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+# Graceful shutdown: stop accepting, finish in-flight requests and background steps, close the pool.
+STOPSIGNAL SIGTERM
+# Liveness with node itself (the slim image has no curl). Every role listens on PORT: api and all
+# serve the whole API, worker only /metrics and the health routes.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "bin/stablegate.mjs"]
+CMD ["serve", "--role", "all"]

@@ -1,0 +1,290 @@
+/**
+ * Memory, start-up and the cost of /metrics, on the compiled service (dist/, `npm run build` first)
+ * as production runs it: NODE_ENV=production, PostgreSQL, a devnet as the TRON node.
+ *
+ *   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/memory-startup.ts
+ *
+ * Prints:
+ *   - start to first healthy reply (/api/v1/health/live) of `serve --role api` and `--role worker`
+ *     (median of BENCH_STARTS, 3), goal <= 1.5 s;
+ *   - resident memory (VmRSS) of the api and the worker idle, and their peak while the api takes
+ *     order-creation load (autocannon in a child process), goal <= 150 MB each;
+ *   - order-creation throughput with a /metrics scrape every second versus none, in alternating
+ *     rounds of the same run (median of BENCH_ROUNDS each), goal < 2 % difference;
+ *   - resident memory of the zero-configuration demo (`npm start`'s process: tsx, PGlite and the
+ *     in-process devnet) idle.
+ * Options (env): BENCH_CONNECTIONS (50), BENCH_DURATION (10 s), BENCH_ROUNDS (3), BENCH_STARTS (3).
+ * Creates and drops a scratch database of its own.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import pg from "pg";
+import { startDevnet } from "../devnet/index.js";
+import { loadConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { createLogger } from "../src/logger.js";
+import { createMerchant } from "../src/merchants/create-merchant.js";
+import { mnemonicToAccountXpub } from "../src/tron/hd.js";
+import { fillAddressPool } from "../src/wallet/fill-address-pool.js";
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(here, "..");
+const BIN = join(ROOT, "bin", "stablegate.mjs");
+const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const starts = Number(process.env.BENCH_STARTS ?? 3);
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+const MNEMONIC =
+  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+
+if (!existsSync(join(ROOT, "dist", "src", "main.js"))) {
+  console.error("dist/ is missing: run `npm run build` first");
+  process.exit(1);
+}
+
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+function rss(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? 0) * 1024;
+}
+
+interface Service {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/** Spawns a process and resolves once /api/v1/health/live answers 200, with the time it took. */
+async function start(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ service: Service; readyMs: number }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const began = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const service: Service = {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited: ${stderr}`);
+    if (performance.now() - began > 60_000) throw new Error(`${args.join(" ")} not healthy after 60 s`);
+    try {
+      const res = await fetch(`${url}/api/v1/health/live`);
+      if (res.status === 200) return { service, readyMs: performance.now() - began };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface LoadResult {
+  requests: number;
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function orderLoad(url: string, apiKey: string, prefix: string, seconds: number): Promise<LoadResult> {
+  const options = {
+    url: `${url}/api/v1/payments`,
+    headers: { "x-api-key": apiKey },
+    connections,
+    duration: seconds,
+    prefix,
+    bodyTemplate: { amount: "10.5", currency: "USDT", callback_url: "https://merchant.example.com/hook" },
+  };
+  const { stdout } = await run(process.execPath, [join(here, "load.mjs"), JSON.stringify(options)], {
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout) as LoadResult;
+}
+
+/** Samples the peak RSS of the pids while fn runs. */
+async function peakRss<T>(pids: number[], fn: () => Promise<T>): Promise<{ result: T; peaks: number[] }> {
+  const peaks = pids.map((pid) => rss(pid));
+  const timer = setInterval(
+    () => pids.forEach((pid, i) => (peaks[i] = Math.max(peaks[i] as number, rss(pid)))),
+    200,
+  );
+  try {
+    return { result: await fn(), peaks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`load average at start: ${load()} (2 cores shared with other work: figures are noisy)`);
+  const devnet = await startDevnet({ blockTimeMs: 1000, solidifyAfter: 3, quiet: true });
+  const dbName = `sg_bench_mem_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${dbName}`;
+  const env: Record<string, string> = {
+    NODE_ENV: "production",
+    TRON_NETWORK: "nile",
+    TRON_NODE_URL: devnet.url,
+    USDT_CONTRACT: devnet.usdtContract,
+    DATABASE_URL: dbUrl.toString(),
+    ADMIN_PASSWORD: "bench operator password",
+    SESSION_SECRET: "bench-session-secret-0123456789abcdef",
+    API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef",
+    WALLET_XPUB: mnemonicToAccountXpub(MNEMONIC),
+    METRICS_TOKEN,
+    MERCHANT_RATE_LIMIT_PER_MINUTE: "1000000",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "sg-bench-mem-")),
+  };
+  const services: Service[] = [];
+  try {
+    await run(process.execPath, [BIN, "migrate"], { env: { ...process.env, ...env } });
+
+    // Addresses for every order of the run, derived before measuring (the worker's filler would
+    // otherwise compete with the api for the same two cores).
+    const ctx = await createContext(loadConfig(env), { log: createLogger({ level: "silent" }) });
+    const addressCount = (2 * rounds + 1) * duration * 2000 + 10_000;
+    while ((await fillAddressPool(ctx, { target: addressCount, batchSize: 2000 })).more);
+    const { apiKey } = await createMerchant(ctx, {
+      name: "Bench Shop",
+      webhookSecret: "bench-webhook-secret",
+    });
+    await ctx.database.close();
+    await ctx.chain.close();
+    console.log(`address pool: ${addressCount} addresses ready`);
+
+    // 1. Start-up, compiled, to the first healthy reply.
+    for (const role of ["api", "worker"]) {
+      const times: number[] = [];
+      for (let i = 0; i < starts; i++) {
+        const { service, readyMs } = await start([BIN, "serve", "--role", role], env);
+        times.push(readyMs);
+        await service.stop();
+      }
+      console.log(
+        `start to first healthy reply, compiled serve --role ${role}: median ${Math.round(median(times))} ms ` +
+          `(${times.map((t) => Math.round(t)).join(", ")} ms; load ${load()})`,
+      );
+    }
+
+    // 2. RSS idle.
+    const api = (await start([BIN, "serve", "--role", "api"], env)).service;
+    services.push(api);
+    const worker = (await start([BIN, "serve", "--role", "worker"], env)).service;
+    services.push(worker);
+    await sleep(5_000);
+    const apiPid = api.child.pid as number;
+    const workerPid = worker.child.pid as number;
+    console.log(`RSS idle: api ${mb(rss(apiPid))}, worker ${mb(rss(workerPid))} (load ${load()})`);
+
+    // 3. Throughput with and without a scrape every second, alternating; RSS peaks meanwhile.
+    await orderLoad(api.url, apiKey, "warmup", 3);
+    const plain: LoadResult[] = [];
+    const scraped: LoadResult[] = [];
+    let scrapes = 0;
+    const { peaks } = await peakRss([apiPid, workerPid], async () => {
+      for (let round = 0; round < rounds; round++) {
+        plain.push(await orderLoad(api.url, apiKey, `plain-${round}`, duration));
+        const scraper = setInterval(() => {
+          scrapes += 1;
+          for (const target of [api.url, worker.url]) {
+            void fetch(`${target}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+              .then((res) => res.text())
+              .catch(() => undefined);
+          }
+        }, 1_000);
+        try {
+          scraped.push(await orderLoad(api.url, apiKey, `scraped-${round}`, duration));
+        } finally {
+          clearInterval(scraper);
+        }
+      }
+    });
+    console.log(
+      `RSS peak under order-creation load: api ${mb(peaks[0] as number)}, worker ${mb(peaks[1] as number)}`,
+    );
+    const show = (r: LoadResult) => `${Math.round(r.rps)}/s (p99 ${r.p99} ms, non-2xx ${r.non2xx})`;
+    console.log(`order creation, no scrape:          ${plain.map(show).join("; ")}`);
+    console.log(
+      `order creation, /metrics every 1 s: ${scraped.map(show).join("; ")} (${scrapes} scrapes of api and worker)`,
+    );
+    const a = median(plain.map((r) => r.rps));
+    const b = median(scraped.map((r) => r.rps));
+    console.log(
+      `metrics cost: median ${Math.round(a)}/s without vs ${Math.round(b)}/s with scrapes = ` +
+        `${(((a - b) / a) * 100).toFixed(1)} % difference (${connections} connections, ${duration} s rounds, load ${load()})`,
+    );
+    const metricsText = await (
+      await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
+    console.log(`api /metrics: ${metricsText.length} bytes, ${metricsText.split("\n").length} lines`);
+    await Promise.all(services.splice(0).map((service) => service.stop()));
+
+    // 4. The zero-configuration demo idle (npm start's service process: tsx, PGlite, in-process devnet).
+    const demoDir = mkdtempSync(join(tmpdir(), "sg-bench-demo-"));
+    try {
+      const demo = await start(["--import", "tsx", join(ROOT, "src/main.ts"), "serve"], {
+        NODE_ENV: "development",
+        DATA_DIR: demoDir,
+        LOG_LEVEL: "warn",
+      });
+      services.push(demo.service);
+      await sleep(5_000);
+      console.log(
+        `npm start (tsx, PGlite, in-process devnet) idle: RSS ${mb(rss(demo.service.child.pid as number))}, ` +
+          `first healthy reply after ${Math.round(demo.readyMs)} ms (load ${load()})`,
+      );
+      await demo.service.stop();
+    } finally {
+      rmSync(demoDir, { recursive: true, force: true });
+    }
+  } finally {
+    await Promise.all(services.map((service) => service.stop()));
+    await devnet.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+await main();

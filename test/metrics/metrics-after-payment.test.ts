@@ -1,0 +1,112 @@
+/**
+ * The figures move with real work: an order paid over the devnet, confirmed by the real scanner,
+ * its webhook delivered to a real receiver, its USDT swept to the cold wallet, then one snapshot
+ * refresh; a scrape of the real app before and after shows each family changed by what happened.
+ */
+import { TronWeb } from "tronweb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { settlements } from "../../src/db/schema.js";
+import { buildApp, type App } from "../../src/http/app.js";
+import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
+import { createOrder } from "../../src/payments/create-order.js";
+import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
+import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
+import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { startReceiver, type Receiver } from "../webhooks/fixtures.js";
+
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+let t: ChainTest;
+let app: App;
+let hook: Receiver;
+let hot: string;
+
+beforeAll(async () => {
+  const hotAccount = await TronWeb.createAccount();
+  hot = hotAccount.address.base58;
+  t = await startChainTest({
+    env: {
+      HOT_WALLET_PRIVATE_KEY: hotAccount.privateKey,
+      COLD_WALLET_ADDRESS: (await TronWeb.createAccount()).address.base58,
+      SWEEP_ENABLED: "true",
+    },
+  });
+  await t.devnetPost("/devnet/fund", { address: hot, trx: "1000", solidify: true });
+  await t.scanner.sync();
+  hook = await startReceiver();
+  app = await buildApp(t.ctx);
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  await hook?.close();
+  await t?.close();
+});
+
+describe("metrics after a devnet payment", () => {
+  it("count the order, its outcome, the scan, node calls, the webhook, the sweep and the balances", async () => {
+    const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
+    const before = await scrape();
+    const devnetNode = `stablegate_node_calls_total{node="${t.devnet.url}",endpoint="/wallet/getnowblock",result="ok"}`;
+
+    const { order } = await createOrder(
+      t.ctx,
+      { id: t.merchantId },
+      { externalId: "metrics-1", amount: "25", currency: "USDT", callbackUrl: hook.url },
+    );
+    await t.pay(order.address, 25_000_000n);
+    t.mine(1);
+    await t.finalize();
+    const deliverer = createWebhookDeliverer(t.ctx);
+    try {
+      await deliverer.deliverDue();
+    } finally {
+      await deliverer.close();
+    }
+    let settlement;
+    for (let i = 0; i < 12 && settlement?.status !== "completed"; i++) {
+      t.devnet.mine(SOLIDIFY_AFTER + 1);
+      t.clock.advance(31 * 60_000);
+      await runDueSweeps(t.ctx);
+      [settlement] = await t.ctx.db.select().from(settlements).where(eq(settlements.orderId, order.id));
+    }
+    expect(settlement?.status).toBe("completed");
+    t.clock.advance(60_000);
+    expect((await refreshMetricsSnapshot(t.ctx)).refreshed).toBe(true);
+    const after = await scrape();
+
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    expect(moved("stablegate_orders_created_total")).toBe(1);
+    expect(moved('stablegate_order_outcomes_total{status="confirmed"}')).toBe(1);
+    expect(moved('stablegate_order_outcomes_total{status="completed"}')).toBe(1);
+    expect(moved('stablegate_webhook_deliveries_total{result="delivered"}')).toBe(1);
+    expect(moved('stablegate_sweeps_total{result="completed"}')).toBe(1);
+    expect(moved(devnetNode)).toBeGreaterThan(0);
+
+    const head = t.devnet.mine(0);
+    expect(sample(after, "stablegate_scanner_scanned_block")).toBeGreaterThan(0);
+    expect(sample(after, "stablegate_scanner_head_block")).toBeLessThanOrEqual(head);
+    expect(sample(after, "stablegate_scanner_lag_blocks")).toBe(
+      sample(after, "stablegate_scanner_head_block") - sample(after, "stablegate_scanner_scanned_block"),
+    );
+
+    // TRX spent is what the settlement records as sent to fund the sweep; the balance is the node's.
+    const fee = Number(settlement?.feeTrx ?? 0n) / 1e6;
+    expect(fee).toBeGreaterThan(0);
+    expect(moved("stablegate_sweep_spent_trx_total")).toBeCloseTo(fee, 6);
+    const account = await t.ctx.chain.client.getAccount(hot);
+    expect(sample(after, "stablegate_hot_wallet_balance_trx")).toBeCloseTo(
+      Number(account?.balance ?? 0) / 1e6,
+      6,
+    );
+    expect(sample(after, "stablegate_hot_wallet_balance_trx")).toBeLessThan(1000);
+    expect(sample(after, "stablegate_address_pool_free_addresses")).toBeGreaterThanOrEqual(0);
+    expect(after).toMatch(/^stablegate_address_pool_free_addresses \d+$/m);
+    expect(sample(after, "stablegate_webhook_due_deliveries")).toBe(0);
+    expect(sample(after, 'stablegate_settlements{status="failed"}')).toBe(0);
+    expect(sample(after, "stablegate_hot_wallet_staked_energy")).toBe(0);
+  }, 180_000);
+});
