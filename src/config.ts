@@ -32,8 +32,10 @@ export interface Config {
   readonly sessionSecret: string;
   readonly apiKeyPepper: string;
   readonly tronNetwork: TronNetwork;
-  /** undefined on devnet = start the devnet in-process. */
+  /** undefined on devnet = start the devnet in-process. The first of tronNodeUrls. */
   readonly tronNodeUrl: string | undefined;
+  /** TRON_NODE_URL split at commas: the preferred node first, then the fallbacks (DESIGN 11). */
+  readonly tronNodeUrls: readonly string[];
   readonly tronApiKey: string | undefined;
   /** undefined on devnet = the in-process devnet's own contract. */
   readonly usdtContract: string | undefined;
@@ -191,9 +193,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (usdtContract !== undefined && !isValidAddress(usdtContract)) {
     throw new ConfigError("USDT_CONTRACT", "is not a valid TRON address");
   }
-  const tronNodeUrl =
-    url(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
-    (tronNetwork === "devnet" ? undefined : DEFAULT_NODE_URL[tronNetwork]);
+  const tronNodeUrls =
+    urlList(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
+    (tronNetwork === "devnet" ? [] : [DEFAULT_NODE_URL[tronNetwork]]);
+  const tronNodeUrl = tronNodeUrls[0];
   // Explorer links are shown to operators and payers: never with the node URL's credentials.
   const publicNodeUrl = withoutCredentials(tronNodeUrl);
   const chainBase = tronNetwork === "devnet" ? publicNodeUrl : EXPLORERS[tronNetwork];
@@ -227,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyPepper,
     tronNetwork,
     tronNodeUrl,
+    tronNodeUrls: Object.freeze(tronNodeUrls),
     tronApiKey: read("TRON_API_KEY"),
     usdtContract,
     confirmations: integer(read("CONFIRMATIONS"), "CONFIRMATIONS", 19, 1, 1000),
@@ -369,6 +373,17 @@ function url(raw: string | undefined, name: string): string | undefined {
     throw new ConfigError(name, "must be an http(s) URL");
   }
   return raw.replace(/\/+$/, "");
+}
+
+/** A comma-separated list of http(s) URLs (at least one, no duplicates). */
+function urlList(raw: string | undefined, name: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = raw.split(",").map((part) => part.trim());
+  if (list.some((part) => part === ""))
+    throw new ConfigError(name, "has an empty entry in its comma-separated list");
+  const urls = list.map((part) => url(part, name) as string);
+  if (new Set(urls).size !== urls.length) throw new ConfigError(name, "lists the same URL twice");
+  return urls;
 }
 
 /** The URL without user info, query or fragment (where API keys may travel). */

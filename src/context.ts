@@ -49,6 +49,6 @@ export async function createContext(config: Config, options: ContextOptions = {}
     db: database.db,
     log,
     clock: options.clock ?? systemClock,
-    chain: options.chain ?? createChainAccess(config),
+    chain: options.chain ?? createChainAccess(config, { log }),
   };
 }

@@ -1,11 +1,14 @@
 /**
- * The chain as the rest of the service sees it: one java-tron node client, the watched USDT
- * contract and what was last observed of the head. Creating it never connects: the client's pool
- * dials on the first call, so contexts without a reachable node (tests, api-only processes) are fine.
+ * The chain as the rest of the service sees it: the java-tron nodes of TRON_NODE_URL as one client
+ * with failover (node-pool.ts), the watched USDT contract and what was last observed of the head.
+ * Creating it never connects: a client's pool dials on the first call, so contexts without a
+ * reachable node (tests, api-only processes) are fine.
  */
 import type { Config, TronNetwork } from "../config.js";
-import { createNodeClient, type NodeClient, TronNodeError } from "../tron/node-client.js";
+import type { Logger } from "../logger.js";
+import { type NodeClient, TronNodeError } from "../tron/node-client.js";
 import { evmHex } from "../tron/address.js";
+import { createNodePool, poolOf, type NodePool, type NodePoolOptions } from "./node-pool.js";
 
 export interface HeadObservation {
   number: number;
@@ -15,7 +18,8 @@ export interface HeadObservation {
 
 export interface ChainAccess {
   readonly network: TronNetwork;
-  readonly client: NodeClient;
+  /** Every call goes to the preferred healthy node; select() pins one node for related calls. */
+  readonly client: NodePool;
   /** base58; undefined only when no node is configured (a devnet config before the devnet started). */
   readonly usdtContract: string | undefined;
   /** The contract's 20-byte lowercase hex, as java-tron prints log.address. */
@@ -26,12 +30,24 @@ export interface ChainAccess {
   close(): Promise<void>;
 }
 
-export function createChainAccess(config: Config, client?: NodeClient): ChainAccess {
-  const node =
-    client ??
-    (config.tronNodeUrl
-      ? createNodeClient({ baseUrl: config.tronNodeUrl, apiKey: config.tronApiKey })
-      : unconfiguredClient());
+export interface ChainAccessOptions {
+  /** A single client of the caller's instead of the configured nodes (tests, benchmarks). */
+  client?: NodeClient;
+  /** Failover tuning (tests shorten the pauses). */
+  pool?: NodePoolOptions;
+  log?: Logger;
+}
+
+export function createChainAccess(config: Config, options: ChainAccessOptions = {}): ChainAccess {
+  const poolOptions: NodePoolOptions = {
+    ...(options.log ? { log: options.log } : {}),
+    ...options.pool,
+  };
+  const node: NodePool = options.client
+    ? poolOf([{ name: "node", client: options.client }], poolOptions)
+    : config.tronNodeUrls.length > 0
+      ? createNodePool(config.tronNodeUrls, { apiKey: config.tronApiKey }, poolOptions)
+      : poolOf([{ name: "none", client: unconfiguredClient() }], poolOptions);
   let head: HeadObservation | undefined;
   return {
     network: config.tronNetwork,

@@ -117,7 +117,9 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
 
   async function scanOnce(signal: AbortSignal = NEVER): Promise<ScanResult> {
     if (!usdtEvm) throw new Error("USDT_CONTRACT is not configured");
-    const headJson = await retryNode(() => ctx.chain.client.getNowBlock(), {
+    // The head and, when the pass reaches it, the head block's infos come from the same node.
+    let headNode = ctx.chain.client.select();
+    const headJson = await retryNode(() => (headNode = ctx.chain.client.select()).getNowBlock(), {
       ...options.retry,
       signal,
       log: ctx.log,
@@ -159,13 +161,13 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     signal.addEventListener("abort", abort, { once: true });
     try {
       const blocks = fetchBlocks(from, to, {
-        client: ctx.chain.client,
+        select: () => ctx.chain.client.select(),
         usdtEvm,
         log: ctx.log,
         signal: controller.signal,
         concurrency,
         retry: options.retry,
-        known: to === head.number ? headJson : undefined,
+        known: to === head.number ? { block: headJson, node: headNode } : undefined,
       });
       let at: BlockRef = cursor;
       let batch: FetchedBlock[] = [];

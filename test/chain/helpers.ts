@@ -8,6 +8,8 @@ import { TronWeb } from "tronweb";
 import { startDevnet, type Devnet, type DevnetOptions } from "../../devnet/index.js";
 import { createScanner, type Scanner, type ScannerOptions } from "../../src/chain/scanner.js";
 import { readCursor } from "../../src/chain/cursor.js";
+import { createChainAccess } from "../../src/chain/chain-access.js";
+import type { NodePoolOptions } from "../../src/chain/node-pool.js";
 import type { Config } from "../../src/config.js";
 import { createContext, type Context } from "../../src/context.js";
 import type { Database } from "../../src/db/connection.js";
@@ -74,6 +76,10 @@ export interface ChainTestOptions {
   /** Share an open database (e.g. a second context on the same data). */
   database?: Database;
   scanner?: ScannerOptions;
+  /** TRON_NODE_URL from the started devnet (e.g. two of its listeners); default its main URL. */
+  nodeUrls?: (devnet: Devnet) => string;
+  /** Node failover tuning. */
+  pool?: NodePoolOptions;
 }
 
 export async function startChainTest(options: ChainTestOptions = {}): Promise<ChainTest> {
@@ -84,17 +90,19 @@ export async function startChainTest(options: ChainTestOptions = {}): Promise<Ch
     ...options.devnet,
   });
   const config = testConfig({
-    TRON_NODE_URL: devnet.url,
+    TRON_NODE_URL: options.nodeUrls ? options.nodeUrls(devnet) : devnet.url,
     USDT_CONTRACT: devnet.usdtContract,
     CONFIRMATIONS: String(CONFIRMATIONS),
     ...options.env,
   });
   const testDb = await createTestDatabase();
   const clock = new TickingClock();
+  const log = createLogger({ level: "silent" });
   const ctx = await createContext(config, {
     database: options.database ?? testDb.database,
     clock,
-    log: createLogger({ level: "silent" }),
+    log,
+    ...(options.pool ? { chain: createChainAccess(config, { log, pool: options.pool }) } : {}),
   });
   const { merchant } = await createMerchant(ctx, { name: "Chain Shop", webhookSecret: "whsec-chain-test" });
   const tw = new TronWeb({ fullHost: devnet.url, privateKey: devnet.faucetKey });
