@@ -44,13 +44,18 @@ export interface Config {
   readonly walletXpub: string;
   readonly walletMnemonic: string | undefined;
   readonly hotWalletPrivateKey: string | undefined;
+  /** HOT_WALLET_ADDRESS, or the key's address; the same on every role. */
+  readonly hotWalletAddress: string | undefined;
   readonly coldWalletAddress: string | undefined;
+  /** Describes the deployment: every role reports it the same, whether or not it holds the keys. */
   readonly sweepEnabled: boolean;
   readonly sweepMode: SweepMode;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
   readonly webhookAllowPrivateNetworks: boolean;
   readonly logLevel: string;
+  /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
+  readonly metricsToken: string | undefined;
   /** Fastify trustProxy: false, true, or a comma-separated list of trusted proxy addresses/CIDRs. */
   readonly trustProxy: boolean | string;
   readonly explorer: {
@@ -169,21 +174,43 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("WALLET_XPUB", "does not belong to WALLET_MNEMONIC");
   }
 
-  const hotWalletPrivateKey = read("HOT_WALLET_PRIVATE_KEY") ?? dev?.hot_wallet_private_key;
+  const givenHotAddress = read("HOT_WALLET_ADDRESS");
+  if (givenHotAddress !== undefined && !isValidAddress(givenHotAddress)) {
+    throw new ConfigError("HOT_WALLET_ADDRESS", "is not a valid TRON address");
+  }
+  const hotWalletPrivateKey =
+    read("HOT_WALLET_PRIVATE_KEY") ?? (givenHotAddress ? undefined : dev?.hot_wallet_private_key);
   if (hotWalletPrivateKey !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletPrivateKey)) {
     throw new ConfigError("HOT_WALLET_PRIVATE_KEY", "must be 32 bytes of hex");
   }
+  let keyAddress: string | undefined;
+  try {
+    keyAddress = hotWalletPrivateKey
+      ? addressFromPrivateKey(hotWalletPrivateKey.replace(/^0x/, ""))
+      : undefined;
+  } catch {
+    throw new ConfigError("HOT_WALLET_PRIVATE_KEY", "is not a valid secp256k1 private key");
+  }
+  // The api tier shows and alerts on HOT_WALLET_ADDRESS while the workers pay from the key: a
+  // mismatch would watch one wallet and spend from another.
+  if (givenHotAddress !== undefined && keyAddress !== undefined && givenHotAddress !== keyAddress) {
+    throw new ConfigError(
+      "HOT_WALLET_ADDRESS",
+      `is ${givenHotAddress} but HOT_WALLET_PRIVATE_KEY belongs to ${keyAddress}; they must name the same wallet`,
+    );
+  }
+  const hotWalletAddress = givenHotAddress ?? keyAddress;
   const coldWalletAddress = read("COLD_WALLET_ADDRESS") ?? dev?.cold_wallet_address;
   if (coldWalletAddress !== undefined && !isValidAddress(coldWalletAddress)) {
     throw new ConfigError("COLD_WALLET_ADDRESS", "is not a valid TRON address");
   }
-  const bothWallets = hotWalletPrivateKey !== undefined && coldWalletAddress !== undefined;
+  const bothWallets = hotWalletAddress !== undefined && coldWalletAddress !== undefined;
   const sweepEnabled = boolean(read("SWEEP_ENABLED"), "SWEEP_ENABLED", bothWallets);
   if (sweepEnabled && !bothWallets) {
-    throw new ConfigError("SWEEP_ENABLED", "needs HOT_WALLET_PRIVATE_KEY and COLD_WALLET_ADDRESS");
-  }
-  if (sweepEnabled && walletMnemonic === undefined) {
-    throw new ConfigError("SWEEP_ENABLED", "needs WALLET_MNEMONIC on the worker that signs sweeps");
+    throw new ConfigError(
+      "SWEEP_ENABLED",
+      "needs COLD_WALLET_ADDRESS and HOT_WALLET_ADDRESS (or HOT_WALLET_PRIVATE_KEY)",
+    );
   }
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
@@ -238,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     walletXpub,
     walletMnemonic,
     hotWalletPrivateKey: hotWalletPrivateKey?.replace(/^0x/, ""),
+    hotWalletAddress,
     coldWalletAddress,
     sweepEnabled,
     sweepMode: oneOf(read("SWEEP_MODE") ?? "burn", "SWEEP_MODE", SWEEP_MODES),
@@ -257,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
       "trace",
       "silent",
     ] as const),
+    metricsToken: read("METRICS_TOKEN"),
     trustProxy: trustProxy(read("TRUST_PROXY")),
     explorer,
     poolMinFree: integer(read("POOL_MIN_FREE"), "POOL_MIN_FREE", 200, 0, 100_000),
@@ -282,13 +311,33 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
+/**
+ * Refuses to start a process that runs the sweeper without what signing needs. Only such processes
+ * (roles worker and all) call it: an api process reports and accepts sweeps with the public values.
+ */
+export function checkSweeperSecrets(config: Config): void {
+  if (!config.sweepEnabled) return;
+  if (config.walletMnemonic === undefined) {
+    throw new ConfigError(
+      "WALLET_MNEMONIC",
+      "is required on worker processes while SWEEP_ENABLED is true (they sign sweeps)",
+    );
+  }
+  if (config.hotWalletPrivateKey === undefined) {
+    throw new ConfigError(
+      "HOT_WALLET_PRIVATE_KEY",
+      "is required on worker processes while SWEEP_ENABLED is true (it pays the sweep fees)",
+    );
+  }
+}
+
 /** The variables that replace each generated secret (WALLET_XPUB makes the mnemonic unnecessary). */
 const DEV_SECRET_ENV: Record<keyof DevSecrets, readonly string[]> = {
   admin_password: ["ADMIN_PASSWORD"],
   session_secret: ["SESSION_SECRET"],
   api_key_pepper: ["API_KEY_PEPPER"],
   wallet_mnemonic: ["WALLET_MNEMONIC", "WALLET_XPUB"],
-  hot_wallet_private_key: ["HOT_WALLET_PRIVATE_KEY"],
+  hot_wallet_private_key: ["HOT_WALLET_PRIVATE_KEY", "HOT_WALLET_ADDRESS"],
   cold_wallet_address: ["COLD_WALLET_ADDRESS"],
 };
 

@@ -11,6 +11,7 @@ import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import type { Logger } from "./logger.js";
 import { createLogger } from "./logger.js";
+import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { join } from "node:path";
 
 export interface Context {
@@ -21,6 +22,8 @@ export interface Context {
   readonly clock: Clock;
   /** The TRON node client and the watched USDT contract (creating it never connects). */
   readonly chain: ChainAccess;
+  /** This process's Prometheus registry and metric families. */
+  readonly metrics: Metrics;
 }
 
 export interface ContextOptions {
@@ -32,6 +35,10 @@ export interface ContextOptions {
   migrate?: boolean;
   /** A chain access of the caller's (tests, benchmarks); default: one from config.tronNodeUrl. */
   chain?: ChainAccess;
+  /** Default: a fresh registry with the default process metrics. */
+  metrics?: Metrics;
+  /** The process role, exported as stablegate_info{role}. */
+  role?: string;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<Context> {
@@ -43,12 +50,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const applied = await migrate(database);
     if (applied.length > 0) log.info({ applied }, "migrations applied");
   }
+  const clock = options.clock ?? systemClock;
+  const metrics = options.metrics ?? createMetrics({ role: options.role, now: () => clock.now().getTime() });
   return {
     config,
     database,
     db: database.db,
     log,
-    clock: options.clock ?? systemClock,
-    chain: options.chain ?? createChainAccess(config, { log }),
+    clock,
+    chain: options.chain ?? createChainAccess(config, { log, metrics }),
+    metrics,
   };
 }

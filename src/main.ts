@@ -109,9 +109,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(
-      `stablegate failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    // Role checks (checkSweeperSecrets) run at start-up, after the configuration was loaded.
+    if (error instanceof ConfigError) process.stderr.write(`configuration error: ${error.message}\n`);
+    else
+      process.stderr.write(
+        `stablegate failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
     process.exit(1);
   },
 );

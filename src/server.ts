@@ -5,10 +5,12 @@
 import type { FastifyInstance } from "fastify";
 import type { Devnet } from "../devnet/index.js";
 import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/embedded-devnet.js";
-import { reloadConfig, type Config, type Env } from "./config.js";
+import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import { buildApp } from "./http/app.js";
 import { startWorkers, type Workers } from "./workers/index.js";
+import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
+import type { Loop } from "./workers/loop.js";
 
 export type Role = "all" | "api" | "worker";
 
@@ -32,6 +34,8 @@ export async function startService(
   options: ServiceOptions = {},
 ): Promise<RunningService> {
   let config = initialConfig;
+  // Only processes that run the sweeper need the signing secrets (DESIGN.md 2).
+  if (role !== "api") checkSweeperSecrets(config);
   let devnet: Devnet | undefined;
   if (needsEmbeddedDevnet(config)) {
     devnet = await startEmbeddedDevnet(config, (message) => process.stderr.write(`warning: ${message}\n`));
@@ -44,7 +48,7 @@ export async function startService(
   }
   let ctx: Context;
   try {
-    ctx = await createContext(config);
+    ctx = await createContext(config, { role });
   } catch (error) {
     await devnet?.close();
     throw error;
@@ -52,14 +56,17 @@ export async function startService(
   let app: FastifyInstance | undefined;
   let workers: Workers | undefined;
   let url: string | undefined;
+  let snapshotReader: Loop | undefined;
   try {
     if (role === "all" || role === "api") {
       app = await buildApp(ctx);
       url = await app.listen({ port: config.port, host: config.host });
     }
     if (role === "all" || role === "worker") workers = await startWorkers(ctx);
+    snapshotReader = startMetricsSnapshotReader(ctx);
   } catch (error) {
     await app?.close();
+    await workers?.stop();
     await ctx.database.close();
     await ctx.chain.close();
     await devnet?.close();
@@ -75,6 +82,7 @@ export async function startService(
       stopping ??= (async () => {
         await app?.close();
         await workers?.stop();
+        await snapshotReader?.stop();
         await ctx.database.close();
         await ctx.chain.close();
         await devnet?.close();

@@ -8,6 +8,7 @@ import type { Config, TronNetwork } from "../config.js";
 import type { Logger } from "../logger.js";
 import { type NodeClient, TronNodeError } from "../tron/node-client.js";
 import { evmHex } from "../tron/address.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { createNodePool, poolOf, type NodePool, type NodePoolOptions } from "./node-pool.js";
 
 export interface HeadObservation {
@@ -36,11 +37,19 @@ export interface ChainAccessOptions {
   /** Failover tuning (tests shorten the pauses). */
   pool?: NodePoolOptions;
   log?: Logger;
+  /** Node calls are counted per node, endpoint and result. */
+  metrics?: Metrics;
 }
 
 export function createChainAccess(config: Config, options: ChainAccessOptions = {}): ChainAccess {
+  const metrics = options.metrics;
   const poolOptions: NodePoolOptions = {
     ...(options.log ? { log: options.log } : {}),
+    ...(metrics
+      ? {
+          onCall: (e) => metrics.observeNodeCall(e.node, e.path, e.durationMs, e.errorKind !== undefined),
+        }
+      : {}),
     ...options.pool,
   };
   const node: NodePool = options.client

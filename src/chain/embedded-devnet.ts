@@ -14,7 +14,6 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { startDevnet, type Devnet } from "../../devnet/index.js";
 import type { Config } from "../config.js";
-import { addressFromPrivateKey } from "../tron/address.js";
 
 export const DEVNET_STATE_FILE = "devnet-state.json";
 export const DEVNET_INFO_FILE = "devnet.json";
@@ -61,8 +60,7 @@ export async function startEmbeddedDevnet(
     onWarning(`devnet state could not be loaded (${(error as Error).message}); moved to ${aside}`);
     devnet = await start();
   }
-  if (config.hotWalletPrivateKey)
-    await fundHotWallet(devnet.url, addressFromPrivateKey(config.hotWalletPrivateKey));
+  if (config.hotWalletAddress) await fundHotWallet(devnet.url, config.hotWalletAddress);
   const info: EmbeddedDevnetInfo = {
     url: devnet.url,
     usdt_contract: devnet.usdtContract,

@@ -116,6 +116,14 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   };
 
   async function scanOnce(signal: AbortSignal = NEVER): Promise<ScanResult> {
+    const result = await scanPass(signal);
+    ctx.metrics.scannerHeadBlock.set(result.head);
+    ctx.metrics.scannerScannedBlock.set(result.cursor);
+    ctx.metrics.scannerLagBlocks.set(Math.max(0, result.head - result.cursor));
+    return result;
+  }
+
+  async function scanPass(signal: AbortSignal): Promise<ScanResult> {
     if (!usdtEvm) throw new Error("USDT_CONTRACT is not configured");
     // The head and, when the pass reaches it, the head block's infos come from the same node.
     let headNode = ctx.chain.client.select();

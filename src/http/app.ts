@@ -22,9 +22,11 @@ import { webRoutes } from "./routes/web.js";
 import { adminRoutes } from "./routes/admin/index.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
 import { publicRoutes } from "./routes/public/index.js";
+import { metricsRoutes } from "./routes/metrics.js";
 
 export const BODY_LIMIT_BYTES = 32 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -80,6 +82,19 @@ export async function buildApp(ctx: Context): Promise<App> {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("X-Request-Id", request.id);
   });
+  // Labelled by the route pattern (never the raw URL, whose ids would make one series per order).
+  const duration = ctx.metrics.httpRequestDuration;
+  app.addHook("onResponse", (request, reply, done) => {
+    duration.observe(
+      {
+        method: KNOWN_METHODS.has(request.method) ? request.method : "other",
+        route: request.routeOptions.url ?? "unmatched",
+        status: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
 
   const headers = securityHeaders({
     contentSecurityPolicy: {
@@ -121,6 +136,7 @@ export async function buildApp(ctx: Context): Promise<App> {
   await app.register(merchantRoutes, { ctx });
   await app.register(adminRoutes, { ctx });
   await app.register(webRoutes);
+  await app.register(metricsRoutes, { ctx });
 
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -81,6 +81,20 @@ export function outcomeEvent(status: OutcomeStatus): OrderEventType {
   }
 }
 
+/** Statuses counted by stablegate_order_outcomes_total{status}. */
+const COUNTED_OUTCOMES: ReadonlySet<OrderStatus> = new Set<OrderStatus>([
+  ...OUTCOME_STATUSES,
+  "expired",
+  "completed",
+  "callback_failed",
+]);
+
+// Counted when the guarded UPDATE succeeded: a caller's transaction that rolls back afterwards
+// (rare: the next statement failed) still counts, which a rate over minutes does not notice.
+function countOutcome(ctx: Context, to: OrderStatus, n: number): void {
+  if (COUNTED_OUTCOMES.has(to)) ctx.metrics.orderOutcomes.inc({ status: to }, n);
+}
+
 export function isAllowed(from: OrderStatus, to: OrderStatus, event: OrderEventType): boolean {
   return TRANSITIONS.some((t) => t.event === event && t.from.includes(from) && t.to.includes(to));
 }
@@ -122,6 +136,7 @@ export async function transitionOrder(
   if (!updated) {
     throw new AppError("INVALID_STATE", `order ${order.id} changed concurrently`);
   }
+  countOutcome(ctx, to, 1);
   const eventId = await appendOrderEvent(ctx, tx, order.id, event, {
     from: order.status,
     to,
@@ -168,6 +183,7 @@ export async function transitionOrders(
   if (updated.length !== new Set(input.orders.map((order) => order.id)).size) {
     throw new AppError("INVALID_STATE", "an order changed concurrently");
   }
+  countOutcome(ctx, to, updated.length);
   const byId = new Map(updated.map((order) => [order.id, order]));
   const events = input.orders.map((order) => ({
     id: newId(),

@@ -303,6 +303,7 @@ export async function createOrder(
   const first = await creationBatcher(ctx).submit(p);
   if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
+    ctx.metrics.ordersCreated.inc();
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, first.address, first.addressId), 0),
       created: true,
@@ -325,6 +326,7 @@ export async function createOrder(
   });
   if (!outcome.authorized) await refuseUnauthorized(ctx, p);
   if (outcome.address !== null) {
+    ctx.metrics.ordersCreated.inc();
     return {
       order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, outcome.address, outcome.addressId), 0),
       created: true,

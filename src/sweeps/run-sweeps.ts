@@ -468,6 +468,9 @@ async function finish(
     );
     if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
   });
+  ctx.metrics.sweeps.inc({ result: "completed" });
+  // What the hot wallet sent to fund this sweep (the part the fees did not burn stays on the address).
+  if (row.fee_trx !== null) ctx.metrics.sweepSpentTrx.inc(Number(formatAmount(BigInt(row.fee_trx))));
   ctx.log.info({ orderId: row.order_id, step: patch.step, again }, "sweep completed");
 }
 
@@ -509,6 +512,7 @@ async function recordFailure(
       );
       await appendOrderEvent(ctx, tx, row.order_id, "sweep_failed", { reason, attempt, step });
     });
+    ctx.metrics.sweeps.inc({ result: "failed" });
     ctx.log.error({ orderId: row.order_id, step, attempt, err: reason }, "sweep failed");
     return "failed";
   }
@@ -519,6 +523,7 @@ async function recordFailure(
     sql`status = 'active', attempts = ${attempt}, last_error = ${reason},
       next_attempt_at = ${later(sweepBackoffMs(attempt))}::timestamptz, lease_owner = NULL, lease_expires_at = NULL`,
   );
+  ctx.metrics.sweeps.inc({ result: "retry" });
   ctx.log.warn({ orderId: row.order_id, step, attempt, err: reason }, "sweep attempt failed");
   return "pending";
 }

@@ -8,7 +8,6 @@ import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
 import { settlements } from "../db/schema.js";
 import { formatSun } from "../money.js";
-import { addressFromPrivateKey } from "../tron/address.js";
 import { getAddressPoolCounts } from "./get-address-pool-counts.js";
 
 const SUN_PER_TRX = 1_000_000n;
@@ -56,9 +55,9 @@ async function sweepQueue(ctx: Context): Promise<WalletStatus["sweep_queue"]> {
 }
 
 async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
-  const key = ctx.config.hotWalletPrivateKey;
-  if (!key) return null;
-  const address = addressFromPrivateKey(key);
+  // HOT_WALLET_ADDRESS (or the key's address): an api process without the key shows it too.
+  const address = ctx.config.hotWalletAddress;
+  if (!address) return null;
   const threshold = BigInt(ctx.config.hotWalletAlertTrx) * SUN_PER_TRX;
   const cached = balances.get(ctx);
   const now = Date.now();

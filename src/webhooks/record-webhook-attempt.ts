@@ -60,6 +60,13 @@ export async function recordWebhookAttempts(
   records: AttemptRecord[],
 ): Promise<RecordOutcome[]> {
   if (records.length === 0) return [];
+  const outcomes = await recordInTransaction(ctx, records);
+  // Counted after the commit: stablegate_webhook_deliveries_total{result}.
+  for (const outcome of outcomes) ctx.metrics.webhookDeliveries.inc({ result: outcome });
+  return outcomes;
+}
+
+async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Promise<RecordOutcome[]> {
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
     // Orders are locked first, in id order, like the outcome path (an order, then its

@@ -6,6 +6,7 @@ import { startScannerLeader } from "../chain/scanner-leader.js";
 import type { Context } from "../context.js";
 import type { Loop } from "./loop.js";
 import { startPaymentLoops } from "./payment-loops.js";
+import { startMetricsRefresher } from "./metrics-loops.js";
 import { startWebhookSender } from "./webhook-sender.js";
 
 export interface Workers {
@@ -19,6 +20,7 @@ export async function startWorkers(ctx: Context): Promise<Workers> {
   const webhookSender = startWebhookSender(ctx);
   loops.push(webhookSender);
   loops.push(...startPaymentLoops(ctx));
+  loops.push(startMetricsRefresher(ctx));
   // The chain scanner and confirmer: runs only in the worker holding the scanner lock.
   loops.push(startScannerLeader(ctx, { onOutcome: () => webhookSender.wake() }));
   ctx.log.info({ loops: loops.map((loop) => loop.name) }, "workers started");

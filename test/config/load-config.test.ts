@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { checkSweeperSecrets, ConfigError, loadConfig } from "../../src/config.js";
+import { addressFromPrivateKey } from "../../src/tron/address.js";
 import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 
@@ -246,5 +247,128 @@ describe("TRON_NODE_URL", () => {
       );
       expect(error.message).not.toContain("a.example");
     }
+  });
+});
+
+describe("roles that tell the truth (DESIGN.md 2)", () => {
+  const xpub = mnemonicToAccountXpub(TEST_MNEMONIC);
+  const hotKey = "11".repeat(32);
+  const hotAddress = addressFromPrivateKey(hotKey);
+  const cold = addressFromPrivateKey("22".repeat(32));
+  const production = (extra: Record<string, string | undefined>): Record<string, string | undefined> => ({
+    NODE_ENV: "production",
+    DATA_DIR: tempDir(),
+    TRON_NETWORK: "mainnet",
+    ADMIN_PASSWORD: "a long operator password",
+    SESSION_SECRET: "0123456789abcdef0123456789abcdef",
+    API_KEY_PEPPER: "fedcba9876543210fedcba9876543210",
+    ...extra,
+  });
+
+  it("lets an api hold only WALLET_XPUB, HOT_WALLET_ADDRESS and COLD_WALLET_ADDRESS and still report sweeping", () => {
+    const config = loadConfig(
+      production({
+        WALLET_XPUB: xpub,
+        HOT_WALLET_ADDRESS: hotAddress,
+        COLD_WALLET_ADDRESS: cold,
+        SWEEP_ENABLED: "true",
+        SWEEP_MODE: "burn",
+      }),
+    );
+    expect(config.sweepEnabled).toBe(true);
+    expect(config.hotWalletAddress).toBe(hotAddress);
+    expect(config.hotWalletPrivateKey).toBeUndefined();
+    expect(config.walletMnemonic).toBeUndefined();
+    expect(() => checkSweeperSecrets(config)).toThrow(ConfigError);
+  });
+
+  it("enables sweeping by default when the hot wallet's address and the cold wallet are known", () => {
+    const config = loadConfig(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_ADDRESS: hotAddress, COLD_WALLET_ADDRESS: cold }),
+    );
+    expect(config.sweepEnabled).toBe(true);
+    expect(loadConfig(production({ WALLET_XPUB: xpub, COLD_WALLET_ADDRESS: cold })).sweepEnabled).toBe(false);
+  });
+
+  it("gives a worker with the mnemonic and the matching key everything signing needs", () => {
+    const config = loadConfig(
+      production({
+        WALLET_MNEMONIC: TEST_MNEMONIC,
+        HOT_WALLET_PRIVATE_KEY: hotKey,
+        HOT_WALLET_ADDRESS: hotAddress,
+        COLD_WALLET_ADDRESS: cold,
+        SWEEP_ENABLED: "true",
+      }),
+    );
+    expect(config.hotWalletAddress).toBe(hotAddress);
+    expect(() => checkSweeperSecrets(config)).not.toThrow();
+  });
+
+  it("derives HOT_WALLET_ADDRESS from the key where only the key is set", () => {
+    const config = loadConfig(production({ WALLET_XPUB: xpub, HOT_WALLET_PRIVATE_KEY: `0x${hotKey}` }));
+    expect(config.hotWalletAddress).toBe(hotAddress);
+  });
+
+  it("refuses a key that does not belong to HOT_WALLET_ADDRESS, naming both variables and no key", () => {
+    const error = expectConfigError(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_ADDRESS: cold, HOT_WALLET_PRIVATE_KEY: hotKey }),
+      "HOT_WALLET_ADDRESS",
+    );
+    expect(error.message).toContain("HOT_WALLET_PRIVATE_KEY");
+    expect(error.message).toContain(hotAddress);
+    expect(error.message).not.toContain(hotKey);
+  });
+
+  it("refuses an invalid HOT_WALLET_ADDRESS and a key outside the curve", () => {
+    expectConfigError(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_ADDRESS: "Tnotanaddress" }),
+      "HOT_WALLET_ADDRESS",
+    );
+    expectConfigError(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_PRIVATE_KEY: "00".repeat(32) }),
+      "HOT_WALLET_PRIVATE_KEY",
+    );
+  });
+
+  it("refuses SWEEP_ENABLED without a hot wallet or a cold wallet", () => {
+    expectConfigError(
+      production({ WALLET_XPUB: xpub, COLD_WALLET_ADDRESS: cold, SWEEP_ENABLED: "true" }),
+      "SWEEP_ENABLED",
+    );
+    expectConfigError(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_ADDRESS: hotAddress, SWEEP_ENABLED: "true" }),
+      "SWEEP_ENABLED",
+    );
+  });
+
+  it("names WALLET_MNEMONIC, then HOT_WALLET_PRIVATE_KEY, for a sweeping worker that lacks them", () => {
+    const noMnemonic = loadConfig(
+      production({ WALLET_XPUB: xpub, HOT_WALLET_PRIVATE_KEY: hotKey, COLD_WALLET_ADDRESS: cold }),
+    );
+    expect(() => checkSweeperSecrets(noMnemonic)).toThrow(/^WALLET_MNEMONIC: /);
+    const noKey = loadConfig(
+      production({
+        WALLET_MNEMONIC: TEST_MNEMONIC,
+        HOT_WALLET_ADDRESS: hotAddress,
+        COLD_WALLET_ADDRESS: cold,
+      }),
+    );
+    expect(() => checkSweeperSecrets(noKey)).toThrow(/^HOT_WALLET_PRIVATE_KEY: /);
+    const off = loadConfig(production({ WALLET_XPUB: xpub, SWEEP_ENABLED: "false" }));
+    expect(() => checkSweeperSecrets(off)).not.toThrow();
+  });
+
+  it("generates no hot key in development when HOT_WALLET_ADDRESS is given", () => {
+    const dir = tempDir();
+    const config = loadConfig({ NODE_ENV: "development", DATA_DIR: dir, HOT_WALLET_ADDRESS: hotAddress });
+    expect(config.hotWalletPrivateKey).toBeUndefined();
+    expect(config.hotWalletAddress).toBe(hotAddress);
+  });
+
+  it("reads METRICS_TOKEN", () => {
+    expect(loadConfig(production({ WALLET_XPUB: xpub })).metricsToken).toBeUndefined();
+    expect(loadConfig(production({ WALLET_XPUB: xpub, METRICS_TOKEN: "scrape-me-0123" })).metricsToken).toBe(
+      "scrape-me-0123",
+    );
   });
 });

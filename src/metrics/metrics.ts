@@ -1,0 +1,233 @@
+/**
+ * The Prometheus metrics of one process (DESIGN.md 11), created per context and passed in like the
+ * clock or the logger: createMetrics() -> ctx.metrics. Every family is named stablegate_* with its
+ * unit in the name. Event counters and histograms are incremented by the code that does the work
+ * (so each process reports what it did); the values that come from the database are read from the
+ * shared snapshot (metrics-snapshot.ts), never queried on a scrape.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { withoutCredentials } from "../config.js";
+import { EMPTY_SNAPSHOT, type MetricsSnapshot } from "./metrics-snapshot.js";
+
+export type NodeCallResult = "ok" | "error";
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequestDuration: Histogram<"method" | "route" | "status">;
+  readonly ordersCreated: Counter;
+  readonly orderOutcomes: Counter<"status">;
+  readonly scannerHeadBlock: Gauge;
+  readonly scannerScannedBlock: Gauge;
+  readonly scannerLagBlocks: Gauge;
+  readonly nodeCalls: Counter<"node" | "endpoint" | "result">;
+  readonly nodeCallDuration: Histogram<"node" | "endpoint">;
+  readonly webhookDeliveries: Counter<"result">;
+  readonly sweeps: Counter<"result">;
+  readonly sweepSpentTrx: Counter;
+  readonly sweepDelegatedEnergy: Counter;
+  /** The database-derived values every gauge of the snapshot reads (replaced as a whole). */
+  snapshot: MetricsSnapshot;
+  /** Records one TRON node call; `baseUrl` is reduced to a label without credentials or query. */
+  observeNodeCall(baseUrl: string, path: string, durationMs: number, failed: boolean): void;
+}
+
+export interface MetricsOptions {
+  /** Include the default process_* and nodejs_* metrics (default true). */
+  processMetrics?: boolean;
+  /** The process role, exported as stablegate_info{role}. */
+  role?: string;
+  /** Epoch ms now, for the age of the snapshot (the context's clock). */
+  now?: () => number;
+}
+
+// Order creation answers in a few ms; webhooks and node calls may take seconds.
+const HTTP_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const NODE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const now = options.now ?? Date.now;
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  new Gauge({
+    name: "stablegate_info",
+    help: "Always 1; the label names the process role (all, api or worker)",
+    labelNames: ["role"],
+    registers,
+  }).set({ role: options.role ?? "all" }, 1);
+
+  const metrics: Metrics = {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: "stablegate_http_request_duration_seconds",
+      help: "HTTP request duration by method, route pattern and status code",
+      labelNames: ["method", "route", "status"],
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    ordersCreated: new Counter({
+      name: "stablegate_orders_created_total",
+      help: "Orders created by this process (replays of an external_id not counted)",
+      registers,
+    }),
+    orderOutcomes: new Counter({
+      name: "stablegate_order_outcomes_total",
+      help: "Orders that reached an outcome (confirmed, underpaid, overpaid, expired, completed, callback_failed)",
+      labelNames: ["status"],
+      registers,
+    }),
+    scannerHeadBlock: new Gauge({
+      name: "stablegate_scanner_head_block",
+      help: "Latest block number seen on the node by the scanner leader",
+      registers,
+    }),
+    scannerScannedBlock: new Gauge({
+      name: "stablegate_scanner_scanned_block",
+      help: "Highest block number the scanner has applied",
+      registers,
+    }),
+    scannerLagBlocks: new Gauge({
+      name: "stablegate_scanner_lag_blocks",
+      help: "Blocks between the node's head and the scanned block",
+      registers,
+    }),
+    nodeCalls: new Counter({
+      name: "stablegate_node_calls_total",
+      help: "TRON node HTTP calls by node base URL, endpoint and result (ok or error)",
+      labelNames: ["node", "endpoint", "result"],
+      registers,
+    }),
+    nodeCallDuration: new Histogram({
+      name: "stablegate_node_call_duration_seconds",
+      help: "TRON node HTTP call duration by node base URL and endpoint",
+      labelNames: ["node", "endpoint"],
+      buckets: NODE_BUCKETS,
+      registers,
+    }),
+    webhookDeliveries: new Counter({
+      name: "stablegate_webhook_deliveries_total",
+      help: "Webhook delivery attempts by result (delivered, retry_scheduled, failed, lease_lost)",
+      labelNames: ["result"],
+      registers,
+    }),
+    sweeps: new Counter({
+      name: "stablegate_sweeps_total",
+      help: "Sweep settlements by result (completed, retry, failed)",
+      labelNames: ["result"],
+      registers,
+    }),
+    sweepSpentTrx: new Counter({
+      name: "stablegate_sweep_spent_trx_total",
+      help: "TRX the hot wallet sent or burnt for sweeps (funding, activation, fees)",
+      registers,
+    }),
+    sweepDelegatedEnergy: new Counter({
+      name: "stablegate_sweep_delegated_energy_total",
+      help: "Energy delegated from the hot wallet's stake to deposit addresses for sweeps",
+      registers,
+    }),
+    snapshot: EMPTY_SNAPSHOT,
+    observeNodeCall(baseUrl, path, durationMs, failed) {
+      const node = nodeLabel(baseUrl);
+      const endpoint = endpointLabel(path);
+      metrics.nodeCalls.inc({ node, endpoint, result: failed ? "error" : "ok" });
+      metrics.nodeCallDuration.observe({ node, endpoint }, durationMs / 1000);
+    },
+  };
+  registerSnapshotGauges(metrics, registers, now);
+  return metrics;
+}
+
+/** The gauges whose values come from the database snapshot: set from memory at collect time. */
+function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: () => number): void {
+  const plain: [string, string, (s: MetricsSnapshot) => number | undefined][] = [
+    [
+      "stablegate_webhook_due_deliveries",
+      "Webhook deliveries due now and not yet delivered (backlog)",
+      (s) => s.webhookDueDeliveries,
+    ],
+    [
+      "stablegate_webhook_oldest_due_age_seconds",
+      "Age of the oldest due webhook delivery (0 when none is due)",
+      (s) => s.webhookOldestDueAgeSeconds,
+    ],
+    [
+      "stablegate_address_pool_free_addresses",
+      "Deposit addresses free in the pool",
+      (s) => s.addressPoolFree,
+    ],
+    [
+      "stablegate_hot_wallet_balance_trx",
+      "TRX balance of the hot wallet (absent when unknown)",
+      (s) => s.hotWalletBalanceTrx,
+    ],
+    [
+      "stablegate_hot_wallet_staked_energy",
+      "Energy the hot wallet's stake provides (EnergyLimit; absent when unknown)",
+      (s) => s.hotWalletStakedEnergy,
+    ],
+    [
+      "stablegate_hot_wallet_available_energy",
+      "Staked energy not yet used or delegated (absent when unknown)",
+      (s) => s.hotWalletAvailableEnergy,
+    ],
+    [
+      "stablegate_metrics_snapshot_age_seconds",
+      "Age of the database-derived values of this scrape (refreshed by one worker on a timer)",
+      (s) => (s.refreshedAt === undefined ? undefined : Math.max(0, (now() - s.refreshedAt) / 1000)),
+    ],
+  ];
+  for (const [name, help, read] of plain) {
+    const gauge = new Gauge({ name, help, registers });
+    const get = gauge.get.bind(gauge);
+    // An unknown value is no sample at all (a balance of 0 would page someone), which a label-less
+    // prom-client gauge cannot express by itself.
+    gauge.get = async () => {
+      const value = read(metrics.snapshot);
+      gauge.set(value ?? 0);
+      const result = await get();
+      return value === undefined ? { ...result, values: [] } : result;
+    };
+  }
+  new Gauge({
+    name: "stablegate_settlements",
+    help: "Sweep settlements by status (waiting, active, failed)",
+    labelNames: ["status"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [status, value] of Object.entries(metrics.snapshot.settlements ?? {})) {
+        this.set({ status }, value);
+      }
+    },
+  });
+  new Gauge({
+    name: "stablegate_alerts_firing",
+    help: "Operator alerts currently firing, by alert name",
+    labelNames: ["alert"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [alert, value] of Object.entries(metrics.snapshot.alertsFiring ?? {})) {
+        this.set({ alert }, value);
+      }
+    },
+  });
+}
+
+/** A node's label: its base URL without user info, query or fragment (where API keys travel). */
+export function nodeLabel(baseUrl: string): string {
+  if (baseUrl === "") return "none";
+  try {
+    return withoutCredentials(baseUrl) ?? "none";
+  } catch {
+    return "invalid";
+  }
+}
+
+/** "/wallet/getnowblock" stays; anything with a query or unexpected characters is cut to its path. */
+function endpointLabel(path: string): string {
+  const bare = path.split("?")[0] ?? "";
+  return /^[/A-Za-z0-9_-]{1,64}$/.test(bare) ? bare : "other";
+}
