@@ -111,6 +111,18 @@ describe("node failover", () => {
       { url: primary.url, state: "failing", active: false },
       { url: fallback.url, state: "healthy", active: true },
     ]);
+    const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
+    expect(metrics).toContain(`stablegate_node_healthy{node="${primary.url}",state="failing"} 0`);
+    expect(metrics).toContain(`stablegate_node_active{node="${fallback.url}"} 1`);
+    expect(metrics).toMatch(
+      new RegExp(
+        `stablegate_node_calls_total\\{node="${fallback.url}",endpoint="/wallet/getnowblock",result="ok"\\} [1-9]`,
+      ),
+    );
+    expect(metrics).toMatch(
+      new RegExp(`stablegate_node_calls_total\\{node="${primary.url}",[^}]*result="error"\\} [1-9]`),
+    );
+    expect(metrics).toMatch(new RegExp(`stablegate_node_head_block\\{node="${fallback.url}"\\} \\d+`));
   });
 
   it("returns every call to the preferred node once it answers again", async () => {

@@ -10,6 +10,7 @@ import { createScanner, type Scanner, type ScannerOptions } from "../../src/chai
 import { readCursor } from "../../src/chain/cursor.js";
 import { createChainAccess } from "../../src/chain/chain-access.js";
 import type { NodePoolOptions } from "../../src/chain/node-pool.js";
+import { createMetrics } from "../../src/metrics/metrics.js";
 import type { Config } from "../../src/config.js";
 import { createContext, type Context } from "../../src/context.js";
 import type { Database } from "../../src/db/connection.js";
@@ -98,11 +99,13 @@ export async function startChainTest(options: ChainTestOptions = {}): Promise<Ch
   const testDb = await createTestDatabase();
   const clock = new TickingClock();
   const log = createLogger({ level: "silent" });
+  const metrics = createMetrics({ processMetrics: false });
   const ctx = await createContext(config, {
+    metrics,
     database: options.database ?? testDb.database,
     clock,
     log,
-    ...(options.pool ? { chain: createChainAccess(config, { log, pool: options.pool }) } : {}),
+    ...(options.pool ? { chain: createChainAccess(config, { log, metrics, pool: options.pool }) } : {}),
   });
   const { merchant } = await createMerchant(ctx, { name: "Chain Shop", webhookSecret: "whsec-chain-test" });
   const tw = new TronWeb({ fullHost: devnet.url, privateKey: devnet.faucetKey });
