@@ -56,6 +56,17 @@ export interface Config {
   readonly logLevel: string;
   /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
   readonly metricsToken: string | undefined;
+  /** Operator alerts (DESIGN.md 2 and 11): channels and thresholds. */
+  readonly alerts: {
+    readonly webhookUrl: string | undefined;
+    readonly webhookSecret: string | undefined;
+    readonly telegramBotToken: string | undefined;
+    readonly telegramChatId: string | undefined;
+    readonly telegramApiUrl: string;
+    readonly scannerLagBlocks: number;
+    readonly nodeDownSeconds: number;
+    readonly poolMinFree: number;
+  };
   /** Fastify trustProxy: false, true, or a comma-separated list of trusted proxy addresses/CIDRs. */
   readonly trustProxy: boolean | string;
   readonly explorer: {
@@ -286,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
       "silent",
     ] as const),
     metricsToken: read("METRICS_TOKEN"),
+    alerts: alertConfig(read),
     trustProxy: trustProxy(read("TRUST_PROXY")),
     explorer,
     poolMinFree: integer(read("POOL_MIN_FREE"), "POOL_MIN_FREE", 200, 0, 100_000),
@@ -422,6 +434,25 @@ function url(raw: string | undefined, name: string): string | undefined {
     throw new ConfigError(name, "must be an http(s) URL");
   }
   return raw.replace(/\/+$/, "");
+}
+
+function alertConfig(read: (name: string) => string | undefined): Config["alerts"] {
+  const telegramBotToken = read("TELEGRAM_BOT_TOKEN");
+  const telegramChatId = read("TELEGRAM_CHAT_ID");
+  if ((telegramBotToken === undefined) !== (telegramChatId === undefined)) {
+    const missing = telegramBotToken === undefined ? "TELEGRAM_BOT_TOKEN" : "TELEGRAM_CHAT_ID";
+    throw new ConfigError(missing, "is required when the other Telegram variable is set");
+  }
+  return {
+    webhookUrl: url(read("ALERT_WEBHOOK_URL"), "ALERT_WEBHOOK_URL"),
+    webhookSecret: read("ALERT_WEBHOOK_SECRET"),
+    telegramBotToken,
+    telegramChatId,
+    telegramApiUrl: url(read("TELEGRAM_API_URL"), "TELEGRAM_API_URL") ?? "https://api.telegram.org",
+    scannerLagBlocks: integer(read("ALERT_SCANNER_LAG_BLOCKS"), "ALERT_SCANNER_LAG_BLOCKS", 40, 1, 1_000_000),
+    nodeDownSeconds: integer(read("ALERT_NODE_DOWN_SECONDS"), "ALERT_NODE_DOWN_SECONDS", 120, 1, 86_400),
+    poolMinFree: integer(read("ALERT_POOL_MIN_FREE"), "ALERT_POOL_MIN_FREE", 100, 0, 1_000_000),
+  };
 }
 
 /** A comma-separated list of http(s) URLs (at least one, no duplicates). */
