@@ -29,9 +29,12 @@ const NODE_ANSWER_KEY = "alerts_node_answered_at";
 const HEAD_FRESH_MS = 5_000;
 const HEAD_TIMEOUT_MS = 3_000;
 
-export async function readAlertConditions(ctx: Context): Promise<ConditionReading[]> {
+export async function readAlertConditions(
+  ctx: Context,
+  options: { headFreshMs?: number } = {},
+): Promise<ConditionReading[]> {
   const now = ctx.clock.now().getTime();
-  const head = await currentHead(ctx);
+  const head = await currentHead(ctx, options.headFreshMs ?? HEAD_FRESH_MS);
   const [poolFree, snapshot, cursor, answeredAt] = await Promise.all([
     freeAddresses(ctx),
     readMetricsSnapshot(ctx),
@@ -98,10 +101,10 @@ export async function readAlertConditions(ctx: Context): Promise<ConditionReadin
 }
 
 /** The node's head: the one this process saw moments ago, else one call (undefined if none answers). */
-async function currentHead(ctx: Context): Promise<number | undefined> {
+async function currentHead(ctx: Context, freshMs: number): Promise<number | undefined> {
   const seen = ctx.chain.lastHead();
   // lastHead() is stamped with the wall clock (Date.now), not ctx.clock.
-  if (seen && Date.now() - seen.at <= HEAD_FRESH_MS) return seen.number;
+  if (seen && Date.now() - seen.at <= freshMs) return seen.number;
   let timer: NodeJS.Timeout | undefined;
   try {
     const block = await Promise.race([

@@ -24,9 +24,12 @@ export interface EvaluateResult {
 /** Event alerts are taken from order events this recent (older ones predate the alerting). */
 const EVENT_LOOKBACK_MS = 24 * 3600 * 1000;
 
-export async function evaluateAlerts(ctx: Context): Promise<EvaluateResult> {
+export async function evaluateAlerts(
+  ctx: Context,
+  options: { headFreshMs?: number } = {},
+): Promise<EvaluateResult> {
   const result: EvaluateResult = { fired: [], resolved: [] };
-  const readings = await readAlertConditions(ctx);
+  const readings = await readAlertConditions(ctx, options);
   for (const reading of readings) {
     if (reading.firing === true && (await fireCondition(ctx, reading))) result.fired.push(reading.alert);
     if (reading.firing === false && (await resolveCondition(ctx, reading)))

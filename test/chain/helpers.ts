@@ -15,7 +15,7 @@ import type { Config } from "../../src/config.js";
 import { createContext, type Context } from "../../src/context.js";
 import type { Database } from "../../src/db/connection.js";
 import { orderEvents, orders, transfers, webhookDeliveries } from "../../src/db/schema.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { createOrder } from "../../src/payments/create-order.js";
 import { FakeClock } from "../helpers/clock.js";
@@ -79,6 +79,8 @@ export interface ChainTestOptions {
   scanner?: ScannerOptions;
   /** TRON_NODE_URL from the started devnet (e.g. two of its listeners); default its main URL. */
   nodeUrls?: (devnet: Devnet) => string;
+  /** Default: a silent logger. */
+  log?: Logger;
   /** Node failover tuning. */
   pool?: NodePoolOptions;
 }
@@ -98,7 +100,7 @@ export async function startChainTest(options: ChainTestOptions = {}): Promise<Ch
   });
   const testDb = await createTestDatabase();
   const clock = new TickingClock();
-  const log = createLogger({ level: "silent" });
+  const log = options.log ?? createLogger({ level: "silent" });
   const metrics = createMetrics({ processMetrics: false });
   const ctx = await createContext(config, {
     metrics,
