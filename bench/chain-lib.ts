@@ -22,6 +22,8 @@ export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@
 
 export interface BenchDevnet {
   url: string;
+  /** Further listeners on the same chain (--extra-port), each with its own faults. */
+  extraUrls: string[];
   usdtContract: string;
   faucetAddress: string;
   faucetKey: string;
@@ -34,7 +36,11 @@ export interface BenchDevnet {
   close(): Promise<void>;
 }
 
-export async function spawnDevnet(blockTimeMs: number, solidifyAfter = 19): Promise<BenchDevnet> {
+export async function spawnDevnet(
+  blockTimeMs: number,
+  solidifyAfter = 19,
+  extraListeners = 0,
+): Promise<BenchDevnet> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -48,20 +54,24 @@ export async function spawnDevnet(blockTimeMs: number, solidifyAfter = 19): Prom
       "--solidify-after",
       String(solidifyAfter),
       "--quiet",
+      ...Array.from({ length: extraListeners }, () => ["--extra-port", "0"]).flat(),
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  const ready = await new Promise<{ url: string; usdt_contract: string; faucet_address: string }>(
-    (resolve, reject) => {
-      let buffer = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const line = buffer.split("\n").find((l) => l.startsWith("devnet ready "));
-        if (line) resolve(JSON.parse(line.slice("devnet ready ".length)));
-      });
-      child.once("exit", (code) => reject(new Error(`devnet exited with ${code}`)));
-    },
-  );
+  const ready = await new Promise<{
+    url: string;
+    usdt_contract: string;
+    faucet_address: string;
+    extra_urls?: string[];
+  }>((resolve, reject) => {
+    let buffer = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split("\n").find((l) => l.startsWith("devnet ready "));
+      if (line) resolve(JSON.parse(line.slice("devnet ready ".length)));
+    });
+    child.once("exit", (code) => reject(new Error(`devnet exited with ${code}`)));
+  });
   const post = async <T>(path: string, body: unknown = {}): Promise<T> => {
     const res = await fetch(ready.url + path, {
       method: "POST",
@@ -74,6 +84,7 @@ export async function spawnDevnet(blockTimeMs: number, solidifyAfter = 19): Prom
   };
   return {
     url: ready.url,
+    extraUrls: ready.extra_urls ?? [],
     usdtContract: ready.usdt_contract,
     faucetAddress: ready.faucet_address,
     faucetKey: DEFAULT_FAUCET_KEY,
@@ -175,6 +186,42 @@ export async function insertOrders(
     );
   }
   return addresses;
+}
+
+/**
+ * Confirmation latency after solidification, in ms, of every transfer confirmed so far: from the
+ * moment its block entered the solidified chain (the devnet makes block n + solidifyAfter and
+ * solidifies block n at the same instant, so that block's timestamp) to transfers.confirmed_at.
+ * Reads block timestamps from the node: call it after any node-call count is taken.
+ */
+export async function confirmationLatencies(
+  ctx: Context,
+  nodeUrl: string,
+  solidifyAfter = 19,
+): Promise<number[]> {
+  const rows = await ctx.database.session((s) =>
+    s.query<{ block: string; confirmed_ms: string }>(
+      `SELECT block_number::text AS block, (extract(epoch FROM confirmed_at) * 1000)::bigint::text AS confirmed_ms
+       FROM transfers WHERE status = 'confirmed' AND confirmed_at IS NOT NULL`,
+    ),
+  );
+  const stamps = new Map<number, number>();
+  const out: number[] = [];
+  for (const r of rows.rows) {
+    const solidBlock = Number(r.block) + solidifyAfter;
+    let ts = stamps.get(solidBlock);
+    if (ts === undefined) {
+      const res = await fetch(`${nodeUrl}/wallet/getblockbynum`, {
+        method: "POST",
+        body: JSON.stringify({ num: solidBlock }),
+      });
+      const block = (await res.json()) as { block_header?: { raw_data?: { timestamp?: number } } };
+      ts = block.block_header?.raw_data?.timestamp ?? NaN;
+      stamps.set(solidBlock, ts);
+    }
+    out.push(Number(r.confirmed_ms) - ts);
+  }
+  return out.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -3,7 +3,9 @@
  * clock when it makes them, on this machine) to the order being `detected` (orders.detected_at),
  * over PAYMENTS payments made at random moments while the devnet produces a block every
  * BLOCK_TIME_MS on its timer. The scanner runs as in production (leader loop, adaptive polling).
- * Goal: p99 <= 1.5 s.
+ * Then the same payments' confirmation latency after solidification (from the moment the transfer's
+ * block entered the solidified chain to the outcome) and the node calls per hour the scanner made
+ * over the whole run. Goals: detection p99 <= 1.5 s; confirmation p99 <= 3 s; <= 4,000 calls/hour.
  *
  *   npx tsx bench/detection-latency.ts [payments] [block_time_ms]
  */
@@ -13,11 +15,13 @@ import { encodeTransfer } from "../src/tron/abi.js";
 import { createNodeClient } from "../src/tron/node-client.js";
 import { signTransaction } from "../src/tron/sign.js";
 import { buildTriggerSmartContract } from "../src/tron/transaction.js";
-import { benchContext, insertOrders, percentile, spawnDevnet } from "./chain-lib.js";
+import { loadavg } from "node:os";
+import { benchContext, confirmationLatencies, insertOrders, percentile, spawnDevnet } from "./chain-lib.js";
 
 const PAYMENTS = Number(process.argv[2] ?? 100);
 const BLOCK_TIME_MS = Number(process.argv[3] ?? 3000);
 const OPEN_ORDERS = 1000;
+const SOLIDIFY_AFTER = 19;
 
 const devnet = await spawnDevnet(BLOCK_TIME_MS);
 const bench = await benchContext(devnet);
@@ -27,6 +31,8 @@ try {
   const addresses = await insertOrders(ctx, OPEN_ORDERS);
   const leader = startScannerLeader(ctx);
   await new Promise((r) => setTimeout(r, 2 * BLOCK_TIME_MS)); // leadership, first cursor, timing samples
+  await devnet.post("/devnet/requests/reset");
+  const countFrom = Date.now();
 
   for (let i = 0; i < PAYMENTS; i++) {
     await new Promise((r) => setTimeout(r, Math.random() * (BLOCK_TIME_MS / 2)));
@@ -55,9 +61,24 @@ try {
     if (rows.length >= PAYMENTS) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  await leader.stop();
-  const latencies = rows.map((r) => Number(r.latency_ms)).sort((a, b) => a - b);
+  // Wait for every outcome (each block is solidified SOLIDIFY_AFTER blocks after it is made).
+  const outcomeDeadline = Date.now() + (SOLIDIFY_AFTER + 6) * BLOCK_TIME_MS;
+  let confirmed = 0;
+  while (Date.now() < outcomeDeadline && confirmed < PAYMENTS) {
+    const result = await ctx.db.execute(
+      sql`SELECT count(*)::int AS n FROM orders WHERE status IN ('confirmed', 'underpaid', 'overpaid')`,
+    );
+    confirmed = Number((result as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const info = await devnet.info();
+  const countSeconds = (Date.now() - countFrom) / 1000;
+  await leader.stop();
+  // Every node call of the run minus the payer's (payer.requestCount counts all of them, and the
+  // payer made none before the reset).
+  const scannerCalls = info.requests.total - payer.requestCount;
+  const latencies = rows.map((r) => Number(r.latency_ms)).sort((a, b) => a - b);
+  const confirmations = await confirmationLatencies(ctx, devnet.url, SOLIDIFY_AFTER);
   console.log(
     JSON.stringify(
       {
@@ -72,7 +93,15 @@ try {
         p99_ms: Math.round(percentile(latencies, 99)),
         max_ms: Math.round(latencies[latencies.length - 1] ?? NaN),
         goal_p99_ms: 1500,
+        confirmed: confirmations.length,
+        confirmation_after_solidified_p50_ms: Math.round(percentile(confirmations, 50)),
+        confirmation_after_solidified_p99_ms: Math.round(percentile(confirmations, 99)),
+        goal_confirmation_p99_ms: 3000,
+        node_calls: scannerCalls,
+        node_calls_per_hour: Math.round((scannerCalls / countSeconds) * 3600),
+        goal_node_calls_per_hour: 4000,
         blocks: info.head,
+        loadavg: loadavg().map((l) => Number(l.toFixed(2))),
       },
       null,
       2,

@@ -1,5 +1,5 @@
 // npm run devnet -- [--port 9090] [--host 127.0.0.1] [--block-time-ms 3000] [--solidify-after 19]
-//                    [--faucet-key HEX] [--state-file path] [--quiet]
+//                    [--faucet-key HEX] [--state-file path] [--quiet] [--extra-port P]...
 import { parseArgs } from "node:util";
 import { startDevnet } from "./index.js";
 
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     "faucet-key": { type: "string" },
     "state-file": { type: "string" },
     quiet: { type: "boolean" },
+    "extra-port": { type: "string", multiple: true },
   },
 });
 
@@ -32,6 +33,7 @@ const devnet = await startDevnet({
   faucetKey: values["faucet-key"],
   stateFile: values["state-file"],
   quiet: values.quiet ?? false,
+  extraPorts: (values["extra-port"] ?? []).map((p) => int(p, "extra-port", 0)),
 });
 
 console.log(
@@ -40,6 +42,7 @@ console.log(
       url: devnet.url,
       usdt_contract: devnet.usdtContract,
       faucet_address: devnet.faucetAddress,
+      ...(devnet.listeners.length > 1 ? { extra_urls: devnet.listeners.slice(1).map((l) => l.url) } : {}),
     }),
 );
 

@@ -1,5 +1,6 @@
 // Fault injection for the node API (never for /devnet/*): rate limiting, server errors, truncated
-// bodies and latency, either with probabilities or as a fixed number of faulty replies.
+// bodies and latency, either with probabilities or as a fixed number of faulty replies; plus, per
+// listener, a node that is down (connections cut) or lagging (`lag_blocks` behind the head).
 
 export type FaultKind = "429" | "500" | "malformed";
 
@@ -12,6 +13,10 @@ export interface FaultConfig {
   paths: string[] | null;
   /** Faulty replies still to give; null = use the rates as probabilities forever. */
   remaining: number | null;
+  /** The listener shows the chain this many blocks behind the head. */
+  lagBlocks: number;
+  /** Every node request has its connection cut without a reply (a node that went away). */
+  down: boolean;
 }
 
 function rate(v: unknown, name: string): number {
@@ -42,6 +47,11 @@ export class Faults {
     if (paths !== undefined && (!Array.isArray(paths) || !paths.every((p) => typeof p === "string"))) {
       throw new Error("paths must be an array of strings");
     }
+    const lag = body.lag_blocks ?? 0;
+    if (typeof lag !== "number" || !Number.isInteger(lag) || lag < 0 || lag > 1_000_000) {
+      throw new Error("lag_blocks must be an integer between 0 and 1000000");
+    }
+    if (body.down !== undefined && typeof body.down !== "boolean") throw new Error("down must be a boolean");
     this.cfg = {
       rate429: rate(body.rate_429, "rate_429"),
       rate500: rate(body.rate_500, "rate_500"),
@@ -49,12 +59,22 @@ export class Faults {
       latencyMs: latency,
       paths: paths ? (paths as string[]).map((p) => (p.startsWith("/") ? p : "/" + p)) : null,
       remaining: count ?? null,
+      lagBlocks: lag,
+      down: body.down === true,
     };
     return this.cfg;
   }
 
   get config(): FaultConfig | null {
     return this.cfg;
+  }
+
+  get lagBlocks(): number {
+    return this.cfg?.lagBlocks ?? 0;
+  }
+
+  get down(): boolean {
+    return this.cfg?.down ?? false;
   }
 
   /** What to do to the reply for `path`: a fault kind (or null) and the added latency. */

@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import * as control from "./control-api.js";
 import { BadRequest, type ControlCtx } from "./control-api.js";
+import { laggedChain } from "./lag.js";
 import { toJson } from "./util.js";
 import { walletHandler } from "./wallet-api.js";
 
@@ -92,6 +93,8 @@ async function handleNode(
   name: string,
 ): Promise<void> {
   const path = url.pathname;
+  // A node that went away: the connection is cut before any reply (not counted as a request).
+  if (ctx.faults.down) return void req.socket.destroy();
   ctx.counters.total++;
   ctx.counters.byPath.set(path, (ctx.counters.byPath.get(path) ?? 0) + 1);
   const fault = ctx.faults.decide(path);
@@ -113,7 +116,8 @@ async function handleNode(
     );
   }
   const visible = params.visible === true || params.visible === "true";
-  const reply = handler(params, { chain: ctx.chain, solid: prefix === "walletsolidity", visible });
+  const chain = laggedChain(ctx.chain, ctx.faults.lagBlocks);
+  const reply = handler(params, { chain, solid: prefix === "walletsolidity", visible });
   const text = typeof reply === "string" ? reply : toJson(reply);
   // A truncated body: what a proxy cut short mid-reply looks like to a client.
   if (fault.kind === "malformed")

@@ -1,4 +1,5 @@
 // In-process devnet: a local TRON node serving the java-tron HTTP API (see README.md).
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toBase58 } from "../src/tron/address.js";
 import { Chain, DEFAULT_FAUCET_KEY } from "./chain.js";
@@ -27,6 +28,21 @@ export interface DevnetOptions {
   stateFile?: string;
   /** No log lines. */
   quiet?: boolean;
+  /**
+   * More listeners on the same chain (0 = a free port), on `host`: each has its own faults and
+   * request counters (POST /devnet/faults sent to it), e.g. `lag_blocks` for a node that fell behind.
+   */
+  extraPorts?: number[];
+}
+
+/** One HTTP listener of the devnet: the main one (listeners[0]) or an extra one. */
+export interface DevnetListener {
+  url: string;
+  port: number;
+  /** Stops listening and cuts its connections: clients get connection refused (a node that died). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
 }
 
 export interface Devnet {
@@ -36,6 +52,8 @@ export interface Devnet {
   /** base58 */
   faucetAddress: string;
   faucetKey: string;
+  /** Every listener, the main one (`url`) first, then one per extra port. */
+  listeners: DevnetListener[];
   /** Mines n (default 1) blocks now; returns the new head number. */
   mine(n?: number): number;
   close(): Promise<void>;
@@ -60,31 +78,30 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     chainLog = new ChainLog(c, opts.stateFile, log);
   }
 
-  const ctx: ControlCtx = {
-    chain: c,
-    faults: new Faults(),
-    load: new LoadGenerator(c),
-    counters: { total: 0, byPath: new Map() },
-    blockTimeMs,
-  };
-  const server = createDevnetServer(ctx, log);
+  const shared = { chain: c, load: new LoadGenerator(c), blockTimeMs };
+  const servers: Server[] = [];
+  const listeners: DevnetListener[] = [];
+  const urlHost = host.includes(":") ? `[${host}]` : host;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port ?? 0, host, () => resolve());
-    });
+    for (const wanted of [opts.port ?? 0, ...(opts.extraPorts ?? [])]) {
+      const ctx: ControlCtx = { ...shared, faults: new Faults(), counters: { total: 0, byPath: new Map() } };
+      const server = createDevnetServer(ctx, log);
+      servers.push(server);
+      await listen(server, wanted, host);
+      listeners.push(listenerOf(server, (server.address() as AddressInfo).port, host, urlHost));
+    }
   } catch (error) {
+    await Promise.all(servers.map((s) => closeServer(s)));
     chainLog?.close();
     throw error;
   }
-  const port = (server.address() as AddressInfo).port;
   const timer = blockTimeMs > 0 ? setInterval(() => c.mine(1), blockTimeMs) : null;
   timer?.unref();
 
-  const urlHost = host.includes(":") ? `[${host}]` : host;
   let closed = false;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: (listeners[0] as DevnetListener).url,
+    listeners,
     usdtContract: toBase58(c.usdt.address),
     faucetAddress: toBase58(c.faucet),
     faucetKey: c.faucetKey,
@@ -96,9 +113,33 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(servers.map((s) => closeServer(s)));
       chainLog?.close();
     },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+function listenerOf(server: Server, port: number, host: string, urlHost: string): DevnetListener {
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    stop: () => closeServer(server),
+    start: () => (server.listening ? Promise.resolve() : listen(server, port, host)),
   };
 }

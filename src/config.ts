@@ -32,8 +32,10 @@ export interface Config {
   readonly sessionSecret: string;
   readonly apiKeyPepper: string;
   readonly tronNetwork: TronNetwork;
-  /** undefined on devnet = start the devnet in-process. */
+  /** undefined on devnet = start the devnet in-process. The first of tronNodeUrls. */
   readonly tronNodeUrl: string | undefined;
+  /** TRON_NODE_URL split at commas: the preferred node first, then the fallbacks (DESIGN 11). */
+  readonly tronNodeUrls: readonly string[];
   readonly tronApiKey: string | undefined;
   /** undefined on devnet = the in-process devnet's own contract. */
   readonly usdtContract: string | undefined;
@@ -54,6 +56,17 @@ export interface Config {
   readonly logLevel: string;
   /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
   readonly metricsToken: string | undefined;
+  /** Operator alerts (DESIGN.md 2 and 11): channels and thresholds. */
+  readonly alerts: {
+    readonly webhookUrl: string | undefined;
+    readonly webhookSecret: string | undefined;
+    readonly telegramBotToken: string | undefined;
+    readonly telegramChatId: string | undefined;
+    readonly telegramApiUrl: string;
+    readonly scannerLagBlocks: number;
+    readonly nodeDownSeconds: number;
+    readonly poolMinFree: number;
+  };
   /** Fastify trustProxy: false, true, or a comma-separated list of trusted proxy addresses/CIDRs. */
   readonly trustProxy: boolean | string;
   readonly explorer: {
@@ -218,9 +231,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (usdtContract !== undefined && !isValidAddress(usdtContract)) {
     throw new ConfigError("USDT_CONTRACT", "is not a valid TRON address");
   }
-  const tronNodeUrl =
-    url(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
-    (tronNetwork === "devnet" ? undefined : DEFAULT_NODE_URL[tronNetwork]);
+  const tronNodeUrls =
+    urlList(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
+    (tronNetwork === "devnet" ? [] : [DEFAULT_NODE_URL[tronNetwork]]);
+  const tronNodeUrl = tronNodeUrls[0];
   // Explorer links are shown to operators and payers: never with the node URL's credentials.
   const publicNodeUrl = withoutCredentials(tronNodeUrl);
   const chainBase = tronNetwork === "devnet" ? publicNodeUrl : EXPLORERS[tronNetwork];
@@ -254,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyPepper,
     tronNetwork,
     tronNodeUrl,
+    tronNodeUrls: Object.freeze(tronNodeUrls),
     tronApiKey: read("TRON_API_KEY"),
     usdtContract,
     confirmations: integer(read("CONFIRMATIONS"), "CONFIRMATIONS", 19, 1, 1000),
@@ -282,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
       "silent",
     ] as const),
     metricsToken: read("METRICS_TOKEN"),
+    alerts: alertConfig(read),
     trustProxy: trustProxy(read("TRUST_PROXY")),
     explorer,
     poolMinFree: integer(read("POOL_MIN_FREE"), "POOL_MIN_FREE", 200, 0, 100_000),
@@ -418,6 +434,36 @@ function url(raw: string | undefined, name: string): string | undefined {
     throw new ConfigError(name, "must be an http(s) URL");
   }
   return raw.replace(/\/+$/, "");
+}
+
+function alertConfig(read: (name: string) => string | undefined): Config["alerts"] {
+  const telegramBotToken = read("TELEGRAM_BOT_TOKEN");
+  const telegramChatId = read("TELEGRAM_CHAT_ID");
+  if ((telegramBotToken === undefined) !== (telegramChatId === undefined)) {
+    const missing = telegramBotToken === undefined ? "TELEGRAM_BOT_TOKEN" : "TELEGRAM_CHAT_ID";
+    throw new ConfigError(missing, "is required when the other Telegram variable is set");
+  }
+  return {
+    webhookUrl: url(read("ALERT_WEBHOOK_URL"), "ALERT_WEBHOOK_URL"),
+    webhookSecret: read("ALERT_WEBHOOK_SECRET"),
+    telegramBotToken,
+    telegramChatId,
+    telegramApiUrl: url(read("TELEGRAM_API_URL"), "TELEGRAM_API_URL") ?? "https://api.telegram.org",
+    scannerLagBlocks: integer(read("ALERT_SCANNER_LAG_BLOCKS"), "ALERT_SCANNER_LAG_BLOCKS", 40, 1, 1_000_000),
+    nodeDownSeconds: integer(read("ALERT_NODE_DOWN_SECONDS"), "ALERT_NODE_DOWN_SECONDS", 120, 1, 86_400),
+    poolMinFree: integer(read("ALERT_POOL_MIN_FREE"), "ALERT_POOL_MIN_FREE", 100, 0, 1_000_000),
+  };
+}
+
+/** A comma-separated list of http(s) URLs (at least one, no duplicates). */
+function urlList(raw: string | undefined, name: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = raw.split(",").map((part) => part.trim());
+  if (list.some((part) => part === ""))
+    throw new ConfigError(name, "has an empty entry in its comma-separated list");
+  const urls = list.map((part) => url(part, name) as string);
+  if (new Set(urls).size !== urls.length) throw new ConfigError(name, "lists the same URL twice");
+  return urls;
 }
 
 /** The URL without user info, query or fragment (where API keys may travel). */

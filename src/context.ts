@@ -58,7 +58,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     db: database.db,
     log,
     clock,
-    chain: options.chain ?? createChainAccess(config, undefined, metrics),
+    chain: options.chain ?? createChainAccess(config, { log, metrics }),
     metrics,
   };
 }

@@ -25,6 +25,7 @@ const SECRET_KEYS = [
   "apiKeyPepper",
   "token",
   "admin_token",
+  "telegramBotToken",
 ];
 
 export const REDACT_PATHS = [

@@ -1,11 +1,14 @@
 /**
  * The chain part of /api/v1/health: the node's head (short timeout, cached ~2 s, and free when this
  * process's scanner saw the head within that time), the scanner's cursor, and the lag between them.
- * "degraded" when the node is unreachable, nothing was scanned yet, or the lag exceeds
- * MAX_HEALTHY_LAG blocks (one minute of TRON blocks); health stays 200 for that.
+ * "degraded" when the node is unreachable, nothing was scanned yet, the lag exceeds
+ * MAX_HEALTHY_LAG blocks (one minute of TRON blocks), or only a fallback node of TRON_NODE_URL
+ * answers; health stays 200 for that. `nodes` lists every configured node as this process sees it
+ * (scheme, host and port only: a path or query may carry a provider key).
  */
 import type { Context } from "../context.js";
 import { readCursor } from "./cursor.js";
+import type { NodeState } from "./node-pool.js";
 
 export const MAX_HEALTHY_LAG = 20;
 const HEAD_MAX_AGE_MS = 2000;
@@ -17,7 +20,21 @@ export interface ChainCheck {
   head: number | null;
   scanned: number | null;
   lag: number | null;
+  nodes: NodeCheck[];
   error?: string;
+}
+
+export interface NodeCheck {
+  url: string;
+  /** healthy, or set aside: failing (errors in a row) or lagging (head behind the best node) */
+  state: NodeState;
+  /** Calls go to this node now. */
+  active: boolean;
+  head: number | null;
+  /** Blocks behind the best node at the last comparison. */
+  lag: number | null;
+  calls: number;
+  errors: number;
 }
 
 interface Probe {
@@ -64,10 +81,21 @@ export async function checkChain(ctx: Context): Promise<ChainCheck> {
   const [head, cursor] = await Promise.all([nodeHead(ctx), readCursor(ctx).catch(() => undefined)]);
   const scanned = cursor?.number ?? null;
   const lag = head !== null && scanned !== null ? Math.max(0, head - scanned) : null;
-  const check: ChainCheck = { status: "ok", network: ctx.chain.network, head, scanned, lag };
+  const nodes = ctx.chain.client.status().map((n): NodeCheck => ({
+    url: n.name,
+    state: n.state,
+    active: n.active,
+    head: n.head,
+    lag: n.lag,
+    calls: n.calls,
+    errors: n.errors,
+  }));
+  const check: ChainCheck = { status: "ok", network: ctx.chain.network, head, scanned, lag, nodes };
   // The messages are fixed phrases: a node URL or driver text never reaches the public endpoint.
   if (head === null) return { ...check, status: "degraded", error: "node unreachable" };
   if (scanned === null) return { ...check, status: "degraded", error: "not scanned yet" };
   if (lag !== null && lag > MAX_HEALTHY_LAG) return { ...check, status: "degraded", error: "scanner behind" };
+  if (ctx.chain.client.degraded())
+    return { ...check, status: "degraded", error: "only a fallback node answers" };
   return check;
 }

@@ -14,10 +14,10 @@
  * Node calls: one walletsolidity/getnowblock per reading, whatever the number of transfers. One
  * reading when the process starts (to learn how far the solidified head trails), then one only when
  * a transfer with its confirmations sits above the proven block and is predicted to be solidified
- * (from that lag as of the last reading), at most once per scanned block. A caller that economises
- * calls (the scanner's loop) also spaces readings that prove something by `minMsBetweenProofs`, so
- * a busy gateway pays one call for every transfer that became final in that span instead of one per
- * block, and a confirmation waits at most that much longer.
+ * (from that lag as of the last reading), at most once per scanned block: an outcome is recorded
+ * one call after its block enters the solidified chain, and a gateway paid in every block pays one
+ * call per block for it. A caller may space readings that prove something by `minMsBetweenProofs`
+ * (fewer calls, later outcomes); the scanner does not by default.
  */
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";

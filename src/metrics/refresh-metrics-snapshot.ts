@@ -9,6 +9,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatSun } from "../money.js";
 import { SNAPSHOT_KEY, type MetricsSnapshot } from "./metrics-snapshot.js";
+import { alertsFiringSnapshot } from "../alerts/list-alerts.js";
 
 /** How often the deployment recomputes the snapshot. */
 export const SNAPSHOT_REFRESH_MS = 15_000;
@@ -21,6 +22,7 @@ export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   addressPool,
   settlementQueue,
   hotWalletResources,
+  alertsFiringSnapshot,
 ];
 
 export interface RefreshResult {

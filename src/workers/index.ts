@@ -8,6 +8,7 @@ import type { Loop } from "./loop.js";
 import { startPaymentLoops } from "./payment-loops.js";
 import { startMetricsRefresher } from "./metrics-loops.js";
 import { startWebhookSender } from "./webhook-sender.js";
+import { startAlertLoops } from "./alert-loops.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -21,6 +22,7 @@ export async function startWorkers(ctx: Context): Promise<Workers> {
   loops.push(webhookSender);
   loops.push(...startPaymentLoops(ctx));
   loops.push(startMetricsRefresher(ctx));
+  loops.push(...startAlertLoops(ctx));
   // The chain scanner and confirmer: runs only in the worker holding the scanner lock.
   loops.push(startScannerLeader(ctx, { onOutcome: () => webhookSender.wake() }));
   ctx.log.info({ loops: loops.map((loop) => loop.name) }, "workers started");

@@ -42,7 +42,24 @@ describe("chain health", () => {
     r = await health();
     const head = t.mine(0);
     expect(r.body.status).toBe("ok");
-    expect(r.body.checks.chain).toEqual({ status: "ok", network: "devnet", head, scanned: head, lag: 0 });
+    expect(r.body.checks.chain).toEqual({
+      status: "ok",
+      network: "devnet",
+      head,
+      scanned: head,
+      lag: 0,
+      nodes: [
+        {
+          url: t.devnet.url,
+          state: "healthy",
+          active: true,
+          head,
+          lag: null,
+          calls: expect.any(Number) as number,
+          errors: 0,
+        },
+      ],
+    });
   });
 
   it(`is degraded (still 200) when the scanner is more than ${MAX_HEALTHY_LAG} blocks behind`, async () => {

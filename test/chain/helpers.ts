@@ -8,11 +8,14 @@ import { TronWeb } from "tronweb";
 import { startDevnet, type Devnet, type DevnetOptions } from "../../devnet/index.js";
 import { createScanner, type Scanner, type ScannerOptions } from "../../src/chain/scanner.js";
 import { readCursor } from "../../src/chain/cursor.js";
+import { createChainAccess } from "../../src/chain/chain-access.js";
+import type { NodePoolOptions } from "../../src/chain/node-pool.js";
+import { createMetrics } from "../../src/metrics/metrics.js";
 import type { Config } from "../../src/config.js";
 import { createContext, type Context } from "../../src/context.js";
 import type { Database } from "../../src/db/connection.js";
 import { orderEvents, orders, transfers, webhookDeliveries } from "../../src/db/schema.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { createOrder } from "../../src/payments/create-order.js";
 import { FakeClock } from "../helpers/clock.js";
@@ -74,6 +77,12 @@ export interface ChainTestOptions {
   /** Share an open database (e.g. a second context on the same data). */
   database?: Database;
   scanner?: ScannerOptions;
+  /** TRON_NODE_URL from the started devnet (e.g. two of its listeners); default its main URL. */
+  nodeUrls?: (devnet: Devnet) => string;
+  /** Default: a silent logger. */
+  log?: Logger;
+  /** Node failover tuning. */
+  pool?: NodePoolOptions;
 }
 
 export async function startChainTest(options: ChainTestOptions = {}): Promise<ChainTest> {
@@ -84,17 +93,21 @@ export async function startChainTest(options: ChainTestOptions = {}): Promise<Ch
     ...options.devnet,
   });
   const config = testConfig({
-    TRON_NODE_URL: devnet.url,
+    TRON_NODE_URL: options.nodeUrls ? options.nodeUrls(devnet) : devnet.url,
     USDT_CONTRACT: devnet.usdtContract,
     CONFIRMATIONS: String(CONFIRMATIONS),
     ...options.env,
   });
   const testDb = await createTestDatabase();
   const clock = new TickingClock();
+  const log = options.log ?? createLogger({ level: "silent" });
+  const metrics = createMetrics({ processMetrics: false });
   const ctx = await createContext(config, {
+    metrics,
     database: options.database ?? testDb.database,
     clock,
-    log: createLogger({ level: "silent" }),
+    log,
+    ...(options.pool ? { chain: createChainAccess(config, { log, metrics, pool: options.pool }) } : {}),
   });
   const { merchant } = await createMerchant(ctx, { name: "Chain Shop", webhookSecret: "whsec-chain-test" });
   const tw = new TronWeb({ fullHost: devnet.url, privateKey: devnet.faucetKey });

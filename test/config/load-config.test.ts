@@ -218,6 +218,38 @@ describe("production start-up checks", () => {
   });
 });
 
+describe("TRON_NODE_URL", () => {
+  const base = { NODE_ENV: "test", DATA_DIR: "", TRON_NETWORK: "nile", LOG_LEVEL: "silent" };
+  it("takes a comma-separated list: the preferred node first, then the fallbacks", () => {
+    const config = loadConfig({
+      ...base,
+      DATA_DIR: tempDir(),
+      TRON_NODE_URL: "http://10.0.0.5:8090/ , https://nile.trongrid.io",
+    });
+    expect(config.tronNodeUrls).toEqual(["http://10.0.0.5:8090", "https://nile.trongrid.io"]);
+    expect(config.tronNodeUrl).toBe("http://10.0.0.5:8090");
+  });
+
+  it("defaults to the network's public node", () => {
+    const config = loadConfig({ ...base, DATA_DIR: tempDir() });
+    expect(config.tronNodeUrls).toEqual(["https://nile.trongrid.io"]);
+  });
+
+  it("refuses an empty entry, a non-http entry and a repeated URL without echoing the list", () => {
+    for (const value of [
+      "https://a.example,",
+      "https://a.example,ftp://b.example",
+      "https://a.example,https://a.example/",
+    ]) {
+      const error = expectConfigError(
+        { ...base, DATA_DIR: tempDir(), TRON_NODE_URL: value },
+        "TRON_NODE_URL",
+      );
+      expect(error.message).not.toContain("a.example");
+    }
+  });
+});
+
 describe("roles that tell the truth (DESIGN.md 2)", () => {
   const xpub = mnemonicToAccountXpub(TEST_MNEMONIC);
   const hotKey = "11".repeat(32);

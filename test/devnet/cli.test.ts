@@ -51,4 +51,33 @@ describe("devnet CLI", () => {
       if (child.exitCode === null) child.kill("SIGKILL");
     }
   }, 30_000);
+
+  it("--extra-port serves the same chain on more listeners, listed in the ready line", async () => {
+    const args = ["--import", "tsx", "devnet/cli.ts", "--port", "0", "--block-time-ms", "0", "--quiet"];
+    const child = spawn(process.execPath, [...args, "--extra-port", "0", "--extra-port", "0"], {
+      cwd: process.cwd(),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        const rl = createInterface({ input: child.stdout });
+        rl.once("line", resolve);
+        child.once("exit", (code) => reject(new Error(`devnet exited with ${code}`)));
+      });
+      const ready = JSON.parse(line.slice("devnet ready ".length)) as { url: string; extra_urls: string[] };
+      expect(ready.extra_urls).toHaveLength(2);
+      const ids = await Promise.all(
+        [ready.url, ...ready.extra_urls].map(async (u) => {
+          const block = (await (await fetch(u + "/wallet/getnowblock")).json()) as { blockID: string };
+          return block.blockID;
+        }),
+      );
+      expect(new Set(ids).size).toBe(1);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 30_000);
 });

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { adminSession } from "../../plugins/admin-session.js";
+import { adminAlertRoutes } from "./alerts.js";
 import { adminAuthRoutes } from "./auth.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
@@ -23,6 +24,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminOrderRoutes, { ctx });
   await app.register(adminStatsRoutes, { ctx });
   await app.register(adminWalletRoutes, { ctx });
+  await app.register(adminAlertRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 

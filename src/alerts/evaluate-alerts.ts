@@ -1,0 +1,186 @@
+/**
+ * Fires and resolves operator alerts (DESIGN.md 2 and 11), safe in any number of workers at once:
+ *  - a condition fires by inserting its firing row; the partial unique index lets exactly one
+ *    insert win while it lasts, so it fires once; it resolves by a compare-and-set on that row's
+ *    state, so it resolves once;
+ *  - an event alert (an order reaching callback_failed, a sweep failing) is keyed by its order
+ *    event, so each fires once;
+ * and each transition writes its deliveries (one per configured channel) in the same transaction.
+ * Nothing is sent here: the alert sender delivers the outbox (deliver-alerts.ts).
+ */
+import { sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Tx } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { newId } from "../ids.js";
+import { readAlertConditions, type ConditionReading, type Severity } from "./alert-conditions.js";
+import { alertChannels } from "./alert-channels.js";
+
+export interface EvaluateResult {
+  fired: string[];
+  resolved: string[];
+}
+
+/** Event alerts are taken from order events this recent (older ones predate the alerting). */
+const EVENT_LOOKBACK_MS = 24 * 3600 * 1000;
+
+export async function evaluateAlerts(
+  ctx: Context,
+  options: { headFreshMs?: number } = {},
+): Promise<EvaluateResult> {
+  const result: EvaluateResult = { fired: [], resolved: [] };
+  const readings = await readAlertConditions(ctx, options);
+  for (const reading of readings) {
+    if (reading.firing === true && (await fireCondition(ctx, reading))) result.fired.push(reading.alert);
+    if (reading.firing === false && (await resolveCondition(ctx, reading)))
+      result.resolved.push(reading.alert);
+  }
+  result.fired.push(...(await fireEventAlerts(ctx)));
+  if (result.fired.length > 0 || result.resolved.length > 0) {
+    ctx.log.info({ fired: result.fired, resolved: result.resolved }, "operator alerts changed");
+  }
+  return result;
+}
+
+async function fireCondition(ctx: Context, reading: ConditionReading): Promise<boolean> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const id = newId();
+    const rows = await queryRows<{ id: string }>(
+      tx,
+      sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at)
+          VALUES (${id}, ${reading.alert}, ${reading.alert}, 'condition', ${reading.severity}, 'firing',
+                  ${reading.text}, ${JSON.stringify(reading.details)}::jsonb, ${now.toISOString()}::timestamptz)
+          ON CONFLICT (key) WHERE kind = 'condition' AND state = 'firing' DO NOTHING
+          RETURNING id`,
+    );
+    if (rows.length === 0) return false;
+    await enqueue(ctx, tx, {
+      id,
+      alert: reading.alert,
+      severity: reading.severity,
+      state: "firing",
+      text: reading.text,
+      details: reading.details,
+      at: now,
+    });
+    return true;
+  });
+}
+
+async function resolveCondition(ctx: Context, reading: ConditionReading): Promise<boolean> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const rows = await queryRows<{ id: string; severity: Severity }>(
+      tx,
+      sql`UPDATE alerts SET state = 'resolved', resolved_at = ${now.toISOString()}::timestamptz
+          WHERE key = ${reading.alert} AND kind = 'condition' AND state = 'firing'
+          RETURNING id, severity`,
+    );
+    const row = rows[0];
+    if (!row) return false;
+    await enqueue(ctx, tx, {
+      id: row.id,
+      alert: reading.alert,
+      severity: row.severity,
+      state: "resolved",
+      text: reading.resolvedText,
+      details: reading.details,
+      at: now,
+    });
+    return true;
+  });
+}
+
+interface EventRow extends Record<string, unknown> {
+  event_id: string;
+  event_type: "webhook_failed" | "sweep_failed";
+  order_id: string;
+  external_id: string;
+  merchant_name: string;
+  payload: unknown;
+}
+
+async function fireEventAlerts(ctx: Context): Promise<string[]> {
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - EVENT_LOOKBACK_MS).toISOString();
+  const events = await queryRows<EventRow>(
+    ctx.db,
+    sql`SELECT e.id AS event_id, e.event_type, e.order_id, o.external_id, m.name AS merchant_name, e.payload
+        FROM order_events e JOIN orders o ON o.id = e.order_id JOIN merchants m ON m.id = o.merchant_id
+        WHERE e.event_type IN ('webhook_failed', 'sweep_failed') AND e.created_at >= ${since}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'event' AND a.key = 'event:' || e.id::text)
+        ORDER BY e.created_at LIMIT 100`,
+  );
+  const fired: string[] = [];
+  for (const e of events) {
+    const payload = (typeof e.payload === "string" ? JSON.parse(e.payload) : e.payload) as Record<
+      string,
+      unknown
+    >;
+    const reason = typeof payload.reason === "string" ? payload.reason.slice(0, 200) : "unknown";
+    const alert = e.event_type === "webhook_failed" ? "callback_failed" : "sweep_failed";
+    const text =
+      alert === "callback_failed"
+        ? `Order ${e.order_id} (${e.merchant_name}, ${e.external_id}) reached callback_failed: the merchant's webhook failed ${String(payload.attempt ?? "")} times (${reason})`
+        : `Sweep of order ${e.order_id} (${e.merchant_name}, ${e.external_id}) failed at step ${String(payload.step ?? "?")}: ${reason}`;
+    const details: Record<string, string | number | null> = {
+      order_id: e.order_id,
+      external_id: e.external_id,
+      merchant: e.merchant_name,
+      reason,
+      attempt: typeof payload.attempt === "number" ? payload.attempt : null,
+      ...(alert === "sweep_failed" ? { step: typeof payload.step === "string" ? payload.step : null } : {}),
+    };
+    const severity: Severity = alert === "sweep_failed" ? "critical" : "warning";
+    const inserted = await ctx.db.transaction(async (tx) => {
+      const id = newId();
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at, resolved_at)
+            VALUES (${id}, ${alert}, ${"event:" + e.event_id}, 'event', ${severity}, 'firing', ${text},
+                    ${JSON.stringify(details)}::jsonb, ${now.toISOString()}::timestamptz, NULL)
+            ON CONFLICT (key) WHERE kind = 'event' DO NOTHING
+            RETURNING id`,
+      );
+      if (rows.length === 0) return false;
+      await enqueue(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
+      return true;
+    });
+    if (inserted) fired.push(alert);
+  }
+  return fired;
+}
+
+export interface AlertMessage {
+  id: string;
+  alert: string;
+  severity: Severity;
+  state: "firing" | "resolved";
+  text: string;
+  details: Record<string, string | number | null>;
+  at: Date;
+}
+
+/** The alert webhook's JSON (DESIGN.md 2), built once and stored: every attempt sends these bytes. */
+export function alertBody(m: AlertMessage): string {
+  return JSON.stringify({
+    alert: m.alert,
+    severity: m.severity,
+    state: m.state,
+    text: m.state === "resolved" ? `Resolved: ${m.text}` : m.text,
+    details: m.details,
+    at: m.at.toISOString(),
+  });
+}
+
+async function enqueue(ctx: Context, tx: Tx, m: AlertMessage): Promise<void> {
+  const body = alertBody(m);
+  const at = m.at.toISOString();
+  for (const channel of alertChannels(ctx.config)) {
+    await tx.execute(
+      sql`INSERT INTO alert_deliveries (id, alert_id, channel, state, body, status, next_attempt_at, created_at)
+          VALUES (${newId()}, ${m.id}, ${channel}, ${m.state}, ${body}, 'pending', ${at}::timestamptz, ${at}::timestamptz)`,
+    );
+  }
+}
