@@ -93,7 +93,7 @@ async function startService(url: string, migrations = loadMigrations()): Promise
       "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
     TRON_NETWORK: "nile",
     LOG_LEVEL: "silent",
-    MERCHANT_RATE_LIMIT_PER_MINUTE: "100000000",
+    MERCHANT_RATE_LIMIT_PER_MINUTE: "1000000",
   });
   const database = await openDatabase({ databaseUrl: url, poolSize: POOL_SIZE });
   await migrate(database, migrations);
