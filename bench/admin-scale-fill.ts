@@ -38,7 +38,7 @@ function orderSelect(first: number, last: number, total: number, nowIso: string)
     WITH g AS (
       SELECT i, ((i * 2654435761) % 1000)::int AS pr,
              $2::timestamptz - make_interval(secs => (${total} - i)::float8 * ${(FILL_DAYS * 86400) / total}) AS at
-      FROM generate_series(${first}, ${last}) AS i
+      FROM generate_series(${first}::bigint, ${last}::bigint) AS i
     ), s AS (
       SELECT i, pr, at, CASE
           WHEN at > '${nowIso}'::timestamptz - interval '1 hour' THEN
