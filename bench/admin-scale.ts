@@ -17,6 +17,8 @@ import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import { sql } from "drizzle-orm";
+import Fastify from "fastify";
 import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { createContext, type Context } from "../src/context.js";
@@ -275,6 +277,15 @@ async function main(): Promise<void> {
       );
     };
     say(`reads: ${REQUESTS} sequential requests each; from=${from} to=${to}; load ${load()}`);
+    // The machine's floor at this moment: a bare Fastify route doing SELECT 1 over the same pool.
+    const bare = Fastify({ logger: false });
+    bare.get("/floor", async () => (await full.database.db.execute(sql`SELECT 1 AS one`)).rows);
+    const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+    const floor = await time("floor: bare Fastify route, SELECT 1", bareUrl, {}, ["/floor"]);
+    await bare.close();
+    say(
+      `  ${floor.name.padEnd(58)} p50 ${floor.p50.toFixed(1).padStart(6)} ms  p99 ${floor.p99.toFixed(1).padStart(6)} ms`,
+    );
     await measure("GET /admin/stats", admin, ["/api/v1/admin/stats"]);
     await measure("GET /admin/stats/daily", admin, ["/api/v1/admin/stats/daily"]);
     await measure("GET /admin/incidents", admin, ["/api/v1/admin/incidents"]);
@@ -365,6 +376,7 @@ async function main(): Promise<void> {
     say("");
     say("| request | p50 ms | p99 ms | |");
     say("|---|---|---|---|");
+    say(`| ${floor.name} | ${floor.p50.toFixed(1)} | ${floor.p99.toFixed(1)} | machine floor |`);
     for (const t of timings) say(`| ${t.name} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.detail} |`);
     say(`| POST /payments, empty database (median req/s) | ${emptyRps.toFixed(0)} | | |`);
     say(

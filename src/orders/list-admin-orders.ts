@@ -38,24 +38,28 @@ export function toAdminOrderSummary(
   };
 }
 
+/**
+ * The page query: newest first, read through the index that matches the filter (plan test:
+ * test/orders/list-plans.test.ts).
+ */
+export function adminOrdersPageQuery(ctx: Context, filter: AdminOrderFilter) {
+  const conditions = orderListConditions(filter);
+  if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
+  return ctx.db
+    .select({ order: orders, merchantName: merchants.name })
+    .from(orders)
+    .innerJoin(merchants, eq(merchants.id, orders.merchantId))
+    .where(and(...conditions))
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(filter.limit)
+    .offset((filter.page - 1) * filter.limit);
+}
+
 export async function listAdminOrders(
   ctx: Context,
   filter: AdminOrderFilter,
 ): Promise<Page<AdminOrderSummary>> {
-  const conditions = orderListConditions(filter);
-  if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
-  const where = and(...conditions);
-  const [rows, total] = await Promise.all([
-    ctx.db
-      .select({ order: orders, merchantName: merchants.name })
-      .from(orders)
-      .innerJoin(merchants, eq(merchants.id, orders.merchantId))
-      .where(where)
-      .orderBy(desc(orders.createdAt), desc(orders.id))
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
-    countOrders(ctx.db, filter),
-  ]);
+  const [rows, total] = await Promise.all([adminOrdersPageQuery(ctx, filter), countOrders(ctx.db, filter)]);
   return {
     data: rows.map(({ order, merchantName }) => toAdminOrderSummary(order, merchantName)),
     pagination: pagination(filter.page, filter.limit, total),

@@ -39,13 +39,18 @@ export function orderListConditions(filter: Omit<ListOrdersFilter, "page" | "lim
   return conditions;
 }
 
+/** The conditions of the merchant's own order list (shared with the plan test). */
+export function merchantOrdersWhere(merchantId: string, filter: ListOrdersFilter): SQL | undefined {
+  return and(eq(orders.merchantId, merchantId), ...orderListConditions(filter));
+}
+
 /** The merchant's own orders, newest first; the total comes from the rollups (countOrders). */
 export async function listOrders(
   ctx: Context,
   merchantId: string,
   filter: ListOrdersFilter,
 ): Promise<Page<MerchantOrder>> {
-  const where = and(eq(orders.merchantId, merchantId), ...orderListConditions(filter));
+  const where = merchantOrdersWhere(merchantId, filter);
   const [rows, total] = await Promise.all([
     selectOrders(ctx.db, where, { limit: filter.limit, offset: (filter.page - 1) * filter.limit }),
     countOrders(ctx.db, { ...filter, merchantId }),

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Counter {
+interface Counter extends Record<string, unknown> {
   day: string;
   merchant_id: string;
   status: string;
