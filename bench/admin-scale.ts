@@ -24,6 +24,7 @@ import { loadConfig } from "../src/config.js";
 import { createContext, type Context } from "../src/context.js";
 import { openDatabase, type Database } from "../src/db/connection.js";
 import { loadMigrations, migrate } from "../src/db/migrate.js";
+import { queryRows } from "../src/db/query-rows.js";
 import { buildApp } from "../src/http/app.js";
 import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
@@ -279,7 +280,7 @@ async function main(): Promise<void> {
     say(`reads: ${REQUESTS} sequential requests each; from=${from} to=${to}; load ${load()}`);
     // The machine's floor at this moment: a bare Fastify route doing SELECT 1 over the same pool.
     const bare = Fastify({ logger: false });
-    bare.get("/floor", async () => (await full.database.db.execute(sql`SELECT 1 AS one`)).rows);
+    bare.get("/floor", async () => queryRows(full.database.db, sql`SELECT 1 AS one`));
     const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
     const floor = await time("floor: bare Fastify route, SELECT 1", bareUrl, {}, ["/floor"]);
     await bare.close();
