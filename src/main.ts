@@ -1,10 +1,11 @@
 /**
- * The stablegate command: `serve [--role all|api|worker]` and `migrate`.
+ * The stablegate command: `serve [--role all|api|worker]`, `migrate` and `check-rollups`.
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
+import { runCheckRollups } from "./stats/run-check-rollups.js";
 import { startService, type Role } from "./server.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ const USAGE = `usage: stablegate <command>
 commands:
   serve [--role all|api|worker]   run the service (default role: all)
   migrate                         apply pending database migrations and exit
+  check-rollups                   recount the admin rollups; exit 1 if any counter differs
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -38,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === "check-rollups") return runCheckRollups(config);
   if (command === "serve") {
     const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
     const role = values.role as Role;
