@@ -1,10 +1,11 @@
 /**
  * pagination.total of the order lists (admin SPEC 4.5 and the merchant API), exact and without
- * counting history: whole UTC days come from the rollups (migration 0004); only the partial days at
- * the edges of a from/to range are counted in orders, through the list indexes (index-only). An
- * edge is counted from whichever end of its day is nearer: [day start, from) is subtracted from the
- * day's rollup when `from` is early in its day, so an edge costs at most half a day of orders.
- * Everything is one statement, so the rollups and the edge counts come from one snapshot.
+ * counting history. A from/to range is cut into whole UTC days (order_rollups_daily), whole hours
+ * of its edge days (order_rollups_hourly) and the partial hours at its very ends, which alone are
+ * counted in orders, through the list indexes (index-only). A partial hour is counted from
+ * whichever end of the hour is nearer ([hour start, from) is subtracted from the hour's rollup when
+ * `from` is early in its hour), so each end costs at most half an hour of orders. Everything is one
+ * statement: the rollups and the edge counts come from one snapshot.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
@@ -21,24 +22,15 @@ export interface OrderCountFilter {
   to?: Date | undefined;
 }
 
-const DAY_MS = 86_400_000;
-const HALF_DAY_MS = DAY_MS / 2;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
-function dayStart(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-}
-
-function addDays(at: Date, days: number): Date {
-  return new Date(at.getTime() + days * DAY_MS);
-}
-
-function isoDate(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}
-
-function ts(at: Date): SQL {
-  return sql`${at.toISOString()}::timestamptz`;
-}
+const floorTo = (at: number, unit: number) => Math.floor(at / unit) * unit;
+const ceilTo = (at: number, unit: number) => Math.ceil(at / unit) * unit;
+const ts = (at: number): SQL => sql`${new Date(at).toISOString()}::timestamptz`;
+/** The UTC wall-clock timestamp the hourly rollup is keyed by. */
+const utcHour = (at: number): SQL => sql`${new Date(at).toISOString().slice(0, 19)}::timestamp`;
+const utcDay = (at: number): SQL => sql`${new Date(at).toISOString().slice(0, 10)}::date`;
 
 /** The merchant/status conditions, which apply to rollup rows and orders alike. */
 function keyConditions(filter: OrderCountFilter): SQL {
@@ -48,73 +40,102 @@ function keyConditions(filter: OrderCountFilter): SQL {
   return sql.join(parts, sql` AND `);
 }
 
-/** Orders matching the key conditions with created_at in the given range. */
-function countRange(keys: SQL, range: SQL): SQL {
-  return sql`(SELECT count(*) FROM orders WHERE ${keys} AND ${range})`;
-}
+class Terms {
+  readonly parts: SQL[] = [];
+  constructor(private readonly keys: SQL) {}
 
-/** Orders of whole days [first, end) (either side open when undefined), from the rollups. */
-function rollupDays(keys: SQL, first: Date | undefined, end: Date | undefined): SQL {
-  const parts = [keys];
-  if (first !== undefined) parts.push(sql`day >= ${isoDate(first)}::date`);
-  if (end !== undefined) parts.push(sql`day < ${isoDate(end)}::date`);
-  return sql`(SELECT coalesce(sum(order_count), 0) FROM order_rollups_daily WHERE ${sql.join(parts, sql` AND `)})`;
+  /** Orders with created_at in `range`, counted in orders. */
+  orders(range: SQL, sign = sql`+`): void {
+    this.parts.push(sql`${sign} (SELECT count(*) FROM orders WHERE ${this.keys} AND ${range})`);
+  }
+
+  /** Whole days [first, end) from the daily rollups; either side open when undefined. */
+  days(first: number | undefined, end: number | undefined): void {
+    const parts = [this.keys];
+    if (first !== undefined) parts.push(sql`day >= ${utcDay(first)}`);
+    if (end !== undefined) parts.push(sql`day < ${utcDay(end)}`);
+    this.parts.push(
+      sql`+ (SELECT coalesce(sum(order_count), 0) FROM order_rollups_daily WHERE ${sql.join(parts, sql` AND `)})`,
+    );
+  }
+
+  /** Whole hours [first, end) from the hourly rollups. */
+  hours(first: number, end: number): void {
+    if (first >= end) return;
+    this.parts.push(sql`+ (SELECT coalesce(sum(order_count), 0) FROM order_rollups_hourly
+      WHERE ${this.keys} AND hour >= ${utcHour(first)} AND hour < ${utcHour(end)})`);
+  }
+
+  /** [from, the next hour): counted directly, or as the hour minus [hour start, from). */
+  fromInHour(from: number): void {
+    const hour = floorTo(from, HOUR);
+    if (from === hour) return;
+    if (from - hour < HOUR / 2) {
+      this.hours(hour, hour + HOUR);
+      this.orders(sql`created_at >= ${ts(hour)} AND created_at < ${ts(from)}`, sql`-`);
+    } else {
+      this.orders(sql`created_at >= ${ts(from)} AND created_at < ${ts(hour + HOUR)}`);
+    }
+  }
+
+  /** [hour start, to]: counted directly, or as the hour minus (to, next hour). */
+  toInHour(to: number): void {
+    const hour = floorTo(to, HOUR);
+    if (to - hour >= HOUR / 2) {
+      this.hours(hour, hour + HOUR);
+      this.orders(sql`created_at > ${ts(to)} AND created_at < ${ts(hour + HOUR)}`, sql`-`);
+    } else {
+      this.orders(sql`created_at >= ${ts(hour)} AND created_at <= ${ts(to)}`);
+    }
+  }
+
+  sum(): SQL {
+    return this.parts.length === 0 ? sql`0` : sql`0 ${sql.join(this.parts, sql` `)}`;
+  }
 }
 
 /** The SQL expression of the count; exported for the plan test. */
 export function countOrdersSql(filter: OrderCountFilter): SQL {
   const keys = keyConditions(filter);
-  const { from, to } = filter;
+  const from = filter.from?.getTime();
+  const to = filter.to?.getTime();
   if (filter.externalId !== undefined) {
     // (merchant_id, external_id) is unique: at most one row, found through its index.
     const range = [sql`external_id = ${filter.externalId}`];
     if (from !== undefined) range.push(sql`created_at >= ${ts(from)}`);
     if (to !== undefined) range.push(sql`created_at <= ${ts(to)}`);
-    return countRange(keys, sql.join(range, sql` AND `));
+    return sql`(SELECT count(*) FROM orders WHERE ${keys} AND ${sql.join(range, sql` AND `)})`;
   }
   if (from === undefined && to === undefined) {
     return sql`(SELECT coalesce(sum(order_count), 0) FROM order_rollups_total WHERE ${keys})`;
   }
-  const fromDay = from === undefined ? undefined : dayStart(from);
-  const firstWhole =
-    from === undefined || fromDay === undefined
-      ? undefined
-      : from.getTime() === fromDay.getTime()
-        ? fromDay
-        : addDays(fromDay, 1);
-  const toDay = to === undefined ? undefined : dayStart(to);
-  if (from !== undefined && to !== undefined && firstWhole !== undefined && toDay !== undefined) {
-    if (to.getTime() < from.getTime()) return sql`0`;
-    // Less than a whole day in between: the range itself is at most two partial days.
-    if (firstWhole.getTime() >= toDay.getTime()) {
-      return countRange(keys, sql`created_at >= ${ts(from)} AND created_at <= ${ts(to)}`);
+  if (from !== undefined && to !== undefined && to < from) return sql`0`;
+  const terms = new Terms(keys);
+  const firstDay = from === undefined ? undefined : ceilTo(from, DAY);
+  const endDay = to === undefined ? undefined : floorTo(to, DAY);
+  if (firstDay !== undefined && endDay !== undefined && firstDay >= endDay) {
+    // No whole day inside: whole hours, then the partial hours at the ends.
+    const firstHour = ceilTo(from as number, HOUR);
+    const endHour = floorTo(to as number, HOUR);
+    if (firstHour >= endHour) {
+      terms.orders(sql`created_at >= ${ts(from as number)} AND created_at <= ${ts(to as number)}`);
+    } else {
+      terms.fromInHour(from as number);
+      terms.hours(firstHour, endHour);
+      terms.toInHour(to as number);
     }
+    return terms.sum();
   }
-  const terms: SQL[] = [rollupDays(keys, firstWhole, toDay)];
-  if (from !== undefined && fromDay !== undefined && from.getTime() !== fromDay.getTime()) {
-    // [from, next day start)
-    terms.push(
-      from.getTime() - fromDay.getTime() < HALF_DAY_MS
-        ? sql`${rollupDays(keys, fromDay, addDays(fromDay, 1))} - ${countRange(
-            keys,
-            sql`created_at >= ${ts(fromDay)} AND created_at < ${ts(from)}`,
-          )}`
-        : countRange(keys, sql`created_at >= ${ts(from)} AND created_at < ${ts(addDays(fromDay, 1))}`),
-    );
+  terms.days(firstDay, endDay);
+  if (from !== undefined && firstDay !== undefined) {
+    terms.fromInHour(from);
+    terms.hours(ceilTo(from, HOUR), firstDay);
   }
-  if (to !== undefined && toDay !== undefined) {
-    // [day start of to, to]
-    const nextDay = addDays(toDay, 1);
-    terms.push(
-      to.getTime() - toDay.getTime() >= HALF_DAY_MS
-        ? sql`${rollupDays(keys, toDay, nextDay)} - ${countRange(
-            keys,
-            sql`created_at > ${ts(to)} AND created_at < ${ts(nextDay)}`,
-          )}`
-        : countRange(keys, sql`created_at >= ${ts(toDay)} AND created_at <= ${ts(to)}`),
-    );
+  if (to !== undefined && endDay !== undefined) {
+    terms.hours(endDay, floorTo(to, HOUR));
+    terms.toInHour(to);
   }
-  return sql.join(terms, sql` + `);
+  return terms.sum();
 }
 
 export async function countOrders(db: Executor, filter: OrderCountFilter): Promise<number> {

@@ -9,8 +9,8 @@ import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 
 export interface RollupDifference {
-  table: "order_rollups_daily" | "order_rollups_total" | "merchant_incidents";
-  /** The key: day/merchant_id/status, merchant_id/status, or merchant_id. */
+  table: "order_rollups_daily" | "order_rollups_hourly" | "order_rollups_total" | "merchant_incidents";
+  /** The key: day or hour/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
   /** [order_count, amount_received] or [incident_count], as stored and as recounted. */
   stored: string[];
@@ -19,6 +19,7 @@ export interface RollupDifference {
 
 interface DiffRow extends Record<string, unknown> {
   day?: string;
+  hour?: string;
   merchant_id: string;
   status?: string;
   stored_n: string;
@@ -42,6 +43,20 @@ const DAILY = sql`
     ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
      OR coalesce(r.amount_received, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2, 3`;
+
+const HOURLY = sql`
+  WITH actual AS (
+    SELECT date_trunc('hour', created_at AT TIME ZONE 'UTC') AS hour, merchant_id, status, count(*) AS n
+    FROM orders GROUP BY 1, 2, 3
+  )
+  SELECT to_char(coalesce(a.hour, r.hour), 'YYYY-MM-DD"T"HH24') AS hour,
+         coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n
+  FROM actual a FULL JOIN order_rollups_hourly r
+    ON r.hour = a.hour AND r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
   ORDER BY 1, 2, 3`;
 
 const TOTAL = sql`
@@ -78,6 +93,7 @@ const INCIDENTS = sql`
 
 export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const daily = await queryRows<DiffRow>(db, DAILY);
+  const hourly = await queryRows<DiffRow>(db, HOURLY);
   const total = await queryRows<DiffRow>(db, TOTAL);
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
   return [
@@ -86,6 +102,12 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
       key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...hourly.map((row) => ({
+      table: "order_rollups_hourly" as const,
+      key: { hour: row.hour ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n],
+      actual: [row.actual_n],
     })),
     ...total.map((row) => ({
       table: "order_rollups_total" as const,

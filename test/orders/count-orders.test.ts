@@ -14,7 +14,8 @@ import { addMerchant } from "../payments/helpers.js";
 
 let t: TestApp;
 let merchantIds: string[];
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const START = Date.parse("2026-02-01T00:00:00.000Z");
 
 beforeAll(async () => {
@@ -69,7 +70,7 @@ async function plainCount(filter: OrderCountFilter): Promise<number> {
 }
 
 describe("countOrders", () => {
-  it("equals count(*) for 300 random filters over 10 days", { timeout: 300_000 }, async () => {
+  it("equals count(*) for 400 random filters over 10 days", { timeout: 300_000 }, async () => {
     const next = random(14);
     const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
     const instant = (): Date | undefined => {
@@ -82,10 +83,15 @@ describe("countOrders", () => {
         new Date(day + DAY / 2),
         new Date(day + Math.floor(next() * DAY)),
         new Date(day + Math.floor(next() * DAY)),
+        // Hour boundaries, a millisecond either side, and either half of an hour.
+        new Date(day + Math.floor(next() * 24) * HOUR),
+        new Date(day + Math.floor(next() * 24) * HOUR - 1),
+        new Date(day + Math.floor(next() * 24) * HOUR + 1),
+        new Date(day + Math.floor(next() * 24) * HOUR + Math.floor(next() * HOUR)),
       ]);
     };
     let checked = 0;
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 400; i++) {
       const filter: OrderCountFilter = {
         merchantId: pick([undefined, ...merchantIds]),
         status: pick<OrderStatus | undefined>([undefined, ...ORDER_STATUSES]),
@@ -101,10 +107,16 @@ describe("countOrders", () => {
     expect(checked).toBeGreaterThan(60);
   });
 
-  it("counts a whole-day range from the rollups alone, and the edges of a partial one", async () => {
+  it("counts whole days, whole hours and the minutes at the ends exactly", async () => {
     const filter = { from: new Date(START + DAY), to: new Date(START + 3 * DAY - 1) };
     expect(await countOrders(t.ctx.db, filter)).toBe(await plainCount(filter));
     const partial = { from: new Date(START + DAY + 3_600_000), to: new Date(START + 3 * DAY + 7_200_000) };
     expect(await countOrders(t.ctx.db, partial)).toBe(await plainCount(partial));
+    // Within one day: whole hours from the hourly rollups, minutes at the ends from orders.
+    const hours = {
+      from: new Date(START + DAY + 3 * HOUR + 60_000),
+      to: new Date(START + DAY + 9 * HOUR + 1),
+    };
+    expect(await countOrders(t.ctx.db, hours)).toBe(await plainCount(hours));
   });
 });
