@@ -1,11 +1,12 @@
 /**
- * The stablegate command: `serve [--role all|api|worker]` and `migrate`.
+ * The stablegate command: `serve [--role all|api|worker]`, `migrate` and `check-rollups`.
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { ROLES, type Role } from "./commands.js";
+import { runCheckRollups } from "./stats/run-check-rollups.js";
 import { startService } from "./server.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ const USAGE = `usage: stablegate <command>
 commands:
   serve [--role all|api|worker]   run the service (default role: all)
   migrate                         apply pending database migrations and exit
+  check-rollups                   recount the admin rollups; exit 1 if any counter differs
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -39,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === "check-rollups") return runCheckRollups(config);
   if (command === "serve") {
     const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
     const role = values.role as Role;

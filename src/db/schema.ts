@@ -6,6 +6,7 @@
 import {
   bigint,
   boolean,
+  date,
   integer,
   jsonb,
   numeric,
@@ -199,4 +200,26 @@ export const appState = pgTable("app_state", {
   key: text("key").primaryKey(),
   value: jsonb("value").notNull(),
   updatedAt: ts("updated_at").notNull(),
+});
+
+/** Rollups of migration 0004, maintained by triggers on orders and order_events (never written here). */
+export const orderRollupsDaily = pgTable("order_rollups_daily", {
+  day: date("day", { mode: "string" }).notNull(),
+  merchantId: uuid("merchant_id").notNull(),
+  status: text("status").notNull(),
+  orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
+  amountReceived: money("amount_received").notNull(),
+});
+
+export const orderRollupsTotal = pgTable("order_rollups_total", {
+  merchantId: uuid("merchant_id").notNull(),
+  status: text("status").notNull(),
+  orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
+  amountReceived: money("amount_received").notNull(),
+});
+
+export const merchantIncidents = pgTable("merchant_incidents", {
+  eventId: uuid("event_id").primaryKey(),
+  merchantId: uuid("merchant_id").notNull(),
+  createdAt: ts("created_at").notNull(),
 });

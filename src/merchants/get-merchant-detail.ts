@@ -1,6 +1,7 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { type OrderStatus, orderEvents, orders } from "../db/schema.js";
+import { queryRows } from "../db/query-rows.js";
+import { merchantIncidents, type OrderStatus, orderEvents, orders } from "../db/schema.js";
 import { STATUSES_WITH_OUTCOME, type OrderRow } from "../orders/transitions.js";
 import { findMerchant } from "./find-merchant.js";
 import type { MerchantRow } from "./types.js";
@@ -39,63 +40,79 @@ export interface MerchantDetail {
   recentIncidents: MerchantIncident[];
 }
 
-/** One merchant with its aggregated stats, computed from its orders and their events. */
+interface TotalsRow extends Record<string, unknown> {
+  order_count: string;
+  completed_count: string;
+  callback_failed_count: string;
+  active_order_count: string;
+  total_received: string;
+  incident_count: string;
+}
+
+/**
+ * One merchant with its aggregated stats. The counts come from the rollups (order_rollups_total:
+ * one row per status; merchant_incidents for incidents), the recent orders and incidents from
+ * indexes on (merchant_id, created_at), so nothing here grows with the merchant's history.
+ */
 export async function getMerchantDetail(ctx: Context, input: { id: string }): Promise<MerchantDetail> {
   const merchant = await findMerchant(ctx, input.id);
   const byMerchant = eq(orders.merchantId, merchant.id);
-  const isIncident = and(byMerchant, inArray(orderEvents.eventType, [...INCIDENT_EVENT_TYPES]));
-
-  const [totals] = await ctx.db
-    .select({
-      orderCount: count(),
-      completedCount: count(sql`CASE WHEN ${orders.status} = 'completed' THEN 1 END`),
-      callbackFailedCount: count(sql`CASE WHEN ${orders.status} = 'callback_failed' THEN 1 END`),
-      activeOrderCount: count(sql`CASE WHEN ${inArray(orders.status, [...ACTIVE_STATUSES])} THEN 1 END`),
+  const hasOutcome = sql.join(
+    STATUSES_WITH_OUTCOME.map((status) => sql`${status}`),
+    sql`, `,
+  );
+  const active = sql.join(
+    ACTIVE_STATUSES.map((status) => sql`${status}`),
+    sql`, `,
+  );
+  const [[totals], recentOrders, recentIncidents] = await Promise.all([
+    queryRows<TotalsRow>(
+      ctx.db,
       // numeric(38,0) summed in SQL and read as text, so no float ever holds the amount.
-      totalReceived: sql<string>`COALESCE(SUM(${orders.amountReceived}) FILTER (WHERE ${inArray(
-        orders.status,
-        [...STATUSES_WITH_OUTCOME],
-      )}), 0)::text`,
-    })
-    .from(orders)
-    .where(byMerchant);
-  const [incidents] = await ctx.db
-    .select({ incidentCount: count() })
-    .from(orderEvents)
-    .innerJoin(orders, eq(orders.id, orderEvents.orderId))
-    .where(isIncident);
-  const recentOrders = await ctx.db
-    .select()
-    .from(orders)
-    .where(byMerchant)
-    .orderBy(desc(orders.createdAt), desc(orders.id))
-    .limit(RECENT_LIMIT);
-  const recentIncidents = await ctx.db
-    .select({
-      id: orderEvents.id,
-      createdAt: orderEvents.createdAt,
-      eventType: orderEvents.eventType,
-      payload: orderEvents.payload,
-      orderId: orders.id,
-      orderStatus: orders.status,
-      externalId: orders.externalId,
-    })
-    .from(orderEvents)
-    .innerJoin(orders, eq(orders.id, orderEvents.orderId))
-    .where(isIncident)
-    .orderBy(desc(orderEvents.createdAt), desc(orderEvents.id))
-    .limit(RECENT_LIMIT);
+      sql`SELECT coalesce(sum(order_count), 0)::text AS order_count,
+          coalesce(sum(order_count) FILTER (WHERE status = 'completed'), 0)::text AS completed_count,
+          coalesce(sum(order_count) FILTER (WHERE status = 'callback_failed'), 0)::text
+            AS callback_failed_count,
+          coalesce(sum(order_count) FILTER (WHERE status IN (${active})), 0)::text AS active_order_count,
+          coalesce(sum(amount_received) FILTER (WHERE status IN (${hasOutcome})), 0)::text AS total_received,
+          (SELECT count(*) FROM merchant_incidents WHERE merchant_id = ${merchant.id}::uuid)::text
+            AS incident_count
+        FROM order_rollups_total WHERE merchant_id = ${merchant.id}::uuid`,
+    ),
+    ctx.db
+      .select()
+      .from(orders)
+      .where(byMerchant)
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(RECENT_LIMIT),
+    ctx.db
+      .select({
+        id: orderEvents.id,
+        createdAt: orderEvents.createdAt,
+        eventType: orderEvents.eventType,
+        payload: orderEvents.payload,
+        orderId: orders.id,
+        orderStatus: orders.status,
+        externalId: orders.externalId,
+      })
+      .from(merchantIncidents)
+      .innerJoin(orderEvents, eq(orderEvents.id, merchantIncidents.eventId))
+      .innerJoin(orders, eq(orders.id, orderEvents.orderId))
+      .where(eq(merchantIncidents.merchantId, merchant.id))
+      .orderBy(desc(merchantIncidents.createdAt), desc(merchantIncidents.eventId))
+      .limit(RECENT_LIMIT),
+  ]);
 
   return {
     merchant,
     stats: {
-      orderCount: Number(totals?.orderCount ?? 0),
-      completedCount: Number(totals?.completedCount ?? 0),
-      callbackFailedCount: Number(totals?.callbackFailedCount ?? 0),
-      activeOrderCount: Number(totals?.activeOrderCount ?? 0),
-      totalReceived: BigInt(totals?.totalReceived ?? "0"),
+      orderCount: Number(totals?.order_count ?? 0),
+      completedCount: Number(totals?.completed_count ?? 0),
+      callbackFailedCount: Number(totals?.callback_failed_count ?? 0),
+      activeOrderCount: Number(totals?.active_order_count ?? 0),
+      totalReceived: BigInt(totals?.total_received ?? "0"),
       lastOrderAt: recentOrders[0]?.createdAt ?? null,
-      incidentCount: Number(incidents?.incidentCount ?? 0),
+      incidentCount: Number(totals?.incident_count ?? 0),
     },
     recentOrders,
     recentIncidents,

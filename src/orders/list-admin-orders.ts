@@ -1,10 +1,11 @@
 /** The admin order list (SPEC.md 4.5): every merchant's orders, newest first, with merchant_name. */
 import type { AdminOrderSummary } from "../admin/api-shapes.js";
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants, orders, type OrderStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { orderListConditions, pagination, type Page } from "../payments/list-orders.js";
+import { countOrders } from "./count-orders.js";
 
 export interface AdminOrderFilter {
   page: number;
@@ -37,26 +38,30 @@ export function toAdminOrderSummary(
   };
 }
 
+/**
+ * The page query: newest first, read through the index that matches the filter (plan test:
+ * test/orders/list-plans.test.ts).
+ */
+export function adminOrdersPageQuery(ctx: Context, filter: AdminOrderFilter) {
+  const conditions = orderListConditions(filter);
+  if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
+  return ctx.db
+    .select({ order: orders, merchantName: merchants.name })
+    .from(orders)
+    .innerJoin(merchants, eq(merchants.id, orders.merchantId))
+    .where(and(...conditions))
+    .orderBy(desc(orders.createdAt), desc(orders.id))
+    .limit(filter.limit)
+    .offset((filter.page - 1) * filter.limit);
+}
+
 export async function listAdminOrders(
   ctx: Context,
   filter: AdminOrderFilter,
 ): Promise<Page<AdminOrderSummary>> {
-  const conditions = orderListConditions(filter);
-  if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    ctx.db
-      .select({ order: orders, merchantName: merchants.name })
-      .from(orders)
-      .innerJoin(merchants, eq(merchants.id, orders.merchantId))
-      .where(where)
-      .orderBy(desc(orders.createdAt), desc(orders.id))
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
-    ctx.db.select({ n: count() }).from(orders).where(where),
-  ]);
+  const [rows, total] = await Promise.all([adminOrdersPageQuery(ctx, filter), countOrders(ctx.db, filter)]);
   return {
     data: rows.map(({ order, merchantName }) => toAdminOrderSummary(order, merchantName)),
-    pagination: pagination(filter.page, filter.limit, total?.n ?? 0),
+    pagination: pagination(filter.page, filter.limit, total),
   };
 }

@@ -1,6 +1,7 @@
-import { and, count, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { orders, type OrderStatus } from "../db/schema.js";
+import { countOrders } from "../orders/count-orders.js";
 import { selectOrders, toMerchantOrder, type MerchantOrder } from "./merchant-order.js";
 
 export interface ListOrdersFilter {
@@ -38,19 +39,24 @@ export function orderListConditions(filter: Omit<ListOrdersFilter, "page" | "lim
   return conditions;
 }
 
-/** The merchant's own orders, newest first. */
+/** The conditions of the merchant's own order list (shared with the plan test). */
+export function merchantOrdersWhere(merchantId: string, filter: ListOrdersFilter): SQL | undefined {
+  return and(eq(orders.merchantId, merchantId), ...orderListConditions(filter));
+}
+
+/** The merchant's own orders, newest first; the total comes from the rollups (countOrders). */
 export async function listOrders(
   ctx: Context,
   merchantId: string,
   filter: ListOrdersFilter,
 ): Promise<Page<MerchantOrder>> {
-  const where = and(eq(orders.merchantId, merchantId), ...orderListConditions(filter));
-  const [rows, [total]] = await Promise.all([
+  const where = merchantOrdersWhere(merchantId, filter);
+  const [rows, total] = await Promise.all([
     selectOrders(ctx.db, where, { limit: filter.limit, offset: (filter.page - 1) * filter.limit }),
-    ctx.db.select({ n: count() }).from(orders).where(where),
+    countOrders(ctx.db, { ...filter, merchantId }),
   ]);
   return {
     data: rows.map((row) => toMerchantOrder(ctx.config, row.order, row.confirmations)),
-    pagination: pagination(filter.page, filter.limit, total?.n ?? 0),
+    pagination: pagination(filter.page, filter.limit, total),
   };
 }

@@ -80,6 +80,15 @@ export async function selectOrders(
   where: SQL | undefined,
   page: { limit: number; offset: number } = { limit: 1, offset: 0 },
 ): Promise<OrderWithConfirmations[]> {
+  return selectOrdersQuery(db, where, page);
+}
+
+/** The query of selectOrders, unexecuted (the list plan test explains it). */
+export function selectOrdersQuery(
+  db: Executor,
+  where: SQL | undefined,
+  page: { limit: number; offset: number },
+) {
   return db
     .select({ order: orders, confirmations: confirmationsSql })
     .from(orders)

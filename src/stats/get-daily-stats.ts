@@ -1,6 +1,7 @@
 /**
  * GET /api/v1/admin/stats/daily: the last 7 UTC days, oldest first, zero-filled, bucketed by the
- * orders' created_at date, so the entries add up to the week's total_received.
+ * orders' created_at date, so the entries add up to the week's total_received. Read from the daily
+ * rollups (at most 7 days x merchants x statuses rows).
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -18,12 +19,11 @@ export async function getDailyStats(ctx: Context): Promise<DailyRevenue[]> {
   const { weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
   const rows = await queryRows<{ day: string; received: string }>(
     ctx.db,
-    sql`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-        (coalesce(sum(amount_received) FILTER (WHERE ${hasOutcomeSql}), 0))::text AS received
-      FROM orders
-      WHERE created_at >= ${weekStart.toISOString()}::timestamptz
-        AND created_at < ${tomorrowStart.toISOString()}::timestamptz
-      GROUP BY 1`,
+    sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(amount_received)::text AS received
+      FROM order_rollups_daily
+      WHERE day >= ${utcDate(weekStart)}::date AND day < ${utcDate(tomorrowStart)}::date
+        AND ${hasOutcomeSql}
+      GROUP BY day`,
   );
   const byDay = new Map(rows.map((row) => [row.day, BigInt(row.received)]));
   return Array.from({ length: STATS_DAYS }, (_, i) => {

@@ -2,6 +2,10 @@
  * GET /api/v1/admin/stats (DESIGN.md 8). For each window: order_count = orders created in it,
  * completed_count = those of them now completed, total_received = the confirmed amount_received of
  * those of them with an outcome, success_rate = completed / order_count x 100 in integer math.
+ *
+ * Read from the rollups (migration 0004), not from orders: today and the week sum the daily rows of
+ * at most 7 days (merchants x statuses per day), the total sums order_rollups_total (merchants x
+ * statuses), so the cost does not grow with history.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -10,7 +14,7 @@ import { formatAmount } from "../money.js";
 import { STATUSES_WITH_OUTCOME } from "../orders/transitions.js";
 import { formatPercent } from "../percent.js";
 import { getAddressPoolCounts, type AddressPoolCounts } from "../wallet/get-address-pool-counts.js";
-import { statsWindow } from "./stats-window.js";
+import { statsWindow, utcDate } from "./stats-window.js";
 
 export interface StatsBlock {
   order_count: number;
@@ -47,29 +51,38 @@ function block(row: Row, prefix: string): StatsBlock {
   };
 }
 
-export async function getStats(ctx: Context): Promise<AdminStats> {
-  const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
-  const windowSql = (start: Date) =>
-    sql`created_at >= ${start.toISOString()}::timestamptz AND created_at < ${tomorrowStart.toISOString()}::timestamptz`;
-  const figures = (name: string, where: ReturnType<typeof sql>) => sql`
-    (count(*) FILTER (WHERE ${where}))::text AS ${sql.raw(`${name}_orders`)},
-    (count(*) FILTER (WHERE ${where} AND status = 'completed'))::text AS ${sql.raw(`${name}_completed`)},
+/** order_count, completed_count and total_received of the rollup rows matching `where`. */
+function figures(name: string, where: ReturnType<typeof sql>) {
+  return sql`
+    (coalesce(sum(order_count) FILTER (WHERE ${where}), 0))::text AS ${sql.raw(`${name}_orders`)},
+    (coalesce(sum(order_count) FILTER (WHERE ${where} AND status = 'completed'), 0))::text
+      AS ${sql.raw(`${name}_completed`)},
     (coalesce(sum(amount_received) FILTER (WHERE ${where} AND ${hasOutcomeSql}), 0))::text
       AS ${sql.raw(`${name}_received`)}`;
-  const [[row], addressPool] = await Promise.all([
+}
+
+export async function getStats(ctx: Context): Promise<AdminStats> {
+  const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
+  const today = utcDate(todayStart);
+  const [[recent], [total], addressPool] = await Promise.all([
     queryRows<Row>(
       ctx.db,
-      sql`SELECT ${figures("today", windowSql(todayStart))}, ${figures("week", windowSql(weekStart))},
-        ${figures("total", sql`true`)}, (SELECT count(*) FROM merchants)::text AS merchant_count
-      FROM orders`,
+      sql`SELECT ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
+        FROM order_rollups_daily
+        WHERE day >= ${utcDate(weekStart)}::date AND day < ${utcDate(tomorrowStart)}::date`,
+    ),
+    queryRows<Row>(
+      ctx.db,
+      sql`SELECT ${figures("total", sql`true`)}, (SELECT count(*) FROM merchants)::text AS merchant_count
+        FROM order_rollups_total`,
     ),
     getAddressPoolCounts(ctx),
   ]);
-  const figuresRow = row ?? {};
+  const totalRow = total ?? {};
   return {
-    today: block(figuresRow, "today"),
-    week: block(figuresRow, "week"),
-    total: { ...block(figuresRow, "total"), merchant_count: Number(figuresRow.merchant_count ?? "0") },
+    today: block(recent ?? {}, "today"),
+    week: block(recent ?? {}, "week"),
+    total: { ...block(totalRow, "total"), merchant_count: Number(totalRow.merchant_count ?? "0") },
     address_pool: addressPool,
   };
 }

@@ -11,6 +11,7 @@ import { Agent } from "undici";
 import type { Context } from "../../src/context.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { startWebhookSender } from "../../src/workers/webhook-sender.js";
+import { checkRollups } from "../../src/stats/check-rollups.js";
 import {
   confirmPayment,
   createMerchant,
@@ -113,5 +114,7 @@ describe("a worker killed mid-delivery", () => {
       .from(webhookAttempts)
       .where(eq(webhookAttempts.deliveryId, deliveryId));
     expect(attempts.map((a) => a.success)).toEqual([true]);
+    // The admin rollups followed the order through the crash exactly.
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 });
