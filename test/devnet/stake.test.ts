@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
 import type { Devnet } from "../../devnet/index.js";
@@ -166,7 +169,7 @@ describe("devnet Stake 2.0", () => {
     });
     expect(i.fee).toBeUndefined();
     expect(await balance(deposit.base58)).toBe(before);
-    expect((await resource(deposit.base58)).EnergyUsed).toBe(64_285);
+    expect((await resource(deposit.base58)).EnergyUsed).toBeGreaterThan(64_200); // recovering from 64,285
   });
 
   it("burns exactly the energy the delegation does not cover", async () => {
@@ -250,7 +253,10 @@ describe("devnet Stake 2.0", () => {
     expect(dep.EnergyLimit).toBeUndefined();
     expect(dep.EnergyUsed).toBeUndefined();
     // the receiver's usage backed by the returned stake goes back to the owner
-    expect((await resource(hot.base58)).EnergyUsed).toBe(hotUsedBefore + 64_285);
+    // (a few units may already have recovered if a 3 s slot passed between the blocks)
+    const handedBack = ((await resource(hot.base58)).EnergyUsed ?? 0) - hotUsedBefore;
+    expect(handedBack).toBeLessThanOrEqual(64_285);
+    expect(handedBack).toBeGreaterThan(64_200);
     expect(await tw.trx.getDelegatedResourceV2(hot.base58, deposit.base58, { confirmed: false })).toEqual({});
     const index = (await tw.trx.getDelegatedResourceAccountIndexV2(hot.base58, { confirmed: false })) as {
       toAccounts?: string[];
@@ -260,7 +266,7 @@ describe("devnet Stake 2.0", () => {
 
   it("recovers used energy linearly over 24 h of block time", async () => {
     const used = (await resource(hot.base58)).EnergyUsed as number;
-    expect(used).toBe(64_285);
+    expect(used).toBeGreaterThan(64_200);
     devnet.advanceClock(DAY / 2);
     const half = (await resource(hot.base58)).EnergyUsed as number;
     expect(half).toBeGreaterThanOrEqual(Math.floor(used / 2) - 2);
@@ -330,5 +336,104 @@ describe("devnet Stake 2.0", () => {
     expect(refusal(await send(tooMuch, hot.privateKey))).toBe(
       `Contract validate error : Invalid unfreeze_balance, [${10_000_000 * TRX}] is error`,
     );
+  });
+});
+
+describe("devnet Stake 2.0: bandwidth, clock, forks and restarts", () => {
+  it("pays bandwidth from staked bandwidth first, leaving the free bandwidth and the balance alone", async () => {
+    const owner = await newAccount();
+    await fund(devnet, owner.base58, "20000");
+    const freeze = await tw.transactionBuilder.freezeBalanceV2(10_000 * TRX, "BANDWIDTH", owner.base58);
+    const first = await info(await ok(freeze, owner.privateKey));
+    const afterFreeze = await resource(owner.base58);
+    // the freeze itself was paid from free bandwidth; from now on the stake pays
+    expect(afterFreeze.freeNetUsed).toBe(first.receipt.net_usage);
+    expect(afterFreeze.NetLimit).toBe(
+      Math.trunc(10_000 * (43_200_000_000 / (afterFreeze.TotalNetWeight as number))),
+    );
+    const before = await balance(owner.base58);
+    const send1 = await tw.transactionBuilder.sendTrx(cold.base58, 1, owner.base58);
+    const i = await info(await ok(send1, owner.privateKey));
+    expect(i.receipt).toEqual({ net_usage: expect.any(Number) });
+    const after = await resource(owner.base58);
+    expect(after.NetUsed).toBe(i.receipt.net_usage);
+    expect(after.freeNetUsed).toBe(afterFreeze.freeNetUsed);
+    expect(await balance(owner.base58)).toBe(before - 1);
+    expect((await account(owner.base58)).net_usage).toBe(i.receipt.net_usage);
+  });
+
+  it("advances the clock over HTTP, and a fork reverts a delegation with the network weight", async () => {
+    const t0 = devnet.mine(0);
+    const r = await post<{ head: number; timestamp: number }>(devnet, "/devnet/time", {
+      advance_ms: 3_600_000,
+    });
+    expect(r.head).toBe(t0 + 1);
+    const bad = await fetch(devnet.url + "/devnet/time", {
+      method: "POST",
+      body: JSON.stringify({ advance_ms: -5 }),
+    });
+    expect(bad.status).toBe(400);
+
+    const deposit = await newAccount();
+    await fund(devnet, deposit.base58, "1");
+    const weightBefore = (await resource(hot.base58)).TotalEnergyWeight;
+    const freeze = await tw.transactionBuilder.freezeBalanceV2(5_000 * TRX, "ENERGY", hot.base58);
+    await ok(freeze, hot.privateKey);
+    expect((await delegate(deposit.base58, 50)).result).toBe(true);
+    devnet.mine(1);
+    expect((await resource(hot.base58)).TotalEnergyWeight).toBe((weightBefore as number) + 5_000);
+    expect((await resource(deposit.base58)).EnergyLimit).toBeGreaterThan(0);
+    await post(devnet, "/devnet/fork", { depth: 1 });
+    expect((await resource(hot.base58)).TotalEnergyWeight).toBe(weightBefore);
+    expect((await resource(deposit.base58)).EnergyLimit).toBeUndefined();
+    expect(await tw.trx.getDelegatedResourceV2(hot.base58, deposit.base58, { confirmed: false })).toEqual({});
+  });
+
+  it("keeps stake, delegations and the clock across a restart from the state file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "devnet-stake-"));
+    const stateFile = join(dir, "chain.ndjson");
+    const opts = { totalEnergyLimit: LIMIT, totalEnergyWeight: BASE_WEIGHT, stateFile };
+    const a = await freshDevnet(opts);
+    const owner = await newAccount();
+    const receiver = await newAccount();
+    let delegatedAt = 0;
+    try {
+      await fund(a, owner.base58, "10000");
+      await fund(a, receiver.base58, "1");
+      const t = tronWebFor(a, owner.privateKey);
+      const freeze = await t.transactionBuilder.freezeBalanceV2(2_000 * TRX, "ENERGY", owner.base58);
+      await t.trx.sendRawTransaction((await t.trx.sign(freeze, owner.privateKey)) as never);
+      const del = await t.transactionBuilder.delegateResource(
+        500 * TRX,
+        receiver.base58,
+        "ENERGY",
+        owner.base58,
+      );
+      await t.trx.sendRawTransaction((await t.trx.sign(del, owner.privateKey)) as never);
+      a.advanceClock(2 * DAY);
+      delegatedAt = (await post<{ head_timestamp: number }>(a, "/devnet/info")).head_timestamp;
+    } finally {
+      await a.close();
+    }
+    const b = await freshDevnet(opts);
+    try {
+      const t = tronWebFor(b);
+      expect(await t.trx.getDelegatedResourceV2(owner.base58, receiver.base58, { confirmed: false })).toEqual(
+        {
+          delegatedResource: [{ from: owner.hex, to: receiver.hex, frozen_balance_for_energy: 500 * TRX }],
+        },
+      );
+      const r = (await t.trx.getAccountResources(receiver.base58)) as unknown as Resource;
+      expect(r.TotalEnergyWeight).toBe(BASE_WEIGHT + 2_000);
+      expect(r.EnergyLimit).toBe(energyFor(500 * TRX, BASE_WEIGHT + 2_000));
+      // the chain's time does not fall back to the wall clock after the restart
+      b.mine(1);
+      expect((await post<{ head_timestamp: number }>(b, "/devnet/info")).head_timestamp).toBeGreaterThan(
+        delegatedAt,
+      );
+    } finally {
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
