@@ -193,9 +193,15 @@ export class Chain {
   /** broadcasttransaction: validates, executes against the pending state, queues for the next block. */
   broadcast(body: Record<string, unknown>): ParsedTx {
     const tx = parseTransaction(body);
-    validateBroadcast(tx, this);
-    const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
-    const done = executeTransaction(this.state, tx.raw, bytes, this.env());
+    let done: ReturnType<typeof executeTransaction>;
+    try {
+      validateBroadcast(tx, this);
+      const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
+      done = executeTransaction(this.state, tx.raw, bytes, this.env());
+    } catch (e) {
+      if (e instanceof Refusal) e.txid = tx.id;
+      throw e;
+    }
     const record: TxRecord = {
       id: tx.id,
       rawHex: tx.rawHex,

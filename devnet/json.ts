@@ -25,10 +25,13 @@ function contractJson(c: ContractJson, visible: boolean): Json {
     value.owner_address = addr(String(v.owner_address), visible);
     value.to_address = addr(String(v.to_address), visible);
   } else if (c.type !== "TriggerSmartContract") {
-    // Stake 2.0 contracts: amounts and enums first, then the addresses.
-    for (const [k, x] of Object.entries(v)) if (!k.endsWith("_address")) value[k] = x;
-    value.owner_address = addr(String(v.owner_address), visible);
-    if (v.receiver_address) value.receiver_address = addr(String(v.receiver_address), visible);
+    // Stake 2.0 contracts, in the key order mainnet blocks show them (absent keys are defaults).
+    const order = STAKE_KEY_ORDER[c.type] ?? Object.keys(v);
+    for (const k of order) {
+      const x = v[k];
+      if (x === undefined) continue;
+      value[k] = k.endsWith("_address") ? addr(String(x), visible) : x;
+    }
   } else {
     if (v.data) value.data = v.data;
     value.owner_address = addr(String(v.owner_address), visible);
@@ -41,6 +44,21 @@ function contractJson(c: ContractJson, visible: boolean): Json {
   if (c.Permission_id) out.Permission_id = c.Permission_id;
   return out;
 }
+
+const STAKE_KEY_ORDER: Record<string, string[]> = {
+  FreezeBalanceV2Contract: ["resource", "frozen_balance", "owner_address"],
+  UnfreezeBalanceV2Contract: ["resource", "unfreeze_balance", "owner_address"],
+  WithdrawExpireUnfreezeContract: ["owner_address"],
+  DelegateResourceContract: [
+    "balance",
+    "resource",
+    "receiver_address",
+    "lock",
+    "owner_address",
+    "lock_period",
+  ],
+  UnDelegateResourceContract: ["balance", "resource", "receiver_address", "owner_address"],
+};
 
 export function rawDataJson(raw: RawDataJson, visible: boolean): Json {
   const out: Json = { contract: raw.contract.map((c) => contractJson(c, visible)) };

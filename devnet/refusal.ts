@@ -12,6 +12,8 @@ export type ReturnCode =
   | "OTHER_ERROR";
 
 export class Refusal extends Error {
+  /** The refused transaction's id, once it was parsed (java-tron prints it with the refusal). */
+  txid?: string;
   constructor(
     readonly code: ReturnCode,
     message: string,

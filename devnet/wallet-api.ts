@@ -429,19 +429,24 @@ const createTransaction: Handler = (p, ctx) => {
 
 // ---- broadcast ----
 
-function broadcastReply(ctx: Ctx, body: Params): { reply: Record<string, unknown>; id?: string } {
+/**
+ * broadcasttransaction's reply as java-tron prints it: {"result": true, "txid"} on success; on a refusal
+ * the Return message without its false `result` (JsonFormat omits defaults), plus the txid.
+ */
+function broadcastReply(
+  ctx: Ctx,
+  body: Params,
+): { ok: boolean; reply: Record<string, unknown>; id?: string } {
   try {
     const tx = ctx.chain.broadcast(body);
-    return { reply: { result: true, txid: tx.id }, id: tx.id };
+    return { ok: true, reply: { result: true, txid: tx.id }, id: tx.id };
   } catch (e) {
     if (!(e instanceof Refusal)) throw e;
-    const reply: Record<string, unknown> = {
-      result: false,
-      code: e.code,
-      message: returnMessage(e.message, ctx.visible),
-    };
-    if (typeof body.txID === "string") reply.txid = body.txID;
-    return { reply };
+    const reply: Record<string, unknown> = { code: e.code };
+    const txid = e.txid ?? (typeof body.txID === "string" ? body.txID : undefined);
+    if (txid) reply.txid = txid;
+    reply.message = returnMessage(e.message, ctx.visible);
+    return { ok: false, reply };
   }
 }
 
@@ -494,7 +499,7 @@ const broadcastHex: Handler = (p, ctx) => {
     return javaError("com.google.protobuf.InvalidProtocolBufferException", (e as Error).message);
   }
   const body = { raw_data: raw, raw_data_hex: decoded.rawHex, signature: decoded.signatures };
-  const { reply, id } = broadcastReply({ ...ctx, visible: true }, body);
+  const { ok, reply, id } = broadcastReply({ ...ctx, visible: true }, body);
   const txid = id ?? sha256Hex(hexToBytes(decoded.rawHex));
   const printed = toJson({
     signature: decoded.signatures,
@@ -503,9 +508,9 @@ const broadcastHex: Handler = (p, ctx) => {
     raw_data_hex: decoded.rawHex,
   });
   return {
-    result: reply.result,
-    code: reply.result ? "SUCCESS" : reply.code,
-    message: reply.result ? "" : reply.message,
+    result: ok,
+    code: ok ? "SUCCESS" : reply.code,
+    message: ok ? "" : reply.message,
     transaction: printed,
     txid,
   };
