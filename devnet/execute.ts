@@ -33,7 +33,8 @@ export function newAccount(address: string, now: number): Account {
     address,
     balance: 0n,
     createTime: now,
-    latestOperationTime: now,
+    // java-tron sets latest_opration_time only once the account itself does something
+    latestOperationTime: 0,
     freeNetUsed: 0,
     latestConsumeFreeTime: 0,
   };

@@ -312,6 +312,10 @@ interface TriggerArgs {
 
 function triggerArgs(p: Params, ctx: Ctx, withFeeLimit: boolean): TriggerArgs | Reply {
   const contract = addressParam(p.contract_address);
+  if (p.contract_address === undefined || p.contract_address === "") {
+    const message = "class java.security.InvalidParameterException : contract_address isn't set.";
+    return triggerError("OTHER_ERROR", message, ctx.visible);
+  }
   if (!contract) return triggerError("OTHER_ERROR", "Invalid contract_address", ctx.visible);
   const owner =
     p.owner_address === undefined || p.owner_address === "" ? null : addressParam(p.owner_address);
