@@ -360,6 +360,32 @@ describe("devnet Stake 2.0: bandwidth, clock, forks and restarts", () => {
     expect(after.freeNetUsed).toBe(afterFreeze.freeNetUsed);
     expect(await balance(owner.base58)).toBe(before - 1);
     expect((await account(owner.base58)).net_usage).toBe(i.receipt.net_usage);
+    // activating an account: the stake covers the bandwidth, only the 1 TRX creation fee is burnt
+    const fresh = await newAccount();
+    const activate = await tw.transactionBuilder.sendTrx(fresh.base58, 1, owner.base58);
+    const a = await info(await ok(activate, owner.privateKey));
+    expect(a.receipt).toEqual({ net_usage: expect.any(Number) });
+    expect(a.fee).toBe(TRX);
+  });
+
+  it("spends the caller's own staked energy the same way, and mixes own and delegated energy", async () => {
+    const payer = await newAccount();
+    await fund(devnet, payer.base58, "20000", "3");
+    const freeze = await tw.transactionBuilder.freezeBalanceV2(4_000 * TRX, "ENERGY", payer.base58);
+    const weightBefore = (await resource(payer.base58)).TotalEnergyWeight as number;
+    await ok(freeze, payer.privateKey);
+    expect((await delegate(payer.base58, 4_000)).result).toBe(true);
+    devnet.mine(1);
+    const r = await resource(payer.base58);
+    expect(r.TotalEnergyWeight).toBe(weightBefore + 4_000);
+    // own and acquired stake make one limit
+    expect(r.EnergyLimit).toBe(energyFor(8_000 * TRX, weightBefore + 4_000));
+    const before = await balance(payer.base58);
+    const i = await info(await usdtTransfer(payer, cold.base58, TRX));
+    expect(i.receipt).toMatchObject({ energy_usage: 64_285, energy_usage_total: 64_285, result: "SUCCESS" });
+    expect(i.receipt.energy_fee).toBeUndefined();
+    expect(await balance(payer.base58)).toBe(before - (i.fee ?? 0));
+    expect(i.fee ?? 0).toBe(i.receipt.net_fee ?? 0);
   });
 
   it("advances the clock over HTTP, and a fork reverts a delegation with the network weight", async () => {
