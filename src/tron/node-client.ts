@@ -17,6 +17,17 @@ import type {
   BlockTransactionJson,
 } from "./node-types.js";
 import type { ResourceCode, TransactionJson } from "./protobuf.js";
+import {
+  RESOURCE_TYPE,
+  checkBlock,
+  checkHeader,
+  idOrNum,
+  isEmpty,
+  isObject,
+  optionalNumber,
+  stringList,
+  type Json,
+} from "./node-parse.js";
 
 export { TronNodeError } from "./node-errors.js";
 export type { TronNodeErrorKind } from "./node-errors.js";
@@ -102,62 +113,6 @@ export interface NodeClient {
 /** `solidified`: ask /walletsolidity, which answers from the solidified state. */
 export interface SolidOption {
   solidified?: boolean;
-}
-
-type Json = Record<string, unknown>;
-
-const RESOURCE_TYPE: Record<ResourceCode, number> = { BANDWIDTH: 0, ENERGY: 1, TRON_POWER: 2 };
-
-function optionalNumber(path: string, v: Json, key: string): number {
-  const x = v[key];
-  if (x === undefined) return 0; // java-tron omits zero
-  if (typeof x !== "number") throw new TronNodeError("malformed", path, `${key} is not a number`);
-  return x;
-}
-
-function stringList(path: string, v: unknown, key: string): string[] {
-  if (v === undefined) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === "string"))
-    throw new TronNodeError("malformed", path, `${key} is not a list of addresses`);
-  return v as string[];
-}
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const isEmpty = (v: Json) => Object.keys(v).length === 0;
-
-function checkBlock(path: string, v: unknown): BlockJson {
-  if (
-    !isObject(v) ||
-    typeof v.blockID !== "string" ||
-    !isObject(v.block_header) ||
-    !isObject((v.block_header as Json).raw_data)
-  ) {
-    throw new TronNodeError("malformed", path, "response is not a block");
-  }
-  return v as unknown as BlockJson;
-}
-
-/** A block header answer: a block whose header has a parentHash; transactions, if sent anyway, dropped. */
-function checkHeader(path: string, v: unknown): BlockJson {
-  const block = checkBlock(path, v);
-  if (typeof block.block_header.raw_data.parentHash !== "string") {
-    throw new TronNodeError("malformed", path, "block header has no parentHash");
-  }
-  if (block.transactions === undefined) return block;
-  const { transactions: _dropped, ...header } = block;
-  return header;
-}
-
-/** java-tron's id_or_num: a block number in decimal or a 64-hex blockID. */
-function idOrNum(v: number | string): string {
-  if (typeof v === "number") {
-    if (!Number.isSafeInteger(v) || v < 0)
-      throw new RangeError(`block number ${v} is not a non-negative integer`);
-    return String(v);
-  }
-  const id = v.replace(/^0x/, "");
-  if (!/^[0-9a-fA-F]{64}$/.test(id)) throw new RangeError("a block id is 64 hex digits");
-  return id.toLowerCase();
 }
 
 export function createNodeClient(opts: NodeClientOptions): NodeClient {
