@@ -1,17 +1,16 @@
 // The chain: blocks, the pending pool, the state and the transaction index. Transactions run against the
 // state when they are broadcast (as java-tron's pending session does) and land in the next block.
 import { addressFromPrivateKey, hexToBase58, toHex } from "../src/tron/address.js";
-import { encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
-import { signDigest } from "../src/tron/sign.js";
-import { makeBlock, refBlockBytes, refBlockHash, type Block, type TxRecord } from "./blocks.js";
+import { makeBlock, type Block, type TxRecord } from "./blocks.js";
 import { executeTransaction, newAccount, Refusal } from "./execute.js";
 import { billedBytes } from "./resources.js";
 import { DEFAULT_STAKE_PARAMS, type ExecEnv, type StakeParams } from "./stake.js";
 import { slotOf } from "./usage.js";
+import { fundFromFaucet } from "./faucet.js";
 import type { Clock } from "./json.js";
 import { Journal, SUPPLY_KEY, State, balanceKey, type Account, type Token } from "./state.js";
 import { parseTransaction, validateBroadcast, type ParsedTx } from "./validate.js";
-import { bytesToHex, hexToBytes, keccakHex, sha256Bytes, sha256Hex, word } from "./util.js";
+import { hexToBytes, keccakHex, sha256Hex } from "./util.js";
 
 export const DEFAULT_FAUCET_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 /** Block producer key: only signs headers, holds nothing. */
@@ -361,63 +360,12 @@ export class Chain {
     };
   }
 
-  /** A transaction from the faucet, built and signed like any client would (real signature, TAPOS). */
-  faucetTransaction(contract: RawDataJson["contract"][number], feeLimit?: number): Record<string, unknown> {
-    const head = this.head;
-    const raw: RawDataJson = {
-      contract: [contract],
-      ref_block_bytes: refBlockBytes(head.number),
-      ref_block_hash: refBlockHash(head.id),
-      expiration: head.timestamp + 60_000,
-      timestamp: this.nextTxTimestamp(),
-      ...(feeLimit ? { fee_limit: feeLimit } : {}),
-    };
-    const rawBytes = encodeRawData(raw);
-    const txID = bytesToHex(sha256Bytes(rawBytes));
-    return {
-      txID,
-      raw_data: raw,
-      raw_data_hex: bytesToHex(rawBytes),
-      signature: [signDigest(hexToBytes(txID), this.faucetKey)],
-    };
-  }
-
-  private txTimestampSeq = 0;
   /** Unique per faucet transaction, so two identical fundings in one millisecond get distinct ids. */
-  private nextTxTimestamp(): number {
-    this.txTimestampSeq = Math.max(this.now(), this.txTimestampSeq + 1);
-    return this.txTimestampSeq;
-  }
+  txTimestampSeq = 0;
 
   /** Sends TRX and/or a token from the faucet through real transactions; returns their ids. */
   fund(toHex41: string, trxSun: bigint, tokenUnits: bigint, token: Token = this.usdt): string[] {
-    if (toHex41 === this.faucet) throw new Refusal("OTHER_ERROR", "cannot fund the faucet itself");
-    const ids: string[] = [];
-    if (trxSun > 0n) {
-      const tx = this.faucetTransaction({
-        type: "TransferContract",
-        parameter: {
-          type_url: "type.googleapis.com/protocol.TransferContract",
-          value: { owner_address: this.faucet, to_address: toHex41, amount: Number(trxSun) },
-        },
-      });
-      ids.push(this.broadcast(tx).id);
-    }
-    if (tokenUnits > 0n) {
-      const data = "a9059cbb" + word(BigInt("0x" + toHex41.slice(2))) + word(tokenUnits);
-      const tx = this.faucetTransaction(
-        {
-          type: "TriggerSmartContract",
-          parameter: {
-            type_url: "type.googleapis.com/protocol.TriggerSmartContract",
-            value: { owner_address: this.faucet, contract_address: token.address, data },
-          },
-        },
-        1_000_000_000,
-      );
-      ids.push(this.broadcast(tx).id);
-    }
-    return ids;
+    return fundFromFaucet(this, toHex41, trxSun, tokenUnits, token);
   }
 
   base58(hex41: string): string {

@@ -1,7 +1,7 @@
 // Resource and Stake 2.0 reads of the java-tron HTTP API: getaccountresource, getaccountnet,
 // getdelegatedresourcev2, getdelegatedresourceaccountindexv2, getcandelegatedmaxsize,
 // getavailableunfreezecount, getcanwithdrawunfreezeamount. Zero fields are omitted, as JsonFormat does.
-import type { Chain } from "./chain.js";
+import { addressParam, type Ctx, type Handler } from "./api-util.js";
 import { addr } from "./json.js";
 import { FREE_NET_LIMIT, freeNetUsedAt } from "./resources.js";
 import {
@@ -23,18 +23,13 @@ import {
 import { recovered } from "./usage.js";
 
 type Json = Record<string, unknown>;
-export interface StakeCtx {
-  chain: Chain;
-  solid: boolean;
-  visible: boolean;
-}
-type Handler = (p: Json, ctx: StakeCtx, address: (v: unknown) => string | null) => unknown;
+const address = addressParam;
 
 function put(out: Json, key: string, v: number | bigint): void {
   if (v) out[key] = v;
 }
 
-function reader(ctx: StakeCtx): SlotRead {
+function reader(ctx: Ctx): SlotRead {
   return ctx.chain.slotReader(ctx.solid);
 }
 
@@ -42,7 +37,7 @@ function invalid(): unknown {
   return { Error: "class java.lang.IllegalArgumentException : Invalid address" };
 }
 
-const getAccountResource: Handler = (p, ctx, address) => {
+const getAccountResource: Handler = (p, ctx) => {
   const a = address(p.address);
   if (!a) return invalid();
   const acc = ctx.chain.account(a, false);
@@ -66,7 +61,7 @@ const getAccountResource: Handler = (p, ctx, address) => {
   return out;
 };
 
-const getAccountNet: Handler = (p, ctx, address) => {
+const getAccountNet: Handler = (p, ctx) => {
   const a = address(p.address);
   if (!a) return invalid();
   const acc = ctx.chain.account(a, false);
@@ -92,7 +87,7 @@ function delegationJson(from: string, to: string, d: Delegation, visible: boolea
   return out;
 }
 
-const getDelegatedResourceV2: Handler = (p, ctx, address) => {
+const getDelegatedResourceV2: Handler = (p, ctx) => {
   const from = p.fromAddress === undefined ? null : address(p.fromAddress);
   const to = p.toAddress === undefined ? null : address(p.toAddress);
   if ((p.fromAddress !== undefined && !from) || (p.toAddress !== undefined && !to)) return invalid();
@@ -105,7 +100,7 @@ const getDelegatedResourceV2: Handler = (p, ctx, address) => {
   return list.length ? { delegatedResource: list } : {};
 };
 
-const getDelegatedResourceAccountIndexV2: Handler = (p, ctx, address) => {
+const getDelegatedResourceAccountIndexV2: Handler = (p, ctx) => {
   const a = address(p.value);
   if (p.value !== undefined && !a) return invalid();
   if (!a) return {};
@@ -117,14 +112,14 @@ const getDelegatedResourceAccountIndexV2: Handler = (p, ctx, address) => {
   return out;
 };
 
-function ownerOf(p: Json, ctx: StakeCtx, address: (v: unknown) => string | null): string | null | "invalid" {
+function ownerOf(p: Json): string | null | "invalid" {
   const raw = p.owner_address ?? p.ownerAddress;
   if (raw === undefined) return null;
   return address(raw) ?? "invalid";
 }
 
-const getCanDelegatedMaxSize: Handler = (p, ctx, address) => {
-  const owner = ownerOf(p, ctx, address);
+const getCanDelegatedMaxSize: Handler = (p, ctx) => {
+  const owner = ownerOf(p);
   if (owner === "invalid") return invalid();
   const acc = owner ? ctx.chain.account(owner, ctx.solid) : undefined;
   if (!acc) return {};
@@ -140,8 +135,8 @@ const getCanDelegatedMaxSize: Handler = (p, ctx, address) => {
   return size ? { max_size: size } : {};
 };
 
-const getAvailableUnfreezeCount: Handler = (p, ctx, address) => {
-  const owner = ownerOf(p, ctx, address);
+const getAvailableUnfreezeCount: Handler = (p, ctx) => {
+  const owner = ownerOf(p);
   if (owner === "invalid") return invalid();
   const acc = owner ? ctx.chain.account(owner, ctx.solid) : undefined;
   if (!acc) return {};
@@ -150,8 +145,8 @@ const getAvailableUnfreezeCount: Handler = (p, ctx, address) => {
   return { count: UNFREEZE_MAX_TIMES - pending };
 };
 
-const getCanWithdrawUnfreezeAmount: Handler = (p, ctx, address) => {
-  const owner = ownerOf(p, ctx, address);
+const getCanWithdrawUnfreezeAmount: Handler = (p, ctx) => {
+  const owner = ownerOf(p);
   if (owner === "invalid") return invalid();
   const acc = owner ? ctx.chain.account(owner, ctx.solid) : undefined;
   const ts = Number(p.timestamp ?? 0);
