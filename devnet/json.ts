@@ -122,7 +122,9 @@ export function txInfoJson(tx: TxRecord, block: Block, visible: boolean): Json {
   if (i.result) receipt.result = i.result;
   out.receipt = receipt;
   const logs = logsOf(tx);
-  if (logs.length > 0) out.log = logs;
+  // java-tron prints log addresses as base58 under visible=true (topics and data stay hex)
+  if (logs.length > 0)
+    out.log = visible ? logs.map((l) => ({ ...l, address: hexToBase58("41" + l.address) })) : logs;
   if (tx.contractRet !== "SUCCESS") {
     out.result = "FAILED";
     if (i.resMessage) out.resMessage = utf8ToHex(i.resMessage);

@@ -148,7 +148,18 @@ describe("devnet JSON against real java-tron responses", () => {
     const burnt = real("gettransactioninfobyid-mainnet-225e55c4-usdt-2022.json");
     expect(keys(usdt, ["log"])).toEqual(keys(burnt, ["log"]));
     expect(keys((usdt.log as Json[])[0])).toEqual(keys((burnt.log as Json[])[0]));
-    expect(usdt.contractResult).toEqual(["0".repeat(63) + "1"]);
+    // mainnet's USDT returns a zero word from a successful transfer, and so does the devnet's
+    expect(usdt.contractResult).toEqual(burnt.contractResult);
+    expect(usdt.contractResult).toEqual(["0".repeat(64)]);
+    // visible=true prints the contract and log addresses in base58, as mainnet 661f1df8
+    const visible = await post(devnet, "/wallet/gettransactioninfobyid", { value: usdt.id, visible: true });
+    const realVisible = real("gettransactioninfobyid-mainnet-661f1df8-usdt-visible.json");
+    expect(visible.contract_address).toBe(devnet.usdtContract);
+    expect((visible.log as Json[])[0]?.address).toBe(devnet.usdtContract);
+    expect(((realVisible.log as Json[])[0]?.address as string).startsWith("T")).toBe(true);
+    expect((visible.log as { topics: string[] }[])[0]?.topics).toEqual(
+      (usdt.log as { topics: string[] }[])[0]?.topics,
+    );
     // a TRX transfer on free bandwidth: Nile's transfers
     const trx = await infoOf(
       (await send(await tw.transactionBuilder.sendTrx(payer.base58, 5, holder.base58), holder.privateKey))
