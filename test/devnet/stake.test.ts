@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
 import type { Devnet } from "../../devnet/index.js";
+import { createNodeClient } from "../../src/tron/node-client.js";
 import { buildDelegateResource } from "../../src/tron/transaction.js";
 import { freshDevnet, fund, hexToUtf8, newAccount, post, tronWebFor, type Info } from "./helpers.js";
 
@@ -460,6 +461,58 @@ describe("devnet Stake 2.0: bandwidth, clock, forks and restarts", () => {
     } finally {
       await b.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("src/tron's node client against the devnet's Stake 2.0 reads", () => {
+  it("reads delegations, delegatable size, unfreeze count and resources in java-tron's field names", async () => {
+    const client = createNodeClient({ baseUrl: devnet.url });
+    try {
+      const owner = await newAccount();
+      const receiver = await newAccount();
+      await fund(devnet, owner.base58, "10000");
+      await fund(devnet, receiver.base58, "1");
+      await ok(
+        await tw.transactionBuilder.freezeBalanceV2(5_000 * TRX, "ENERGY", owner.base58),
+        owner.privateKey,
+      );
+      const del = await tw.transactionBuilder.delegateResource(
+        2_000 * TRX,
+        receiver.base58,
+        "ENERGY",
+        owner.base58,
+      );
+      await ok(del, owner.privateKey);
+      devnet.mine(1);
+      expect(await client.getDelegatedResourceV2(owner.base58, receiver.base58)).toEqual([
+        { from: owner.hex, to: receiver.hex, frozen_balance_for_energy: 2_000 * TRX },
+      ]);
+      // not solidified yet
+      expect(
+        await client.getDelegatedResourceV2(owner.base58, receiver.base58, { solidified: true }),
+      ).toEqual([]);
+      expect(await client.getDelegatedResourceAccountIndexV2(owner.base58)).toEqual({
+        account: owner.hex,
+        fromAccounts: [],
+        toAccounts: [receiver.hex],
+      });
+      expect(await client.getDelegatedResourceAccountIndexV2(receiver.base58)).toEqual({
+        account: receiver.hex,
+        fromAccounts: [owner.hex],
+        toAccounts: [],
+      });
+      expect(await client.getCanDelegatedMaxSize(owner.base58, "ENERGY")).toBe(3_000 * TRX);
+      expect(await client.getCanDelegatedMaxSize(owner.base58, "BANDWIDTH")).toBe(0);
+      expect(await client.getAvailableUnfreezeCount(owner.base58)).toBe(32);
+      expect(await client.getAvailableUnfreezeCount((await newAccount()).base58)).toBe(0);
+      const r = await client.getAccountResource(receiver.base58);
+      expect(r.EnergyLimit).toBe(energyFor(2_000 * TRX, r.TotalEnergyWeight as number));
+      const acc = await client.getAccount(owner.base58);
+      expect(acc?.account_resource?.delegated_frozenV2_balance_for_energy).toBe(2_000 * TRX);
+      expect(acc?.frozenV2).toEqual([{}, { type: "ENERGY", amount: 3_000 * TRX }, { type: "TRON_POWER" }]);
+    } finally {
+      await client.close();
     }
   });
 });
