@@ -1,14 +1,16 @@
 // The chain: blocks, the pending pool, the state and the transaction index. Transactions run against the
 // state when they are broadcast (as java-tron's pending session does) and land in the next block.
 import { addressFromPrivateKey, hexToBase58, toHex } from "../src/tron/address.js";
-import { encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
-import { signDigest } from "../src/tron/sign.js";
-import { makeBlock, refBlockBytes, refBlockHash, type Block, type TxRecord } from "./blocks.js";
+import { makeBlock, type Block, type TxRecord } from "./blocks.js";
 import { executeTransaction, newAccount, Refusal } from "./execute.js";
 import { billedBytes } from "./resources.js";
+import { DEFAULT_STAKE_PARAMS, type ExecEnv, type StakeParams } from "./stake.js";
+import { slotOf } from "./usage.js";
+import { fundFromFaucet } from "./faucet.js";
+import type { Clock } from "./json.js";
 import { Journal, SUPPLY_KEY, State, balanceKey, type Account, type Token } from "./state.js";
 import { parseTransaction, validateBroadcast, type ParsedTx } from "./validate.js";
-import { bytesToHex, hexToBytes, keccakHex, sha256Bytes, sha256Hex, word } from "./util.js";
+import { hexToBytes, keccakHex, sha256Hex } from "./util.js";
 
 export const DEFAULT_FAUCET_KEY = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 /** Block producer key: only signs headers, holds nothing. */
@@ -30,6 +32,8 @@ export interface ChainOptions {
   faucetKey?: string;
   solidifyAfter?: number;
   now?: () => number;
+  /** Resource parameters; unset ones take mainnet's values (DEFAULT_STAKE_PARAMS). */
+  stake?: Partial<StakeParams>;
 }
 
 /** java-tron's contract address: keccak256(deploy txID || owner)[12..], with the 41 prefix. */
@@ -50,7 +54,11 @@ export class Chain {
   usdt!: Token;
   tokenNonce = 0;
   lastTimestamp = 0;
+  /** The chain's clock: the wall clock (or the one given) plus clockOffsetMs. */
   readonly now: () => number;
+  /** Moved forward by advanceClock, so tests can let 24 h of energy recovery pass. */
+  clockOffsetMs = 0;
+  readonly params: StakeParams;
   /** Told of every change to blocks and tokens (persistence hooks in). */
   listener: ChainListener | null = null;
 
@@ -59,7 +67,36 @@ export class Chain {
     this.faucet = toHex(addressFromPrivateKey(this.faucetKey));
     this.witnessAddress = toHex(addressFromPrivateKey(WITNESS_KEY));
     this.solidifyAfter = opts.solidifyAfter ?? 19;
-    this.now = opts.now ?? Date.now;
+    const base = opts.now ?? Date.now;
+    this.now = () => base() + this.clockOffsetMs;
+    this.params = { ...DEFAULT_STAKE_PARAMS, ...opts.stake };
+  }
+
+  /** What transactions execute against: the head block's time (java-tron's latest block header). */
+  env(): ExecEnv {
+    const { now, slot } = this.clock();
+    return { now, slot, params: this.params };
+  }
+
+  /** The head's (or the solidified block's) time in ms and in slots since genesis. */
+  clock(solid = false): Clock {
+    const b = solid ? (this.blockByNum(this.solidifiedNumber) ?? this.head) : this.head;
+    const genesisMs = this.blocks[0]?.timestamp ?? b.timestamp;
+    return { now: b.timestamp, slot: slotOf(b.timestamp, genesisMs), genesisMs };
+  }
+
+  /** Moves the clock forward and mines a block, so the head (and resource recovery) sees the new time. */
+  advanceClock(ms: number): Block {
+    this.clockOffsetMs += ms;
+    return this.mine(1)[0] as Block;
+  }
+
+  /** Slot keys of a store as of a view: the current ones plus those newer blocks changed. */
+  slotKeys(store: string, solid: boolean): Set<string> {
+    const keys = new Set(this.state.slots.get(store)?.keys() ?? []);
+    if (solid)
+      for (const j of this.unsolidJournals()) for (const k of j.slots.get(store)?.keys() ?? []) keys.add(k);
+    return keys;
   }
 
   /** Genesis: the faucet holds 1e9 TRX and the whole USDT supply; block 1 follows so TAPOS has a parent. */
@@ -155,9 +192,15 @@ export class Chain {
   /** broadcasttransaction: validates, executes against the pending state, queues for the next block. */
   broadcast(body: Record<string, unknown>): ParsedTx {
     const tx = parseTransaction(body);
-    validateBroadcast(tx, this);
-    const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
-    const done = executeTransaction(this.state, tx.raw, bytes, this.now());
+    let done: ReturnType<typeof executeTransaction>;
+    try {
+      validateBroadcast(tx, this);
+      const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
+      done = executeTransaction(this.state, tx.raw, bytes, this.env());
+    } catch (e) {
+      if (e instanceof Refusal) e.txid = tx.id;
+      throw e;
+    }
     const record: TxRecord = {
       id: tx.id,
       rawHex: tx.rawHex,
@@ -317,63 +360,12 @@ export class Chain {
     };
   }
 
-  /** A transaction from the faucet, built and signed like any client would (real signature, TAPOS). */
-  faucetTransaction(contract: RawDataJson["contract"][number], feeLimit?: number): Record<string, unknown> {
-    const head = this.head;
-    const raw: RawDataJson = {
-      contract: [contract],
-      ref_block_bytes: refBlockBytes(head.number),
-      ref_block_hash: refBlockHash(head.id),
-      expiration: head.timestamp + 60_000,
-      timestamp: this.nextTxTimestamp(),
-      ...(feeLimit ? { fee_limit: feeLimit } : {}),
-    };
-    const rawBytes = encodeRawData(raw);
-    const txID = bytesToHex(sha256Bytes(rawBytes));
-    return {
-      txID,
-      raw_data: raw,
-      raw_data_hex: bytesToHex(rawBytes),
-      signature: [signDigest(hexToBytes(txID), this.faucetKey)],
-    };
-  }
-
-  private txTimestampSeq = 0;
   /** Unique per faucet transaction, so two identical fundings in one millisecond get distinct ids. */
-  private nextTxTimestamp(): number {
-    this.txTimestampSeq = Math.max(this.now(), this.txTimestampSeq + 1);
-    return this.txTimestampSeq;
-  }
+  txTimestampSeq = 0;
 
   /** Sends TRX and/or a token from the faucet through real transactions; returns their ids. */
   fund(toHex41: string, trxSun: bigint, tokenUnits: bigint, token: Token = this.usdt): string[] {
-    if (toHex41 === this.faucet) throw new Refusal("OTHER_ERROR", "cannot fund the faucet itself");
-    const ids: string[] = [];
-    if (trxSun > 0n) {
-      const tx = this.faucetTransaction({
-        type: "TransferContract",
-        parameter: {
-          type_url: "type.googleapis.com/protocol.TransferContract",
-          value: { owner_address: this.faucet, to_address: toHex41, amount: Number(trxSun) },
-        },
-      });
-      ids.push(this.broadcast(tx).id);
-    }
-    if (tokenUnits > 0n) {
-      const data = "a9059cbb" + word(BigInt("0x" + toHex41.slice(2))) + word(tokenUnits);
-      const tx = this.faucetTransaction(
-        {
-          type: "TriggerSmartContract",
-          parameter: {
-            type_url: "type.googleapis.com/protocol.TriggerSmartContract",
-            value: { owner_address: this.faucet, contract_address: token.address, data },
-          },
-        },
-        1_000_000_000,
-      );
-      ids.push(this.broadcast(tx).id);
-    }
-    return ids;
+    return fundFromFaucet(this, toHex41, trxSun, tokenUnits, token);
   }
 
   base58(hex41: string): string {

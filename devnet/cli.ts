@@ -1,5 +1,6 @@
 // npm run devnet -- [--port 9090] [--host 127.0.0.1] [--block-time-ms 3000] [--solidify-after 19]
 //                    [--faucet-key HEX] [--state-file path] [--quiet] [--extra-port P]...
+//                    [--total-energy-limit N] [--total-energy-weight N] [--unfreeze-delay-ms N]
 import { parseArgs } from "node:util";
 import { startDevnet } from "./index.js";
 
@@ -12,6 +13,10 @@ function int(v: string | undefined, name: string, dflt: number): number {
   return Number(v);
 }
 
+function optionalInt(v: string | undefined, name: string): number | undefined {
+  return v === undefined ? undefined : int(v, name, 0);
+}
+
 const { values } = parseArgs({
   options: {
     port: { type: "string" },
@@ -22,6 +27,9 @@ const { values } = parseArgs({
     "state-file": { type: "string" },
     quiet: { type: "boolean" },
     "extra-port": { type: "string", multiple: true },
+    "total-energy-limit": { type: "string" },
+    "total-energy-weight": { type: "string" },
+    "unfreeze-delay-ms": { type: "string" },
   },
 });
 
@@ -34,6 +42,9 @@ const devnet = await startDevnet({
   stateFile: values["state-file"],
   quiet: values.quiet ?? false,
   extraPorts: (values["extra-port"] ?? []).map((p) => int(p, "extra-port", 0)),
+  totalEnergyLimit: optionalInt(values["total-energy-limit"], "total-energy-limit"),
+  totalEnergyWeight: optionalInt(values["total-energy-weight"], "total-energy-weight"),
+  unfreezeDelayMs: optionalInt(values["unfreeze-delay-ms"], "unfreeze-delay-ms"),
 });
 
 console.log(

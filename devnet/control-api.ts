@@ -53,6 +53,13 @@ export function info(ctx: ControlCtx): Body {
     usdt_contract: toBase58(c.usdt.address),
     faucet_address: toBase58(c.faucet),
     block_time_ms: ctx.blockTimeMs,
+    head_timestamp: c.head.timestamp,
+    clock_offset_ms: c.clockOffsetMs,
+    stake: {
+      total_energy_limit: c.params.totalEnergyLimit,
+      total_energy_weight: c.params.totalEnergyWeight,
+      unfreeze_delay_ms: c.params.unfreezeDelayMs,
+    },
     solidify_after: c.solidifyAfter,
     pending: c.pending.length,
     tokens: [...c.state.tokens.values()].map((t) => ({
@@ -79,6 +86,16 @@ export function mine(ctx: ControlCtx, body: Body): Body {
     blocks: blocks.map((b) => ({ number: b.number, id: b.id, transactions: b.txs.length })),
     head: ctx.chain.head.number,
   };
+}
+
+/** Moves the chain's clock forward (energy and bandwidth recover, unfreezes and locks expire). */
+export function time(ctx: ControlCtx, body: Body): Body {
+  const ms = body.advance_ms;
+  if (typeof ms !== "number" || !Number.isSafeInteger(ms) || ms < 1 || ms > 10 * 365 * 86_400_000) {
+    throw new BadRequest("advance_ms must be a positive integer of milliseconds (at most 10 years)");
+  }
+  const b = ctx.chain.advanceClock(ms);
+  return { head: b.number, timestamp: b.timestamp, clock_offset_ms: ctx.chain.clockOffsetMs };
 }
 
 export function fund(ctx: ControlCtx, body: Body): Body {

@@ -45,6 +45,7 @@ const CONTROL: Record<string, { method: "GET" | "POST"; run: ControlRoute }> = {
   "/devnet/info": { method: "GET", run: (ctx) => control.info(ctx) },
   "/devnet/requests/reset": { method: "POST", run: (ctx) => control.resetRequests(ctx) },
   "/devnet/mine": { method: "POST", run: control.mine },
+  "/devnet/time": { method: "POST", run: control.time },
   "/devnet/fund": { method: "POST", run: control.fund },
   "/devnet/tokens": { method: "POST", run: control.tokens },
   "/devnet/faults": { method: "POST", run: control.faults },

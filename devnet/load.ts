@@ -26,7 +26,6 @@ const SENDERS = 32;
 const SENDER_TRX = 1_000_000n * 1_000_000n;
 const SENDER_USDT = 1_000_000n * 1_000_000n;
 const FEE_LIMIT = 100_000_000;
-const TRUE_WORD = encodeBool(true);
 
 // ---- a protobuf writer specialised for the two transaction shapes load traffic uses ----
 
@@ -310,7 +309,7 @@ export class LoadGenerator {
     const bytes = billedBytes(raw.length, 1);
     const info = this.shared(`${token.evm}:${energy}:${bytes}`, () => ({
       fee,
-      contractResult: TRUE_WORD,
+      contractResult: encodeBool(token.symbol !== "USDT"), // mainnet's USDT returns a zero word
       contractAddress: token.address,
       energyFee: fee,
       energyUsageTotal: energy,

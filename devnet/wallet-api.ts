@@ -1,10 +1,22 @@
 // Handlers of the java-tron HTTP API (/wallet/* and /walletsolidity/*). Each returns the reply body:
 // an object to serialise or an already serialised string.
-import { hexToBase58, isHexAddress, isValidAddress, toHex } from "../src/tron/address.js";
+import { hexToBase58 } from "../src/tron/address.js";
 import { decodeRawData, encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
+import {
+  addressParam,
+  javaError,
+  num,
+  returnMessage,
+  type Ctx,
+  type Handler,
+  type Params,
+  type Reply,
+} from "./api-util.js";
 import { refBlockBytes, refBlockHash, type Block } from "./blocks.js";
+import { broadcastHex, broadcastTransaction } from "./broadcast-api.js";
 import type { Chain } from "./chain.js";
-import { CONTRACT_VALIDATE_PREFIX, Refusal } from "./execute.js";
+import { CHAIN_HANDLERS } from "./chain-api.js";
+import { CONTRACT_VALIDATE_PREFIX } from "./execute.js";
 import {
   accountJson,
   blockJson,
@@ -14,49 +26,15 @@ import {
   txJson,
   unsignedTxJson,
 } from "./json.js";
-import {
-  BANDWIDTH_PRICE_SUN,
-  CREATE_ACCOUNT_FEE,
-  CREATE_ACCOUNT_NET_FEE,
-  ENERGY_PRICE_SUN,
-  FREE_NET_LIMIT,
-  MAX_FEE_LIMIT,
-  freeNetUsedAt,
-} from "./resources.js";
+import { CREATE_ACCOUNT_FEE } from "./resources.js";
+import { STAKE_HANDLERS } from "./stake-api.js";
 import { isViewCall, callToken } from "./trc20.js";
-import { bytesToHex, hexToBytes, keccakHex, sha256Hex, toJson, utf8ToHex } from "./util.js";
+import { bytesToHex, keccakHex, sha256Hex } from "./util.js";
 
-export type Params = Record<string, unknown>;
-export type Reply = unknown;
-export interface Ctx {
-  chain: Chain;
-  /** true under /walletsolidity: only the solidified chain is visible. */
-  solid: boolean;
-  visible: boolean;
-}
-type Handler = (p: Params, ctx: Ctx) => Reply;
+export type { Ctx, Params, Reply } from "./api-util.js";
 
 const EXPIRATION_MS = 60_000;
 const BLOCK_LIMIT = 100;
-export const NODE_VERSION = "4.7.6";
-
-function num(v: unknown): number | undefined {
-  if (typeof v === "number" && Number.isFinite(v)) return Math.trunc(v);
-  if (typeof v === "string" && /^-?\d+$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/** java-tron's Util.processError shape. */
-function javaError(cls: string, message: string): Reply {
-  return { Error: `class ${cls} : ${message}` };
-}
-
-function addressParam(v: unknown): string | null {
-  if (typeof v !== "string") return null;
-  if (isValidAddress(v)) return toHex(v);
-  if (isHexAddress(v)) return toHex(v);
-  return null;
-}
 
 function visibleBlock(ctx: Ctx, b: Block | undefined): Block | undefined {
   if (!b) return undefined;
@@ -65,11 +43,6 @@ function visibleBlock(ctx: Ctx, b: Block | undefined): Block | undefined {
 
 function topBlock(ctx: Ctx): Block {
   return ctx.solid ? (ctx.chain.blockByNum(ctx.chain.solidifiedNumber) as Block) : ctx.chain.head;
-}
-
-function returnMessage(msg: string, visible: boolean): string {
-  // java-tron prints Return.message as hex, except in visible mode where it is readable text.
-  return visible ? msg : utf8ToHex(msg);
 }
 
 /** Reference block, expiration and timestamp as java-tron's createTransactionCapsule sets them. */
@@ -171,122 +144,8 @@ const getAccount: Handler = (p, ctx) => {
   const a = addressParam(p.address);
   if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
   const acc = ctx.chain.account(a, ctx.solid);
-  return acc ? accountJson(acc, ctx.visible, ctx.chain.now()) : {};
+  return acc ? accountJson(acc, ctx.visible, ctx.chain.clock(ctx.solid)) : {};
 };
-
-function netFields(ctx: Ctx, a: string): Record<string, unknown> {
-  const acc = ctx.chain.account(a, false);
-  const out: Record<string, unknown> = {};
-  const used = acc ? freeNetUsedAt(acc, ctx.chain.now()) : 0;
-  if (used) out.freeNetUsed = used;
-  out.freeNetLimit = FREE_NET_LIMIT;
-  out.TotalNetLimit = 43_200_000_000;
-  out.TotalNetWeight = 26_000_000_000;
-  return out;
-}
-
-const getAccountNet: Handler = (p, ctx) => {
-  const a = addressParam(p.address);
-  if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
-  return ctx.chain.account(a, false) ? netFields(ctx, a) : {};
-};
-
-const getAccountResource: Handler = (p, ctx) => {
-  const a = addressParam(p.address);
-  if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
-  if (!ctx.chain.account(a, false)) return {};
-  return {
-    ...netFields(ctx, a),
-    TotalEnergyLimit: 180_000_000_000,
-    TotalEnergyWeight: 19_000_000_000,
-  };
-};
-
-// ---- chain ----
-
-const CHAIN_PARAMETERS: [string, bigint | number][] = [
-  ["getMaintenanceTimeInterval", 21_600_000],
-  ["getAccountUpgradeCost", 9_999_000_000],
-  ["getCreateAccountFee", CREATE_ACCOUNT_NET_FEE],
-  ["getTransactionFee", BANDWIDTH_PRICE_SUN],
-  ["getAssetIssueFee", 1_024_000_000],
-  ["getWitnessPayPerBlock", 8_000_000],
-  ["getWitnessStandbyAllowance", 115_200_000_000],
-  ["getCreateNewAccountFeeInSystemContract", CREATE_ACCOUNT_FEE],
-  ["getCreateNewAccountBandwidthRate", 1],
-  ["getAllowCreationOfContracts", 1],
-  ["getRemoveThePowerOfTheGr", -1],
-  ["getEnergyFee", ENERGY_PRICE_SUN],
-  ["getExchangeCreateFee", 1_024_000_000],
-  ["getMaxCpuTimeOfOneTx", 80],
-  ["getAllowUpdateAccountName", 0],
-  ["getAllowSameTokenName", 1],
-  ["getAllowDelegateResource", 1],
-  ["getTotalEnergyLimit", 180_000_000_000],
-  ["getAllowTvmTransferTrc10", 1],
-  ["getTotalEnergyCurrentLimit", 180_000_000_000],
-  ["getAllowMultiSign", 1],
-  ["getAllowAdaptiveEnergy", 0],
-  ["getUpdateAccountPermissionFee", 100_000_000],
-  ["getMultiSignFee", 1_000_000],
-  ["getAllowTvmConstantinople", 1],
-  ["getAllowTvmSolidity059", 1],
-  ["getAllowTvmIstanbul", 1],
-  ["getAllowTvmLondon", 1],
-  ["getFreeNetLimit", FREE_NET_LIMIT],
-  ["getTotalNetLimit", 43_200_000_000],
-  ["getMaxFeeLimit", MAX_FEE_LIMIT],
-  ["getMemoFee", 1_000_000],
-  ["getAllowNewResourceModel", 1],
-  ["getUnfreezeDelayDays", 14],
-  ["getAllowDynamicEnergy", 0],
-];
-
-const getChainParameters: Handler = () => ({
-  chainParameter: CHAIN_PARAMETERS.map(([key, value]) => (value === 0 ? { key } : { key, value })),
-});
-
-const getNodeInfo: Handler = (_p, ctx) => {
-  const head = ctx.chain.head;
-  const solid = ctx.chain.blockByNum(ctx.chain.solidifiedNumber) as Block;
-  return {
-    beginSyncNum: head.number,
-    block: `Num:${head.number},ID:${head.id}`,
-    solidityBlock: `Num:${solid.number},ID:${solid.id}`,
-    currentConnectCount: 0,
-    activeConnectCount: 0,
-    passiveConnectCount: 0,
-    totalFlow: 0,
-    peerInfoList: [],
-    configNodeInfo: {
-      codeVersion: NODE_VERSION,
-      p2pVersion: "stablegate-devnet",
-      versionNum: "1",
-      listenPort: 0,
-      discoverEnable: false,
-      activeNodeSize: 0,
-      passiveNodeSize: 0,
-      sendNodeSize: 0,
-      maxConnectCount: 0,
-      sameIpMaxConnectCount: 0,
-      backupListenPort: 0,
-      backupMemberSize: 0,
-      backupPriority: 0,
-      dbVersion: 2,
-      minParticipationRate: 0,
-      supportConstant: true,
-      minTimeRatio: 0,
-      maxTimeRatio: 5,
-      allowCreationOfContracts: 1,
-      allowAdaptiveEnergy: 0,
-    },
-    machineInfo: {},
-    cheatWitnessInfoMap: {},
-  };
-};
-
-const getEnergyPrices: Handler = () => ({ prices: `0:${ENERGY_PRICE_SUN}` });
-const getBandwidthPrices: Handler = () => ({ prices: `0:${BANDWIDTH_PRICE_SUN}` });
 
 // ---- contracts ----
 
@@ -336,6 +195,10 @@ interface TriggerArgs {
 
 function triggerArgs(p: Params, ctx: Ctx, withFeeLimit: boolean): TriggerArgs | Reply {
   const contract = addressParam(p.contract_address);
+  if (p.contract_address === undefined || p.contract_address === "") {
+    const message = "class java.security.InvalidParameterException : contract_address isn't set.";
+    return triggerError("OTHER_ERROR", message, ctx.visible);
+  }
   if (!contract) return triggerError("OTHER_ERROR", "Invalid contract_address", ctx.visible);
   const owner =
     p.owner_address === undefined || p.owner_address === "" ? null : addressParam(p.owner_address);
@@ -451,90 +314,6 @@ const createTransaction: Handler = (p, ctx) => {
   return buildUnsigned(raw, ctx.visible).json;
 };
 
-// ---- broadcast ----
-
-function broadcastReply(ctx: Ctx, body: Params): { reply: Record<string, unknown>; id?: string } {
-  try {
-    const tx = ctx.chain.broadcast(body);
-    return { reply: { result: true, txid: tx.id }, id: tx.id };
-  } catch (e) {
-    if (!(e instanceof Refusal)) throw e;
-    const reply: Record<string, unknown> = {
-      result: false,
-      code: e.code,
-      message: returnMessage(e.message, ctx.visible),
-    };
-    if (typeof body.txID === "string") reply.txid = body.txID;
-    return { reply };
-  }
-}
-
-const broadcastTransaction: Handler = (p, ctx) => {
-  if (!p.raw_data) return javaError("java.lang.NullPointerException", "raw_data is missing");
-  return broadcastReply(ctx, p).reply;
-};
-
-/** Transaction protobuf: raw_data = field 1, signature = repeated field 2. */
-function decodeTransactionHex(hex: string): { rawHex: string; signatures: string[] } {
-  const buf = hexToBytes(hex);
-  let pos = 0;
-  const varint = (): number => {
-    let r = 0;
-    let mul = 1;
-    for (;;) {
-      if (pos >= buf.length) throw new Error("truncated transaction");
-      const b = buf[pos++] as number;
-      r += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) return r;
-      mul *= 128;
-    }
-  };
-  let rawHex = "";
-  const signatures: string[] = [];
-  while (pos < buf.length) {
-    const key = varint();
-    const wire = key & 7;
-    if (wire === 0) {
-      varint();
-      continue;
-    }
-    if (wire !== 2) throw new Error("unsupported wire type");
-    const len = varint();
-    const bytes = buf.subarray(pos, pos + len);
-    pos += len;
-    if (key >>> 3 === 1) rawHex = bytesToHex(bytes);
-    else if (key >>> 3 === 2) signatures.push(bytesToHex(bytes));
-  }
-  return { rawHex, signatures };
-}
-
-const broadcastHex: Handler = (p, ctx) => {
-  let decoded: { rawHex: string; signatures: string[] };
-  let raw: RawDataJson;
-  try {
-    decoded = decodeTransactionHex(String(p.transaction ?? ""));
-    raw = decodeRawData(hexToBytes(decoded.rawHex));
-  } catch (e) {
-    return javaError("com.google.protobuf.InvalidProtocolBufferException", (e as Error).message);
-  }
-  const body = { raw_data: raw, raw_data_hex: decoded.rawHex, signature: decoded.signatures };
-  const { reply, id } = broadcastReply({ ...ctx, visible: true }, body);
-  const txid = id ?? sha256Hex(hexToBytes(decoded.rawHex));
-  const printed = toJson({
-    signature: decoded.signatures,
-    txID: txid,
-    raw_data: raw,
-    raw_data_hex: decoded.rawHex,
-  });
-  return {
-    result: reply.result,
-    code: reply.result ? "SUCCESS" : reply.code,
-    message: reply.result ? "" : reply.message,
-    transaction: printed,
-    txid,
-  };
-};
-
 const FULL = {
   getnowblock: getNowBlock,
   getblock: getBlock,
@@ -546,12 +325,7 @@ const FULL = {
   gettransactioninfobyid: getTransactionInfoById,
   gettransactioninfobyblocknum: getTransactionInfoByBlockNum,
   getaccount: getAccount,
-  getaccountnet: getAccountNet,
-  getaccountresource: getAccountResource,
-  getchainparameters: getChainParameters,
-  getnodeinfo: getNodeInfo,
-  getenergyprices: getEnergyPrices,
-  getbandwidthprices: getBandwidthPrices,
+  ...CHAIN_HANDLERS,
   getcontract: getContract,
   getcontractinfo: getContractInfo,
   createtransaction: createTransaction,
@@ -578,13 +352,23 @@ const SOLIDITY_NAMES = [
   "getnodeinfo",
 ] as const satisfies readonly (keyof typeof FULL)[];
 
-const SOLIDITY: Record<string, Handler> = Object.fromEntries(
-  SOLIDITY_NAMES.map((name) => [name, FULL[name]]),
-);
+const SOLIDITY: Record<string, Handler> = {
+  ...Object.fromEntries(SOLIDITY_NAMES.map((name) => [name, FULL[name]])),
+  ...Object.fromEntries(
+    Object.entries(STAKE_HANDLERS)
+      .filter(([, h]) => h.solidity)
+      .map(([name, h]) => [name, h.run]),
+  ),
+};
+
+const WALLET: Record<string, Handler> = {
+  ...FULL,
+  ...Object.fromEntries(Object.entries(STAKE_HANDLERS).map(([name, h]) => [name, h.run])),
+};
 
 /** The handler for /wallet/<name> or /walletsolidity/<name>; names are case-insensitive as in java-tron. */
 export function walletHandler(prefix: "wallet" | "walletsolidity", name: string): Handler | undefined {
-  const table: Record<string, Handler> = prefix === "wallet" ? FULL : SOLIDITY;
+  const table: Record<string, Handler> = prefix === "wallet" ? WALLET : SOLIDITY;
   return table[name.toLowerCase()];
 }
 

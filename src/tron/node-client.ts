@@ -10,11 +10,24 @@ import type {
   BlockJson,
   BroadcastResult,
   ConstantCallResult,
+  DelegatedResourceAccountIndexJson,
+  DelegatedResourceJson,
   SmartContractJson,
   TransactionInfo,
   BlockTransactionJson,
 } from "./node-types.js";
-import type { TransactionJson } from "./protobuf.js";
+import type { ResourceCode, TransactionJson } from "./protobuf.js";
+import {
+  RESOURCE_TYPE,
+  checkBlock,
+  checkHeader,
+  idOrNum,
+  isEmpty,
+  isObject,
+  optionalNumber,
+  stringList,
+  type Json,
+} from "./node-parse.js";
 
 export { TronNodeError } from "./node-errors.js";
 export type { TronNodeErrorKind } from "./node-errors.js";
@@ -70,7 +83,22 @@ export interface NodeClient {
   getTransactionInfoById(id: string, opts?: { solidified?: boolean }): Promise<TransactionInfo | null>;
   /** null when the account does not exist on chain (never received TRX) */
   getAccount(address: string): Promise<AccountJson | null>;
+  /** {} (all fields absent) when the account does not exist. Not served under /walletsolidity. */
   getAccountResource(address: string): Promise<AccountResourceJson>;
+  /**
+   * The delegations from `from` to `to` (wallet/getdelegatedresourcev2): at most two entries, the
+   * unlocked one and the locked one; [] when there are none.
+   */
+  getDelegatedResourceV2(from: string, to: string, opts?: SolidOption): Promise<DelegatedResourceJson[]>;
+  /** Who delegates to `address` and to whom it delegates (Stake 2.0 index). */
+  getDelegatedResourceAccountIndexV2(
+    address: string,
+    opts?: SolidOption,
+  ): Promise<DelegatedResourceAccountIndexJson>;
+  /** max_size: sun of stake the owner can still delegate for the resource (0 below 1 TRX). */
+  getCanDelegatedMaxSize(owner: string, resource: ResourceCode, opts?: SolidOption): Promise<number>;
+  /** How many more UnfreezeBalanceV2 the owner may have pending (java-tron allows 32); 0 for no account. */
+  getAvailableUnfreezeCount(owner: string, opts?: SolidOption): Promise<number>;
   /** chain parameters by key, e.g. getEnergyFee, getTransactionFee, getCreateAccountFee */
   getChainParameters(): Promise<Record<string, number>>;
   getContract(address: string): Promise<SmartContractJson | null>;
@@ -82,44 +110,9 @@ export interface NodeClient {
   close(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const isEmpty = (v: Json) => Object.keys(v).length === 0;
-
-function checkBlock(path: string, v: unknown): BlockJson {
-  if (
-    !isObject(v) ||
-    typeof v.blockID !== "string" ||
-    !isObject(v.block_header) ||
-    !isObject((v.block_header as Json).raw_data)
-  ) {
-    throw new TronNodeError("malformed", path, "response is not a block");
-  }
-  return v as unknown as BlockJson;
-}
-
-/** A block header answer: a block whose header has a parentHash; transactions, if sent anyway, dropped. */
-function checkHeader(path: string, v: unknown): BlockJson {
-  const block = checkBlock(path, v);
-  if (typeof block.block_header.raw_data.parentHash !== "string") {
-    throw new TronNodeError("malformed", path, "block header has no parentHash");
-  }
-  if (block.transactions === undefined) return block;
-  const { transactions: _dropped, ...header } = block;
-  return header;
-}
-
-/** java-tron's id_or_num: a block number in decimal or a 64-hex blockID. */
-function idOrNum(v: number | string): string {
-  if (typeof v === "number") {
-    if (!Number.isSafeInteger(v) || v < 0)
-      throw new RangeError(`block number ${v} is not a non-negative integer`);
-    return String(v);
-  }
-  const id = v.replace(/^0x/, "");
-  if (!/^[0-9a-fA-F]{64}$/.test(id)) throw new RangeError("a block id is 64 hex digits");
-  return id.toLowerCase();
+/** `solidified`: ask /walletsolidity, which answers from the solidified state. */
+export interface SolidOption {
+  solidified?: boolean;
 }
 
 export function createNodeClient(opts: NodeClientOptions): NodeClient {
@@ -321,6 +314,37 @@ export function createNodeClient(opts: NodeClientOptions): NodeClient {
         address: toHex(address),
         visible: false,
       })) as AccountResourceJson;
+    },
+    async getDelegatedResourceV2(from, to, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getdelegatedresourcev2";
+      const v = await object(path, { fromAddress: toHex(from), toAddress: toHex(to), visible: false });
+      if (v.delegatedResource === undefined) return [];
+      if (!Array.isArray(v.delegatedResource) || !v.delegatedResource.every(isObject))
+        throw new TronNodeError("malformed", path, "delegatedResource is not a list");
+      return v.delegatedResource as unknown as DelegatedResourceJson[];
+    },
+    async getDelegatedResourceAccountIndexV2(address, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getdelegatedresourceaccountindexv2";
+      const v = await object(path, { value: toHex(address), visible: false });
+      const out: DelegatedResourceAccountIndexJson = {
+        fromAccounts: stringList(path, v.fromAccounts, "fromAccounts"),
+        toAccounts: stringList(path, v.toAccounts, "toAccounts"),
+      };
+      if (typeof v.account === "string") out.account = v.account;
+      if (typeof v.timestamp === "number") out.timestamp = v.timestamp;
+      return out;
+    },
+    async getCanDelegatedMaxSize(owner, resource, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getcandelegatedmaxsize";
+      const type = RESOURCE_TYPE[resource];
+      if (type === undefined) throw new RangeError(`unknown resource ${String(resource)}`);
+      const v = await object(path, { owner_address: toHex(owner), type, visible: false });
+      return optionalNumber(path, v, "max_size");
+    },
+    async getAvailableUnfreezeCount(owner, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getavailableunfreezecount";
+      const v = await object(path, { owner_address: toHex(owner), visible: false });
+      return optionalNumber(path, v, "count");
     },
     async getChainParameters() {
       const path = "/wallet/getchainparameters";
