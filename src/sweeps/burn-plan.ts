@@ -43,6 +43,7 @@ export async function fund(d: SweepDeps, row: SettlementRow): Promise<StepResult
   return signStoreBroadcast(
     d,
     row,
+    { kind: "fund", address: row.address, createsAccount: account === null },
     (ref) =>
       signTransaction(
         buildTrxTransfer({

@@ -4,11 +4,18 @@
  * a time, under a lease. This file is the step engine: claim, run steps until one waits or the plan
  * ends, save after each step, and hand failures to recordSweepFailure (backoff, sweep_failed).
  */
+import type { SweepMode } from "../config.js";
 import type { Context } from "../context.js";
 import { addressFromPrivateKey } from "../tron/address.js";
 import { burnPlan } from "./burn-plan.js";
 import { recordSweepFailure } from "./record-sweep-failure.js";
-import { applyPatch, claimDueSettlements, finishSettlement, saveAfterStep } from "./settlement-store.js";
+import {
+  applyPatch,
+  claimDueSettlements,
+  finishSettlement,
+  saveAfterStep,
+  savePatch,
+} from "./settlement-store.js";
 import { SweepError, type SettlementRow, type SweepDeps, type SweepPlan } from "./sweep-types.js";
 
 export { SWEEP_LEASE_MS } from "./settlement-store.js";
@@ -54,21 +61,26 @@ export async function runDueSweeps(
   const claimed = await claimDueSettlements(ctx, owner, options.limit ?? 10);
   result.claimed = claimed.length;
   for (const row of claimed) {
-    const outcome = await advance(d, burnPlan, row);
+    const outcome = await advance(d, row);
     if (outcome === "completed") result.completed++;
     if (outcome === "failed") result.failed++;
   }
   return result;
 }
 
-async function advance(
-  d: SweepDeps,
-  plan: SweepPlan,
-  row: SettlementRow,
-): Promise<"completed" | "failed" | "pending"> {
+const PLANS: Record<SweepMode, SweepPlan> = { burn: burnPlan };
+
+async function advance(d: SweepDeps, row: SettlementRow): Promise<"completed" | "failed" | "pending"> {
+  // A round keeps the mode it started with, whatever SWEEP_MODE says later.
+  const mode = row.mode ?? d.ctx.config.sweepMode;
+  const plan = PLANS[mode];
   let step = row.step !== null && row.step in plan.steps ? row.step : plan.first;
   let current = row;
   try {
+    if (row.mode === null) {
+      await savePatch(d, current, { mode });
+      current = applyPatch(current, { mode });
+    }
     for (let i = 0; i < MAX_STEPS_PER_CLAIM; i++) {
       const handler = plan.steps[step];
       if (!handler) throw new SweepError(`settlement is at unknown step ${step}`);

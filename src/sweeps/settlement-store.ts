@@ -7,6 +7,7 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { appendOrderEvent } from "../orders/transitions.js";
+import { insertSweepCost, settleLedger } from "./sweep-ledger.js";
 import { LeaseLost, type Patch, type SettlementRow, type SweepDeps } from "./sweep-types.js";
 
 export const SWEEP_LEASE_MS = 120_000;
@@ -35,7 +36,7 @@ export async function claimDueSettlements(
     WHERE s.id = due.id
     RETURNING s.id::text AS id, s.order_id::text AS order_id, s.address, s.step, s.attempts,
       s.amount::text AS amount, s.fee_trx::text AS fee_trx, s.fee_tx_hash, s.fee_tx_signed,
-      s.sweep_tx_hash, s.sweep_tx_signed,
+      s.sweep_tx_hash, s.sweep_tx_signed, s.mode, s.round, (extract(epoch FROM s.swept_at) * 1000)::bigint::text AS swept_at,
       (SELECT a.derivation_index FROM addresses a WHERE a.address = s.address) AS derivation_index`,
   );
 }
@@ -51,6 +52,8 @@ export function applyPatch(row: SettlementRow, patch: Patch | undefined): Settle
   if (patch.sweep_tx_signed !== undefined) out.sweep_tx_signed = patch.sweep_tx_signed;
   if (patch.amount !== undefined) out.amount = patch.amount.toString();
   if (patch.fee_trx !== undefined) out.fee_trx = patch.fee_trx.toString();
+  if (patch.swept_at !== undefined) out.swept_at = String(patch.swept_at.getTime());
+  if (patch.mode !== undefined) out.mode = patch.mode;
   return out;
 }
 
@@ -69,6 +72,7 @@ function setClause(patch: Patch): SQL {
         ? null
         : sql`sweep_tx_signed = ${JSON.stringify(patch.sweep_tx_signed)}::jsonb`,
       patch.swept_at === undefined ? null : sql`swept_at = ${patch.swept_at.toISOString()}::timestamptz`,
+      patch.mode === undefined ? null : sql`mode = ${patch.mode}`,
     ].filter((part) => part !== null),
     sql`, `,
   );
@@ -85,8 +89,13 @@ export async function updateLeased(d: SweepDeps, db: Executor, row: SettlementRo
 }
 
 /** Stores columns (a signed transaction with its step) while keeping the lease. */
-export async function savePatch(d: SweepDeps, row: SettlementRow, patch: Patch): Promise<void> {
-  await updateLeased(d, d.ctx.db, row, sql`${setClause(patch)}, status = 'active'`);
+export async function savePatch(
+  d: SweepDeps,
+  row: SettlementRow,
+  patch: Patch,
+  db: Executor = d.ctx.db,
+): Promise<void> {
+  await updateLeased(d, db, row, sql`${setClause(patch)}, status = 'active'`);
 }
 
 /** After a step: go on now (delay 0, lease kept) or look again later (lease released). */
@@ -114,11 +123,19 @@ export async function finishSettlement(
   again: boolean,
 ): Promise<void> {
   const { ctx } = d;
+  const now = ctx.clock.now().toISOString();
+  // Another round starts from scratch, under the mode configured then.
   const next = again
-    ? sql`status = 'waiting', step = NULL, next_attempt_at = ${ctx.clock.now().toISOString()}::timestamptz`
+    ? sql`status = 'waiting', step = NULL, mode = NULL, round = round + 1, queued_at = ${now}::timestamptz,
+        next_attempt_at = ${now}::timestamptz`
     : sql`status = 'completed', next_attempt_at = NULL`;
   const columns = again ? { ...patch, step: undefined } : patch;
+  if (patch.step === "swept") await settleLedger(d, row);
   await ctx.db.transaction(async (tx) => {
+    if (patch.step === "swept") {
+      const sweptAt = patch.swept_at ?? (row.swept_at ? new Date(Number(row.swept_at)) : ctx.clock.now());
+      await insertSweepCost(d, tx, row, sweptAt);
+    }
     await updateLeased(
       d,
       tx,

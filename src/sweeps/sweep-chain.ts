@@ -12,6 +12,7 @@ import type { TransactionInfo } from "../tron/node-types.js";
 import type { TransactionJson } from "../tron/protobuf.js";
 import type { RefBlock } from "../tron/transaction.js";
 import { savePatch } from "./settlement-store.js";
+import { insertLedgerTx, recordLanding, type LedgerEntry } from "./sweep-ledger.js";
 import type { ChainPrices } from "./sweep-plan.js";
 import {
   SweepError,
@@ -72,41 +73,59 @@ export async function broadcast(d: SweepDeps, signed: TransactionJson): Promise<
 export async function signStoreBroadcast(
   d: SweepDeps,
   row: SettlementRow,
+  entry: LedgerEntry,
   sign: (ref: RefBlock & { timestamp: number }) => TransactionJson,
   patch: (signed: TransactionJson) => Patch,
 ): Promise<StepResult> {
   const signed = sign(await refBlock(d));
   const stored = patch(signed);
   // Recorded before the broadcast: a crash from here on re-broadcasts these bytes.
-  await savePatch(d, row, stored);
+  await d.ctx.db.transaction(async (tx) => {
+    await savePatch(d, row, stored, tx);
+    await insertLedgerTx(d, tx, row, signed, entry);
+  });
   await broadcast(d, signed);
   return { kind: "wait", patch: stored };
 }
 
 export type Landing =
   | { state: "solid"; info: TransactionInfo }
-  | { state: "included" }
+  | { state: "included"; info: TransactionInfo }
   | { state: "pending" }
   | { state: "expired" };
 
+function failure(info: TransactionInfo): string | null {
+  const result = info.receipt?.result;
+  if (info.result === "FAILED" || (result !== undefined && result !== "SUCCESS")) return result ?? "FAILED";
+  return null;
+}
+
 /**
- * Where a signed transaction stands: solidified with success ("solid"), in a block but not solid yet
+ * Where a stored transaction stands: solidified with success ("solid"), in a block but not solid yet
  * ("included"), still in flight ("pending": the same bytes are broadcast again), or expired without
  * ever being included ("expired": it can never land, so building a new one cannot pay twice). A
- * transaction that failed on chain throws SweepError.
+ * transaction that failed on chain throws SweepError. Each answer is written to the ledger, with
+ * the fees the chain charged once it is solid.
  */
 export async function landing(d: SweepDeps, signed: TransactionJson): Promise<Landing> {
   const solid = await d.client.getTransactionInfoById(signed.txID, { solidified: true });
   if (solid) {
-    const result = solid.receipt?.result;
-    if (solid.result === "FAILED" || (result !== undefined && result !== "SUCCESS")) {
-      throw new SweepError(`transaction ${signed.txID} failed on chain: ${result ?? "FAILED"}`);
-    }
+    const failed = failure(solid);
+    await recordLanding(d, signed.txID, failed ? "failed" : "solid", solid);
+    if (failed) throw new SweepError(`transaction ${signed.txID} failed on chain: ${failed}`);
     return { state: "solid", info: solid };
   }
-  if (await d.client.getTransactionInfoById(signed.txID)) return { state: "included" };
+  const included = await d.client.getTransactionInfoById(signed.txID);
+  if (included) {
+    // A failure is judged once it is final: the same bytes may still land differently after a fork.
+    if (!failure(included)) await recordLanding(d, signed.txID, "included");
+    return { state: "included", info: included };
+  }
   const head = await refBlock(d);
-  if (signed.raw_data.expiration < head.timestamp) return { state: "expired" };
+  if (signed.raw_data.expiration < head.timestamp) {
+    await recordLanding(d, signed.txID, "expired");
+    return { state: "expired" };
+  }
   await broadcast(d, signed);
   return { state: "pending" };
 }

@@ -26,6 +26,7 @@ export async function signSweep(d: SweepDeps, row: SettlementRow): Promise<StepR
   return signStoreBroadcast(
     d,
     row,
+    { kind: "sweep", address: row.address },
     (ref) => {
       const key = derivePrivateKey(d.mnemonic, derivationIndex);
       try {

@@ -4,6 +4,7 @@
  * run-sweeps.ts (the step engine), settlement-store.ts (lease-guarded writes), sweep-chain.ts
  * (sign-store-broadcast, wait for the solidified chain) and record-sweep-failure.ts (backoff).
  */
+import type { SweepMode } from "../config.js";
 import type { Context } from "../context.js";
 import type { NodeClient } from "../tron/node-client.js";
 import type { TransactionJson } from "../tron/protobuf.js";
@@ -21,6 +22,11 @@ export interface SettlementRow extends Record<string, unknown> {
   sweep_tx_hash: string | null;
   sweep_tx_signed: TransactionJson | null;
   derivation_index: number | null;
+  /** fixed when a round starts; null until then */
+  mode: SweepMode | null;
+  round: number;
+  /** Unix ms, as text */
+  swept_at: string | null;
 }
 
 /** Columns a step may set on its settlement. */
@@ -33,6 +39,7 @@ export interface Patch {
   sweep_tx_hash?: string;
   sweep_tx_signed?: TransactionJson;
   swept_at?: Date;
+  mode?: SweepMode;
 }
 
 /** What one step decided: go on at once with `next`, wait for the chain, or finish. */
