@@ -10,11 +10,13 @@ import type {
   BlockJson,
   BroadcastResult,
   ConstantCallResult,
+  DelegatedResourceAccountIndexJson,
+  DelegatedResourceJson,
   SmartContractJson,
   TransactionInfo,
   BlockTransactionJson,
 } from "./node-types.js";
-import type { TransactionJson } from "./protobuf.js";
+import type { ResourceCode, TransactionJson } from "./protobuf.js";
 
 export { TronNodeError } from "./node-errors.js";
 export type { TronNodeErrorKind } from "./node-errors.js";
@@ -70,7 +72,22 @@ export interface NodeClient {
   getTransactionInfoById(id: string, opts?: { solidified?: boolean }): Promise<TransactionInfo | null>;
   /** null when the account does not exist on chain (never received TRX) */
   getAccount(address: string): Promise<AccountJson | null>;
+  /** {} (all fields absent) when the account does not exist. Not served under /walletsolidity. */
   getAccountResource(address: string): Promise<AccountResourceJson>;
+  /**
+   * The delegations from `from` to `to` (wallet/getdelegatedresourcev2): at most two entries, the
+   * unlocked one and the locked one; [] when there are none.
+   */
+  getDelegatedResourceV2(from: string, to: string, opts?: SolidOption): Promise<DelegatedResourceJson[]>;
+  /** Who delegates to `address` and to whom it delegates (Stake 2.0 index). */
+  getDelegatedResourceAccountIndexV2(
+    address: string,
+    opts?: SolidOption,
+  ): Promise<DelegatedResourceAccountIndexJson>;
+  /** max_size: sun of stake the owner can still delegate for the resource (0 below 1 TRX). */
+  getCanDelegatedMaxSize(owner: string, resource: ResourceCode, opts?: SolidOption): Promise<number>;
+  /** How many more UnfreezeBalanceV2 the owner may have pending (java-tron allows 32); 0 for no account. */
+  getAvailableUnfreezeCount(owner: string, opts?: SolidOption): Promise<number>;
   /** chain parameters by key, e.g. getEnergyFee, getTransactionFee, getCreateAccountFee */
   getChainParameters(): Promise<Record<string, number>>;
   getContract(address: string): Promise<SmartContractJson | null>;
@@ -82,7 +99,28 @@ export interface NodeClient {
   close(): Promise<void>;
 }
 
+/** `solidified`: ask /walletsolidity, which answers from the solidified state. */
+export interface SolidOption {
+  solidified?: boolean;
+}
+
 type Json = Record<string, unknown>;
+
+const RESOURCE_TYPE: Record<ResourceCode, number> = { BANDWIDTH: 0, ENERGY: 1, TRON_POWER: 2 };
+
+function optionalNumber(path: string, v: Json, key: string): number {
+  const x = v[key];
+  if (x === undefined) return 0; // java-tron omits zero
+  if (typeof x !== "number") throw new TronNodeError("malformed", path, `${key} is not a number`);
+  return x;
+}
+
+function stringList(path: string, v: unknown, key: string): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string"))
+    throw new TronNodeError("malformed", path, `${key} is not a list of addresses`);
+  return v as string[];
+}
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const isEmpty = (v: Json) => Object.keys(v).length === 0;
@@ -321,6 +359,37 @@ export function createNodeClient(opts: NodeClientOptions): NodeClient {
         address: toHex(address),
         visible: false,
       })) as AccountResourceJson;
+    },
+    async getDelegatedResourceV2(from, to, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getdelegatedresourcev2";
+      const v = await object(path, { fromAddress: toHex(from), toAddress: toHex(to), visible: false });
+      if (v.delegatedResource === undefined) return [];
+      if (!Array.isArray(v.delegatedResource) || !v.delegatedResource.every(isObject))
+        throw new TronNodeError("malformed", path, "delegatedResource is not a list");
+      return v.delegatedResource as unknown as DelegatedResourceJson[];
+    },
+    async getDelegatedResourceAccountIndexV2(address, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getdelegatedresourceaccountindexv2";
+      const v = await object(path, { value: toHex(address), visible: false });
+      const out: DelegatedResourceAccountIndexJson = {
+        fromAccounts: stringList(path, v.fromAccounts, "fromAccounts"),
+        toAccounts: stringList(path, v.toAccounts, "toAccounts"),
+      };
+      if (typeof v.account === "string") out.account = v.account;
+      if (typeof v.timestamp === "number") out.timestamp = v.timestamp;
+      return out;
+    },
+    async getCanDelegatedMaxSize(owner, resource, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getcandelegatedmaxsize";
+      const type = RESOURCE_TYPE[resource];
+      if (type === undefined) throw new RangeError(`unknown resource ${String(resource)}`);
+      const v = await object(path, { owner_address: toHex(owner), type, visible: false });
+      return optionalNumber(path, v, "max_size");
+    },
+    async getAvailableUnfreezeCount(owner, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/getavailableunfreezecount";
+      const v = await object(path, { owner_address: toHex(owner), visible: false });
+      return optionalNumber(path, v, "count");
     },
     async getChainParameters() {
       const path = "/wallet/getchainparameters";

@@ -84,28 +84,88 @@ export interface TransactionInfo {
   internal_transactions?: unknown[];
 }
 
+/** Account.AccountResource: the energy side of an account (Stake 1.0 fields left out). */
+export interface AccountResourceFieldsJson {
+  /** energy used, as of latest_consume_time_for_energy (recovers linearly over the window) */
+  energy_usage?: number;
+  latest_consume_time_for_energy?: number;
+  energy_window_size?: number;
+  energy_window_optimized?: boolean;
+  /** sun of this account's stake whose energy it delegates to others */
+  delegated_frozenV2_balance_for_energy?: number;
+  /** sun of others' stake whose energy was delegated to this account */
+  acquired_delegated_frozenV2_balance_for_energy?: number;
+  [key: string]: unknown;
+}
+
+/** Account.FreezeV2: `type` absent means BANDWIDTH (an enum default), `amount` absent means 0. */
+export interface FreezeV2Json {
+  type?: "BANDWIDTH" | "ENERGY" | "TRON_POWER";
+  amount?: number;
+}
+
+/** Account.UnFreezeV2: stake being unfrozen; withdrawable from unfreeze_expire_time (Unix ms). */
+export interface UnFreezeV2Json {
+  type?: "BANDWIDTH" | "ENERGY" | "TRON_POWER";
+  unfreeze_amount?: number;
+  unfreeze_expire_time?: number;
+}
+
 export interface AccountJson {
   address: string;
   balance?: number;
   create_time?: number;
   latest_opration_time?: number;
-  frozenV2?: { type?: string; amount?: number }[];
-  account_resource?: Record<string, unknown>;
+  free_net_usage?: number;
+  latest_consume_free_time?: number;
+  net_usage?: number;
+  latest_consume_time?: number;
+  frozenV2?: FreezeV2Json[];
+  unfrozenV2?: UnFreezeV2Json[];
+  delegated_frozenV2_balance_for_bandwidth?: number;
+  acquired_delegated_frozenV2_balance_for_bandwidth?: number;
+  account_resource?: AccountResourceFieldsJson;
   [key: string]: unknown;
 }
 
+/** wallet/getaccountresource (AccountResourceMessage); zero fields are omitted by java-tron. */
 export interface AccountResourceJson {
   freeNetUsed?: number;
   freeNetLimit?: number;
   NetUsed?: number;
   NetLimit?: number;
-  EnergyUsed?: number;
-  EnergyLimit?: number;
   TotalNetLimit?: number;
   TotalNetWeight?: number;
+  TotalTronPowerWeight?: number;
+  tronPowerUsed?: number;
+  tronPowerLimit?: number;
+  EnergyUsed?: number;
+  EnergyLimit?: number;
   TotalEnergyLimit?: number;
   TotalEnergyWeight?: number;
+  storageUsed?: number;
+  storageLimit?: number;
   [key: string]: unknown;
+}
+
+/** One delegation (DelegatedResource): `expire_time_*` is the lock's end in Unix ms, absent if unlocked. */
+export interface DelegatedResourceJson {
+  from: string;
+  to: string;
+  frozen_balance_for_bandwidth?: number;
+  frozen_balance_for_energy?: number;
+  expire_time_for_bandwidth?: number;
+  expire_time_for_energy?: number;
+}
+
+/** wallet/getdelegatedresourceaccountindexv2, with the empty lists filled in. */
+export interface DelegatedResourceAccountIndexJson {
+  account?: string;
+  /** accounts that delegate to this one */
+  fromAccounts: string[];
+  /** accounts this one delegates to */
+  toAccounts: string[];
+  timestamp?: number;
 }
 
 export interface SmartContractJson {

@@ -20,6 +20,19 @@ export interface TriggerSmartContractJson {
   call_token_value?: number;
   token_id?: number;
 }
+export interface FreezeBalanceV2ContractJson {
+  owner_address: string;
+  frozen_balance: number;
+  resource?: ResourceCode;
+}
+export interface UnfreezeBalanceV2ContractJson {
+  owner_address: string;
+  unfreeze_balance: number;
+  resource?: ResourceCode;
+}
+export interface WithdrawExpireUnfreezeContractJson {
+  owner_address: string;
+}
 export interface DelegateResourceContractJson {
   owner_address: string;
   resource?: ResourceCode;
@@ -38,6 +51,9 @@ export interface UnDelegateResourceContractJson {
 interface ContractValues {
   TransferContract: TransferContractJson;
   TriggerSmartContract: TriggerSmartContractJson;
+  FreezeBalanceV2Contract: FreezeBalanceV2ContractJson;
+  UnfreezeBalanceV2Contract: UnfreezeBalanceV2ContractJson;
+  WithdrawExpireUnfreezeContract: WithdrawExpireUnfreezeContractJson;
   DelegateResourceContract: DelegateResourceContractJson;
   UnDelegateResourceContract: UnDelegateResourceContractJson;
 }
@@ -76,6 +92,9 @@ export interface TransactionJson {
 export const CONTRACT_TYPE_IDS: Record<ContractTypeName, number> = {
   TransferContract: 1,
   TriggerSmartContract: 31,
+  FreezeBalanceV2Contract: 54,
+  UnfreezeBalanceV2Contract: 55,
+  WithdrawExpireUnfreezeContract: 56,
   DelegateResourceContract: 57,
   UnDelegateResourceContract: 58,
 };
@@ -156,6 +175,23 @@ function encodeValue(c: ContractJson): Uint8Array {
       w.int(6, v.token_id);
       break;
     }
+    case "FreezeBalanceV2Contract": {
+      const v = c.parameter.value;
+      w.address(1, v.owner_address);
+      w.int(2, v.frozen_balance);
+      w.int(3, v.resource ? resourceId(v.resource) : 0);
+      break;
+    }
+    case "UnfreezeBalanceV2Contract": {
+      const v = c.parameter.value;
+      w.address(1, v.owner_address);
+      w.int(2, v.unfreeze_balance);
+      w.int(3, v.resource ? resourceId(v.resource) : 0);
+      break;
+    }
+    case "WithdrawExpireUnfreezeContract":
+      w.address(1, c.parameter.value.owner_address);
+      break;
     case "DelegateResourceContract":
     case "UnDelegateResourceContract": {
       const v = c.parameter.value;
@@ -314,9 +350,28 @@ function decodeValue(
     if (h === undefined) return "";
     return visible ? hexToBase58(h) : h;
   };
+  const resource = (n: number): ResourceCode | undefined => {
+    const r = f.int(n);
+    if (!r) return undefined;
+    const code = RESOURCE_CODES[r];
+    if (!code) throw new Error(`unknown resource code ${r}`);
+    return code;
+  };
   switch (type) {
     case "TransferContract":
       return { owner_address: addr(1), to_address: addr(2), amount: f.int(3) ?? 0 };
+    case "FreezeBalanceV2Contract": {
+      const v: FreezeBalanceV2ContractJson = { owner_address: addr(1), frozen_balance: f.int(2) ?? 0 };
+      put(v, "resource", resource(3));
+      return v;
+    }
+    case "UnfreezeBalanceV2Contract": {
+      const v: UnfreezeBalanceV2ContractJson = { owner_address: addr(1), unfreeze_balance: f.int(2) ?? 0 };
+      put(v, "resource", resource(3));
+      return v;
+    }
+    case "WithdrawExpireUnfreezeContract":
+      return { owner_address: addr(1) };
     case "TriggerSmartContract": {
       const v: TriggerSmartContractJson = { owner_address: addr(1), contract_address: addr(2) };
       put(v, "call_value", f.int(3));
@@ -327,17 +382,12 @@ function decodeValue(
     }
     case "DelegateResourceContract":
     case "UnDelegateResourceContract": {
-      const r = f.int(2);
       const v: DelegateResourceContractJson = {
         owner_address: addr(1),
         balance: f.int(3) ?? 0,
         receiver_address: addr(4),
       };
-      if (r) {
-        const code = RESOURCE_CODES[r];
-        if (!code) throw new Error(`unknown resource code ${r}`);
-        v.resource = code;
-      }
+      put(v, "resource", resource(2));
       if (type === "DelegateResourceContract") {
         put(v, "lock", f.int(5) ? true : undefined);
         put(v, "lock_period", f.int(6));

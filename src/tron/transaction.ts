@@ -192,3 +192,64 @@ export function buildUnDelegateResource(i: UnDelegateResourceInput): Transaction
     i,
   );
 }
+
+export interface FreezeBalanceV2Input extends CommonTxOptions {
+  owner: string;
+  /** sun to stake */
+  amount: bigint;
+  resource: ResourceCode;
+}
+
+export function buildFreezeBalanceV2(i: FreezeBalanceV2Input): TransactionJson {
+  const value = {
+    owner_address: toHex(i.owner),
+    frozen_balance: int64ToNumber(i.amount, "amount", 1n),
+    ...resourceField(i.resource),
+  };
+  return build(
+    {
+      type: "FreezeBalanceV2Contract",
+      parameter: { type_url: TYPE_URL_PREFIX + "FreezeBalanceV2Contract", value },
+    },
+    i,
+  );
+}
+
+export interface UnfreezeBalanceV2Input extends CommonTxOptions {
+  owner: string;
+  /** sun to unstake; it can be withdrawn once the unfreeze delay has passed */
+  amount: bigint;
+  resource: ResourceCode;
+}
+
+export function buildUnfreezeBalanceV2(i: UnfreezeBalanceV2Input): TransactionJson {
+  const value = {
+    owner_address: toHex(i.owner),
+    unfreeze_balance: int64ToNumber(i.amount, "amount", 1n),
+    ...resourceField(i.resource),
+  };
+  return build(
+    {
+      type: "UnfreezeBalanceV2Contract",
+      parameter: { type_url: TYPE_URL_PREFIX + "UnfreezeBalanceV2Contract", value },
+    },
+    i,
+  );
+}
+
+export interface WithdrawExpireUnfreezeInput extends CommonTxOptions {
+  owner: string;
+}
+
+export function buildWithdrawExpireUnfreeze(i: WithdrawExpireUnfreezeInput): TransactionJson {
+  return build(
+    {
+      type: "WithdrawExpireUnfreezeContract",
+      parameter: {
+        type_url: TYPE_URL_PREFIX + "WithdrawExpireUnfreezeContract",
+        value: { owner_address: toHex(i.owner) },
+      },
+    },
+    i,
+  );
+}

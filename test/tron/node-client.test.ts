@@ -149,6 +149,62 @@ describe("node client", () => {
     expect(c.requestCount).toBe(node.seen.length);
   });
 
+  it("reads Stake 2.0 delegations, delegatable size and unfreeze count, mapping java-tron's omitted zeros", async () => {
+    const RECEIVER = "41" + "22".repeat(20);
+    let mode = "";
+    const node = await fakeNode((path, body, res) => {
+      if (mode === "bad") return json(res, { delegatedResource: "x", max_size: "1", fromAccounts: [1] });
+      const known = body.owner_address === OWNER || body.value === OWNER || body.fromAddress === OWNER;
+      if (!known) return json(res, {});
+      if (path.endsWith("/getdelegatedresourcev2")) {
+        return json(res, {
+          delegatedResource: [
+            { from: OWNER, to: RECEIVER, frozen_balance_for_energy: 5_000_000 },
+            { from: OWNER, to: RECEIVER, frozen_balance_for_energy: 1_000_000, expire_time_for_energy: 9 },
+          ],
+        });
+      }
+      if (path.endsWith("/getdelegatedresourceaccountindexv2"))
+        return json(res, { account: OWNER, toAccounts: [RECEIVER] });
+      if (path.endsWith("/getcandelegatedmaxsize")) return json(res, { max_size: body.type === 1 ? 7e9 : 0 });
+      if (path.endsWith("/getavailableunfreezecount")) return json(res, { count: 31 });
+      json(res, "no such path", 404);
+    });
+    const c = client(node.url);
+    expect(await c.getDelegatedResourceV2(hexToBase58(OWNER), RECEIVER)).toEqual([
+      { from: OWNER, to: RECEIVER, frozen_balance_for_energy: 5_000_000 },
+      { from: OWNER, to: RECEIVER, frozen_balance_for_energy: 1_000_000, expire_time_for_energy: 9 },
+    ]);
+    expect(await c.getDelegatedResourceV2(RECEIVER, OWNER, { solidified: true })).toEqual([]);
+    expect(await c.getDelegatedResourceAccountIndexV2(OWNER)).toEqual({
+      account: OWNER,
+      fromAccounts: [],
+      toAccounts: [RECEIVER],
+    });
+    expect(await c.getDelegatedResourceAccountIndexV2(RECEIVER)).toEqual({
+      fromAccounts: [],
+      toAccounts: [],
+    });
+    expect(await c.getCanDelegatedMaxSize(OWNER, "ENERGY")).toBe(7e9);
+    expect(await c.getCanDelegatedMaxSize(OWNER, "BANDWIDTH", { solidified: true })).toBe(0);
+    expect(await c.getAvailableUnfreezeCount(hexToBase58(OWNER))).toBe(31);
+    expect(await c.getAvailableUnfreezeCount(RECEIVER)).toBe(0);
+    expect(node.seen.map((s) => [s.path, s.body])).toEqual([
+      ["/wallet/getdelegatedresourcev2", { fromAddress: OWNER, toAddress: RECEIVER, visible: false }],
+      ["/walletsolidity/getdelegatedresourcev2", { fromAddress: RECEIVER, toAddress: OWNER, visible: false }],
+      ["/wallet/getdelegatedresourceaccountindexv2", { value: OWNER, visible: false }],
+      ["/wallet/getdelegatedresourceaccountindexv2", { value: RECEIVER, visible: false }],
+      ["/wallet/getcandelegatedmaxsize", { owner_address: OWNER, type: 1, visible: false }],
+      ["/walletsolidity/getcandelegatedmaxsize", { owner_address: OWNER, type: 0, visible: false }],
+      ["/wallet/getavailableunfreezecount", { owner_address: OWNER, visible: false }],
+      ["/wallet/getavailableunfreezecount", { owner_address: RECEIVER, visible: false }],
+    ]);
+    mode = "bad";
+    expect((await failure(c.getDelegatedResourceV2(OWNER, RECEIVER))).kind).toBe("malformed");
+    expect((await failure(c.getCanDelegatedMaxSize(OWNER, "ENERGY"))).kind).toBe("malformed");
+    expect((await failure(c.getDelegatedResourceAccountIndexV2(OWNER))).kind).toBe("malformed");
+  });
+
   it("fetches a block header with wallet/getblock detail false, by number or id, from either chain view", async () => {
     const events: NodeRequestEvent[] = [];
     let mode = "";

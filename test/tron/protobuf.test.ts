@@ -1,4 +1,4 @@
-import { utils } from "tronweb";
+import { TronWeb, utils } from "tronweb";
 import { describe, expect, it } from "vitest";
 import { addressFromPrivateKey, hexToBase58 } from "../../src/tron/address.js";
 import { encodeTransfer } from "../../src/tron/abi.js";
@@ -14,9 +14,12 @@ import {
 import type { RawDataJson, TransactionJson } from "../../src/tron/protobuf.js";
 import {
   buildDelegateResource,
+  buildFreezeBalanceV2,
   buildTriggerSmartContract,
   buildTrxTransfer,
   buildUnDelegateResource,
+  buildUnfreezeBalanceV2,
+  buildWithdrawExpireUnfreeze,
   tapos,
 } from "../../src/tron/transaction.js";
 import { makeRng } from "./rng.js";
@@ -48,7 +51,7 @@ function common(rng: Rng) {
 
 function randomTx(rng: Rng, i: number): TransactionJson {
   const addr = () => "41" + rng.hex(20);
-  switch (i % 4) {
+  switch (i % 7) {
     case 0:
       return buildTrxTransfer({ ...common(rng), from: addr(), to: addr(), amount: rng.bigintUpTo(53) });
     case 1:
@@ -70,6 +73,22 @@ function randomTx(rng: Rng, i: number): TransactionJson {
         lock: rng.bool(),
         ...(rng.bool() ? { lockPeriod: rng.bigintUpTo(30) } : {}),
       });
+    case 4:
+      return buildFreezeBalanceV2({
+        ...common(rng),
+        owner: addr(),
+        amount: rng.bigintUpTo(53),
+        resource: rng.bool() ? "ENERGY" : "BANDWIDTH",
+      });
+    case 5:
+      return buildUnfreezeBalanceV2({
+        ...common(rng),
+        owner: addr(),
+        amount: rng.bigintUpTo(53),
+        resource: rng.bool() ? "ENERGY" : "BANDWIDTH",
+      });
+    case 6:
+      return buildWithdrawExpireUnfreeze({ ...common(rng), owner: addr() });
     default:
       return buildUnDelegateResource({
         ...common(rng),
@@ -91,6 +110,64 @@ describe("protobuf and transaction building", () => {
       expect(tx.txID).toBe(theirs.txID);
       expect(txCheck(tx as never)).toBe(true);
       expect(txIdOf(tx.raw_data_hex)).toBe(tx.txID);
+    }
+  });
+
+  it("builds Stake 2.0 transactions exactly as TronWeb's transactionBuilder does", async () => {
+    // No node is contacted: with a blockHeader option TronWeb builds the transaction offline.
+    const tronWeb = new TronWeb({ fullHost: "http://127.0.0.1:1" });
+    const tb = tronWeb.transactionBuilder;
+    const rng = makeRng(23);
+    for (let i = 0; i < 120; i++) {
+      const c = common(rng);
+      const { ref_block_bytes, ref_block_hash } = tapos(c.refBlock);
+      const expiration = c.expirationMs ?? c.refBlock.timestamp + 60_000;
+      const timestamp = 1_600_000_000_000 + rng.int(2 ** 40);
+      const blockHeader = { ref_block_bytes, ref_block_hash, expiration, timestamp };
+      const ours = { refBlock: c.refBlock, expirationMs: expiration, timestampMs: timestamp };
+      const owner = hexToBase58("41" + rng.hex(20));
+      const receiver = hexToBase58("41" + rng.hex(20));
+      const amount = rng.bigintUpTo(50);
+      const resource = rng.bool() ? "ENERGY" : "BANDWIDTH";
+      let theirs: { raw_data_hex: string; txID: string };
+      let mine: TransactionJson;
+      switch (i % 5) {
+        case 0:
+          theirs = await tb.freezeBalanceV2(Number(amount), resource, owner, { blockHeader });
+          mine = buildFreezeBalanceV2({ ...ours, owner, amount, resource });
+          break;
+        case 1:
+          theirs = await tb.unfreezeBalanceV2(Number(amount), resource, owner, { blockHeader });
+          mine = buildUnfreezeBalanceV2({ ...ours, owner, amount, resource });
+          break;
+        case 2:
+          theirs = await tb.withdrawExpireUnfreeze(owner, { blockHeader });
+          mine = buildWithdrawExpireUnfreeze({ ...ours, owner });
+          break;
+        case 3: {
+          const lock = rng.bool();
+          const lockPeriod = lock && rng.bool() ? 1 + rng.int(864_000) : undefined;
+          theirs = await tb.delegateResource(Number(amount), receiver, resource, owner, lock, lockPeriod, {
+            blockHeader,
+          });
+          mine = buildDelegateResource({
+            ...ours,
+            owner,
+            receiver,
+            balance: amount,
+            resource,
+            lock,
+            lockPeriod,
+          });
+          break;
+        }
+        default:
+          theirs = await tb.undelegateResource(Number(amount), receiver, resource, owner, { blockHeader });
+          mine = buildUnDelegateResource({ ...ours, owner, receiver, balance: amount, resource });
+      }
+      expect(mine.raw_data_hex, `case ${i}`).toBe(theirs.raw_data_hex);
+      expect(mine.txID).toBe(theirs.txID);
+      expect(decodeRawDataHex(theirs.raw_data_hex)).toEqual(mine.raw_data);
     }
   });
 
