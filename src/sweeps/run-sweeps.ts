@@ -8,6 +8,7 @@ import type { SweepMode } from "../config.js";
 import type { Context } from "../context.js";
 import { addressFromPrivateKey } from "../tron/address.js";
 import { burnPlan } from "./burn-plan.js";
+import { delegatePlan } from "./delegate-plan.js";
 import { recordSweepFailure } from "./record-sweep-failure.js";
 import {
   applyPatch,
@@ -32,7 +33,8 @@ export interface SweepRunResult {
   failed: number;
 }
 
-function sweepDeps(ctx: Context, owner: string): SweepDeps | null {
+/** The sweeper's wallets and node, or null where this process does not sweep. */
+export function sweepDeps(ctx: Context, owner: string): SweepDeps | null {
   const { config } = ctx;
   const usdt = ctx.chain.usdtContract;
   if (!config.sweepEnabled || !usdt || !config.coldWalletAddress || !config.hotWalletPrivateKey) return null;
@@ -68,7 +70,7 @@ export async function runDueSweeps(
   return result;
 }
 
-const PLANS: Record<SweepMode, SweepPlan> = { burn: burnPlan };
+const PLANS: Record<SweepMode, SweepPlan> = { burn: burnPlan, delegate: delegatePlan };
 
 async function advance(d: SweepDeps, row: SettlementRow): Promise<"completed" | "failed" | "pending"> {
   // A round keeps the mode it started with, whatever SWEEP_MODE says later.

@@ -6,6 +6,7 @@
  * is broadcast, so a crash between the two re-broadcasts the same signed bytes on the next run
  * instead of paying twice. A transaction that expired unseen can never land and is built again.
  */
+import type { Executor } from "../db/connection.js";
 import { encodeBalanceOf, encodeTransfer } from "../tron/abi.js";
 import { TronNodeError } from "../tron/node-errors.js";
 import type { TransactionInfo } from "../tron/node-types.js";
@@ -76,14 +77,19 @@ export async function signStoreBroadcast(
   entry: LedgerEntry,
   sign: (ref: RefBlock & { timestamp: number }) => TransactionJson,
   patch: (signed: TransactionJson) => Patch,
+  reserve?: (tx: Executor) => Promise<boolean>,
 ): Promise<StepResult> {
   const signed = sign(await refBlock(d));
   const stored = patch(signed);
-  // Recorded before the broadcast: a crash from here on re-broadcasts these bytes.
-  await d.ctx.db.transaction(async (tx) => {
+  // Recorded before the broadcast: a crash from here on re-broadcasts these bytes. `reserve` may
+  // refuse inside the same transaction (the stake is short), and then nothing is stored or sent.
+  const kept = await d.ctx.db.transaction(async (tx) => {
+    if (reserve && !(await reserve(tx))) return false;
     await savePatch(d, row, stored, tx);
     await insertLedgerTx(d, tx, row, signed, entry);
+    return true;
   });
+  if (!kept) return { kind: "wait" };
   await broadcast(d, signed);
   return { kind: "wait", patch: stored };
 }

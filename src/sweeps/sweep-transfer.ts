@@ -92,12 +92,13 @@ export async function sweptResult(
   d: SweepDeps,
   row: SettlementRow,
   signed: TransactionJson,
+  sweptAt: Date = d.ctx.clock.now(),
 ): Promise<StepResult> {
   const rest = await usdtBalance(d, row.address);
   return {
     kind: "done",
     again: rest >= d.ctx.config.sweepMinUsdt,
-    patch: { step: "swept", swept_at: d.ctx.clock.now() },
+    patch: { step: "swept", swept_at: sweptAt },
     event: {
       amount: formatAmount(BigInt(row.amount ?? 0)),
       sweep_tx_hash: signed.txID,
