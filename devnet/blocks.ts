@@ -17,6 +17,8 @@ export interface TxInfoCore {
   /** '41…' hex of the called contract, for TriggerSmartContract. */
   contractAddress?: string;
   energyFee: bigint;
+  /** receipt.energy_usage: the part of energyUsageTotal paid with staked (own or delegated) energy */
+  energyUsage?: bigint;
   energyUsageTotal: bigint;
   netUsage: number;
   netFee: bigint;
@@ -25,6 +27,8 @@ export interface TxInfoCore {
   logs: Log[];
   /** Human text; java-tron prints it hex-encoded in resMessage. */
   resMessage?: string;
+  /** UnfreezeBalanceV2 / WithdrawExpireUnfreeze: expired unfrozen stake returned to the balance */
+  withdrawExpireAmount?: bigint;
 }
 
 export interface TxRecord {

@@ -6,6 +6,9 @@ import { signDigest } from "../src/tron/sign.js";
 import { makeBlock, refBlockBytes, refBlockHash, type Block, type TxRecord } from "./blocks.js";
 import { executeTransaction, newAccount, Refusal } from "./execute.js";
 import { billedBytes } from "./resources.js";
+import { DEFAULT_STAKE_PARAMS, type ExecEnv, type StakeParams } from "./stake.js";
+import { slotOf } from "./usage.js";
+import type { Clock } from "./json.js";
 import { Journal, SUPPLY_KEY, State, balanceKey, type Account, type Token } from "./state.js";
 import { parseTransaction, validateBroadcast, type ParsedTx } from "./validate.js";
 import { bytesToHex, hexToBytes, keccakHex, sha256Bytes, sha256Hex, word } from "./util.js";
@@ -30,6 +33,8 @@ export interface ChainOptions {
   faucetKey?: string;
   solidifyAfter?: number;
   now?: () => number;
+  /** Resource parameters; unset ones take mainnet's values (DEFAULT_STAKE_PARAMS). */
+  stake?: Partial<StakeParams>;
 }
 
 /** java-tron's contract address: keccak256(deploy txID || owner)[12..], with the 41 prefix. */
@@ -50,7 +55,11 @@ export class Chain {
   usdt!: Token;
   tokenNonce = 0;
   lastTimestamp = 0;
+  /** The chain's clock: the wall clock (or the one given) plus clockOffsetMs. */
   readonly now: () => number;
+  /** Moved forward by advanceClock, so tests can let 24 h of energy recovery pass. */
+  clockOffsetMs = 0;
+  readonly params: StakeParams;
   /** Told of every change to blocks and tokens (persistence hooks in). */
   listener: ChainListener | null = null;
 
@@ -59,7 +68,36 @@ export class Chain {
     this.faucet = toHex(addressFromPrivateKey(this.faucetKey));
     this.witnessAddress = toHex(addressFromPrivateKey(WITNESS_KEY));
     this.solidifyAfter = opts.solidifyAfter ?? 19;
-    this.now = opts.now ?? Date.now;
+    const base = opts.now ?? Date.now;
+    this.now = () => base() + this.clockOffsetMs;
+    this.params = { ...DEFAULT_STAKE_PARAMS, ...opts.stake };
+  }
+
+  /** What transactions execute against: the head block's time (java-tron's latest block header). */
+  env(): ExecEnv {
+    const { now, slot } = this.clock();
+    return { now, slot, params: this.params };
+  }
+
+  /** The head's (or the solidified block's) time in ms and in slots since genesis. */
+  clock(solid = false): Clock {
+    const b = solid ? (this.blockByNum(this.solidifiedNumber) ?? this.head) : this.head;
+    const genesisMs = this.blocks[0]?.timestamp ?? b.timestamp;
+    return { now: b.timestamp, slot: slotOf(b.timestamp, genesisMs), genesisMs };
+  }
+
+  /** Moves the clock forward and mines a block, so the head (and resource recovery) sees the new time. */
+  advanceClock(ms: number): Block {
+    this.clockOffsetMs += ms;
+    return this.mine(1)[0] as Block;
+  }
+
+  /** Slot keys of a store as of a view: the current ones plus those newer blocks changed. */
+  slotKeys(store: string, solid: boolean): Set<string> {
+    const keys = new Set(this.state.slots.get(store)?.keys() ?? []);
+    if (solid)
+      for (const j of this.unsolidJournals()) for (const k of j.slots.get(store)?.keys() ?? []) keys.add(k);
+    return keys;
   }
 
   /** Genesis: the faucet holds 1e9 TRX and the whole USDT supply; block 1 follows so TAPOS has a parent. */
@@ -157,7 +195,7 @@ export class Chain {
     const tx = parseTransaction(body);
     validateBroadcast(tx, this);
     const bytes = billedBytes(tx.rawBytes.length, tx.signatures.length);
-    const done = executeTransaction(this.state, tx.raw, bytes, this.now());
+    const done = executeTransaction(this.state, tx.raw, bytes, this.env());
     const record: TxRecord = {
       id: tx.id,
       rawHex: tx.rawHex,

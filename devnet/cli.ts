@@ -1,5 +1,6 @@
 // npm run devnet -- [--port 9090] [--host 127.0.0.1] [--block-time-ms 3000] [--solidify-after 19]
 //                    [--faucet-key HEX] [--state-file path] [--quiet]
+//                    [--total-energy-limit N] [--total-energy-weight N] [--unfreeze-delay-ms N]
 import { parseArgs } from "node:util";
 import { startDevnet } from "./index.js";
 
@@ -12,6 +13,10 @@ function int(v: string | undefined, name: string, dflt: number): number {
   return Number(v);
 }
 
+function optionalInt(v: string | undefined, name: string): number | undefined {
+  return v === undefined ? undefined : int(v, name, 0);
+}
+
 const { values } = parseArgs({
   options: {
     port: { type: "string" },
@@ -21,6 +26,9 @@ const { values } = parseArgs({
     "faucet-key": { type: "string" },
     "state-file": { type: "string" },
     quiet: { type: "boolean" },
+    "total-energy-limit": { type: "string" },
+    "total-energy-weight": { type: "string" },
+    "unfreeze-delay-ms": { type: "string" },
   },
 });
 
@@ -32,6 +40,9 @@ const devnet = await startDevnet({
   faucetKey: values["faucet-key"],
   stateFile: values["state-file"],
   quiet: values.quiet ?? false,
+  totalEnergyLimit: optionalInt(values["total-energy-limit"], "total-energy-limit"),
+  totalEnergyWeight: optionalInt(values["total-energy-weight"], "total-energy-weight"),
+  unfreezeDelayMs: optionalInt(values["unfreeze-delay-ms"], "unfreeze-delay-ms"),
 });
 
 console.log(

@@ -14,33 +14,19 @@ import {
 } from "./resources.js";
 import type { Account, State } from "./state.js";
 import { callToken } from "./trc20.js";
+import {
+  delegateResource,
+  freezeBalanceV2,
+  unDelegateResource,
+  unfreezeBalanceV2,
+  withdrawExpireUnfreeze,
+} from "./stake-actuators.js";
+import { energyLeft, netLeft, stakeOf, totals, withStake, type ExecEnv } from "./stake.js";
+import { consume } from "./usage.js";
+import { Refusal, validateError } from "./refusal.js";
 
-export type ReturnCode =
-  | "SIGERROR"
-  | "CONTRACT_VALIDATE_ERROR"
-  | "CONTRACT_EXE_ERROR"
-  | "BANDWITH_ERROR"
-  | "DUP_TRANSACTION_ERROR"
-  | "TAPOS_ERROR"
-  | "TOO_BIG_TRANSACTION_ERROR"
-  | "TRANSACTION_EXPIRATION_ERROR"
-  | "OTHER_ERROR";
-
-/** A broadcast java-tron refuses; nothing reaches a block. */
-export class Refusal extends Error {
-  constructor(
-    readonly code: ReturnCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const CONTRACT_VALIDATE_PREFIX = "Contract validate error : ";
-
-function validateError(message: string): Refusal {
-  return new Refusal("CONTRACT_VALIDATE_ERROR", CONTRACT_VALIDATE_PREFIX + message);
-}
+export { CONTRACT_VALIDATE_PREFIX, Refusal, validateError } from "./refusal.js";
+export type { ReturnCode } from "./refusal.js";
 
 export function newAccount(address: string, now: number): Account {
   return {
@@ -64,16 +50,33 @@ interface NetBill {
   netFee: bigint;
 }
 
-/** Bandwidth as BandwidthProcessor.consume: free 600/day, else burn 1000 sun per byte. */
+/**
+ * Bandwidth as BandwidthProcessor.consume: staked bandwidth first, then the free 600/day, else burn
+ * 1000 sun per byte. A transaction that creates an account uses staked bandwidth or pays 0.1 TRX.
+ */
 function billBandwidth(
   state: State,
   ownerHex: string,
   bytes: number,
   createsAccount: boolean,
-  now: number,
+  env: ExecEnv,
 ): NetBill {
   const owner = state.getAccount(ownerHex);
   if (!owner) throw validateError(`account [${hexToBase58(ownerHex)}] does not exist`);
+  const now = env.now;
+  const staked = netLeft(
+    owner,
+    totals((t, k) => state.getSlot(t, k), env.params),
+    env.slot,
+  );
+  if (staked >= bytes) {
+    const net = consume(stakeOf(owner).net, bytes, env.slot);
+    return {
+      account: withStake({ ...owner, latestOperationTime: now }, { net }),
+      netUsage: bytes,
+      netFee: 0n,
+    };
+  }
   if (createsAccount) {
     if (owner.balance < CREATE_ACCOUNT_NET_FEE)
       throw new Refusal("BANDWITH_ERROR", "Account resource insufficient error.");
@@ -104,17 +107,63 @@ function billBandwidth(
   };
 }
 
-export function executeTransaction(state: State, raw: RawDataJson, bytes: number, now: number): Executed {
+export function executeTransaction(state: State, raw: RawDataJson, bytes: number, env: ExecEnv): Executed {
   const contract = raw.contract[0];
   if (!contract || raw.contract.length !== 1) throw validateError("contract size should be exactly 1");
-  if (contract.type === "TransferContract") return transferTrx(state, contract.parameter.value, bytes, now);
-  if (contract.type === "TriggerSmartContract") {
-    return triggerContract(state, contract.parameter.value, BigInt(raw.fee_limit ?? 0), bytes, now);
+  switch (contract.type) {
+    case "TransferContract":
+      return transferTrx(state, contract.parameter.value, bytes, env);
+    case "TriggerSmartContract":
+      return triggerContract(state, contract.parameter.value, BigInt(raw.fee_limit ?? 0), bytes, env);
+    case "FreezeBalanceV2Contract":
+      return system(state, contract.parameter.value.owner_address, bytes, env, (owner) =>
+        freezeBalanceV2(state, owner, contract.parameter.value),
+      );
+    case "UnfreezeBalanceV2Contract":
+      return system(state, contract.parameter.value.owner_address, bytes, env, (owner) =>
+        unfreezeBalanceV2(state, owner, contract.parameter.value, env),
+      );
+    case "WithdrawExpireUnfreezeContract":
+      return system(state, contract.parameter.value.owner_address, bytes, env, (owner) =>
+        withdrawExpireUnfreeze(state, owner, env),
+      );
+    case "DelegateResourceContract":
+      return system(state, contract.parameter.value.owner_address, bytes, env, (owner) =>
+        delegateResource(state, owner, contract.parameter.value, env),
+      );
+    case "UnDelegateResourceContract":
+      return system(state, contract.parameter.value.owner_address, bytes, env, (owner) =>
+        unDelegateResource(state, owner, contract.parameter.value, env),
+      );
   }
-  throw validateError(`${contract.type} is not supported by the devnet`);
+  throw validateError(`${(contract as { type: string }).type} is not supported by the devnet`);
 }
 
-function transferTrx(state: State, v: TransferContractJson, bytes: number, now: number): Executed {
+/** A system contract: bandwidth, then the actuator, which writes the owner (with its bill) itself. */
+function system(
+  state: State,
+  owner: string,
+  bytes: number,
+  env: ExecEnv,
+  run: (billed: Account) => bigint,
+): Executed {
+  const bill = billBandwidth(state, owner, bytes, false, env);
+  const withdrawn = run(bill.account);
+  const info: TxInfoCore = {
+    fee: bill.netFee,
+    contractResult: "",
+    energyFee: 0n,
+    energyUsageTotal: 0n,
+    netUsage: bill.netUsage,
+    netFee: bill.netFee,
+    logs: [],
+  };
+  if (withdrawn > 0n) info.withdrawExpireAmount = withdrawn;
+  return { contractRet: "SUCCESS", info };
+}
+
+function transferTrx(state: State, v: TransferContractJson, bytes: number, env: ExecEnv): Executed {
+  const now = env.now;
   const owner = v.owner_address;
   const to = v.to_address;
   const amount = BigInt(v.amount ?? 0);
@@ -122,7 +171,7 @@ function transferTrx(state: State, v: TransferContractJson, bytes: number, now: 
   if (owner === to) throw validateError("Cannot transfer TRX to yourself.");
   if (state.tokens.has(to)) throw validateError("Cannot transfer TRX to a smartContract.");
   const creates = !state.getAccount(to);
-  const bill = billBandwidth(state, owner, bytes, creates, now);
+  const bill = billBandwidth(state, owner, bytes, creates, env);
   if (amount <= 0n) throw validateError("Amount must be greater than 0.");
   const createFee = creates ? CREATE_ACCOUNT_FEE : 0n;
   if (bill.account.balance < amount + createFee) {
@@ -150,9 +199,9 @@ function triggerContract(
   v: TriggerSmartContractJson,
   feeLimit: bigint,
   bytes: number,
-  now: number,
+  env: ExecEnv,
 ): Executed {
-  const bill = billBandwidth(state, v.owner_address, bytes, false, now);
+  const bill = billBandwidth(state, v.owner_address, bytes, false, env);
   const token = state.tokens.get(v.contract_address);
   if (!token) throw validateError("No contract or not a valid smart contract");
   if (feeLimit < 0n || feeLimit > MAX_FEE_LIMIT) {
@@ -161,46 +210,65 @@ function triggerContract(
   if ((v.call_value ?? 0) > 0) throw validateError("contract is not payable");
   const caller = bill.account;
   const outcome = callToken(state, token, v.owner_address.slice(2), v.data ?? "");
-  // No staked energy on the devnet: the energy limit is what the caller can burn, capped by fee_limit.
-  const affordable = (caller.balance < feeLimit ? caller.balance : feeLimit) / ENERGY_PRICE_SUN;
+  // VMActuator's limit: staked energy left plus what the balance can burn, capped by fee_limit / price.
+  // The devnet's contracts declare consume_user_resource_percent 100, so the caller pays everything and
+  // origin_energy_usage stays 0.
+  const left = BigInt(
+    energyLeft(
+      caller,
+      totals((t, k) => state.getSlot(t, k), env.params),
+      env.slot,
+    ),
+  );
+  const fromBalance = caller.balance / ENERGY_PRICE_SUN;
+  const fromFeeLimit = feeLimit / ENERGY_PRICE_SUN;
+  const limit = left + fromBalance < fromFeeLimit ? left + fromBalance : fromFeeLimit;
   const base = {
     contractAddress: v.contract_address,
     netUsage: bill.netUsage,
     netFee: bill.netFee,
   };
-  if (outcome.energy > affordable) {
-    const energyFee = affordable * ENERGY_PRICE_SUN;
-    state.putAccount({ ...caller, balance: caller.balance - energyFee });
+  const outOfEnergy = outcome.energy > limit;
+  const used = outOfEnergy ? limit : outcome.energy;
+  // ReceiptCapsule.payEnergyBill: staked energy (own and delegated) first, then burn TRX.
+  const staked = used < left ? used : left;
+  const energyFee = (used - staked) * ENERGY_PRICE_SUN;
+  const charged = { ...caller, balance: caller.balance - energyFee };
+  state.putAccount(
+    staked > 0n
+      ? withStake(charged, { energy: consume(stakeOf(caller).energy, Number(staked), env.slot) })
+      : charged,
+  );
+  const paid = {
+    ...base,
+    fee: energyFee + bill.netFee,
+    energyFee,
+    energyUsage: staked,
+    energyUsageTotal: used,
+  };
+  if (outOfEnergy) {
     return {
       contractRet: "OUT_OF_ENERGY",
       info: {
-        ...base,
-        fee: energyFee + bill.netFee,
+        ...paid,
         contractResult: "",
-        energyFee,
-        energyUsageTotal: affordable,
         result: "OUT_OF_ENERGY",
         logs: [],
         resMessage:
           "Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[" +
-          affordable.toString() +
+          limit.toString() +
           "], curOpEnergy[20000], usedEnergy[" +
-          (affordable > 20000n ? affordable - 20000n : 0n).toString() +
+          (limit > 20000n ? limit - 20000n : 0n).toString() +
           "]",
       },
     };
   }
-  const energyFee = outcome.energy * ENERGY_PRICE_SUN;
-  state.putAccount({ ...caller, balance: caller.balance - energyFee });
   if (outcome.status === "REVERT") {
     return {
       contractRet: "REVERT",
       info: {
-        ...base,
-        fee: energyFee + bill.netFee,
+        ...paid,
         contractResult: outcome.output,
-        energyFee,
-        energyUsageTotal: outcome.energy,
         result: "REVERT",
         logs: [],
         resMessage: "REVERT opcode executed",
@@ -210,14 +278,6 @@ function triggerContract(
   outcome.commit();
   return {
     contractRet: "SUCCESS",
-    info: {
-      ...base,
-      fee: energyFee + bill.netFee,
-      contractResult: outcome.output,
-      energyFee,
-      energyUsageTotal: outcome.energy,
-      result: "SUCCESS",
-      logs: outcome.logs,
-    },
+    info: { ...paid, contractResult: outcome.output, result: "SUCCESS", logs: outcome.logs },
   };
 }

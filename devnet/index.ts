@@ -7,6 +7,7 @@ import { Faults } from "./faults.js";
 import { createDevnetServer } from "./http.js";
 import { LoadGenerator } from "./load.js";
 import { ChainLog, loadChain, writeSnapshot } from "./persist.js";
+import type { StakeParams } from "./stake.js";
 
 export { DEFAULT_FAUCET_KEY };
 
@@ -27,6 +28,16 @@ export interface DevnetOptions {
   stateFile?: string;
   /** No log lines. */
   quiet?: boolean;
+  /** getTotalEnergyCurrentLimit: energy per 24 h shared by all stake (default mainnet's 180e9). */
+  totalEnergyLimit?: number;
+  /**
+   * TotalEnergyWeight before devnet accounts stake: whole TRX staked for energy by the rest of the
+   * network (default 19e9). Each devnet FreezeBalanceV2 for energy adds to it. An account's energy
+   * limit is frozen_for_energy / 1e6 × totalEnergyLimit / TotalEnergyWeight.
+   */
+  totalEnergyWeight?: number;
+  /** UnfreezeBalanceV2 → WithdrawExpireUnfreeze delay in ms (default 14 days, as mainnet). */
+  unfreezeDelayMs?: number;
 }
 
 export interface Devnet {
@@ -38,7 +49,28 @@ export interface Devnet {
   faucetKey: string;
   /** Mines n (default 1) blocks now; returns the new head number. */
   mine(n?: number): number;
+  /** Moves the chain's clock forward by ms and mines one block stamped with the new time. */
+  advanceClock(ms: number): number;
   close(): Promise<void>;
+}
+
+function stakeParams(opts: DevnetOptions): Partial<StakeParams> {
+  const out: Partial<StakeParams> = {};
+  const positive = (v: number | undefined, name: string): number | undefined => {
+    if (v === undefined) return undefined;
+    if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${name} must be a positive integer`);
+    return v;
+  };
+  const limit = positive(opts.totalEnergyLimit, "totalEnergyLimit");
+  const weight = positive(opts.totalEnergyWeight, "totalEnergyWeight");
+  if (limit !== undefined) out.totalEnergyLimit = limit;
+  if (weight !== undefined) out.totalEnergyWeight = weight;
+  if (opts.unfreezeDelayMs !== undefined) {
+    if (!Number.isSafeInteger(opts.unfreezeDelayMs) || opts.unfreezeDelayMs < 0)
+      throw new RangeError("unfreezeDelayMs must be a non-negative integer");
+    out.unfreezeDelayMs = opts.unfreezeDelayMs;
+  }
+  return out;
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
@@ -47,11 +79,15 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const solidifyAfter = opts.solidifyAfter ?? 19;
   const log = opts.quiet ? () => {} : (m: string) => console.error(m);
 
-  const loaded = opts.stateFile ? loadChain(opts.stateFile, solidifyAfter) : null;
+  const stake = stakeParams(opts);
+  const loaded = opts.stateFile ? loadChain(opts.stateFile, solidifyAfter, stake) : null;
   let chain = loaded?.chain;
   if (!chain) {
-    chain = new Chain({ faucetKey: opts.faucetKey ?? DEFAULT_FAUCET_KEY, solidifyAfter });
+    chain = new Chain({ faucetKey: opts.faucetKey ?? DEFAULT_FAUCET_KEY, solidifyAfter, stake });
     chain.initGenesis();
+  } else {
+    // A chain whose clock was advanced keeps its time across restarts.
+    chain.clockOffsetMs = Math.max(0, chain.lastTimestamp - Date.now());
   }
   const c = chain;
   let chainLog: ChainLog | undefined;
@@ -92,6 +128,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       c.mine(n);
       return c.head.number;
     },
+    advanceClock: (ms) => c.advanceClock(ms).number,
     close: async () => {
       if (closed) return;
       closed = true;

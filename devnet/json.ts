@@ -6,6 +6,8 @@ import { BLOCK_VERSION, logsOf, rawHexOf, signaturesOf, type Block, type TxRecor
 import type { Account, Token } from "./state.js";
 import { TRC20_ABI } from "./abi.js";
 import { freeNetUsedAt } from "./resources.js";
+import { stakeOf } from "./stake.js";
+import { SLOT_MS, consume, windowV2 } from "./usage.js";
 import { utf8ToHex } from "./util.js";
 
 type Json = Record<string, unknown>;
@@ -22,6 +24,11 @@ function contractJson(c: ContractJson, visible: boolean): Json {
     value.amount = v.amount;
     value.owner_address = addr(String(v.owner_address), visible);
     value.to_address = addr(String(v.to_address), visible);
+  } else if (c.type !== "TriggerSmartContract") {
+    // Stake 2.0 contracts: amounts and enums first, then the addresses.
+    for (const [k, x] of Object.entries(v)) if (!k.endsWith("_address")) value[k] = x;
+    value.owner_address = addr(String(v.owner_address), visible);
+    if (v.receiver_address) value.receiver_address = addr(String(v.receiver_address), visible);
   } else {
     if (v.data) value.data = v.data;
     value.owner_address = addr(String(v.owner_address), visible);
@@ -89,6 +96,7 @@ export function txInfoJson(tx: TxRecord, block: Block, visible: boolean): Json {
   out.contractResult = [i.contractResult];
   if (i.contractAddress) out.contract_address = addr(i.contractAddress, visible);
   const receipt: Json = {};
+  if (i.energyUsage) receipt.energy_usage = i.energyUsage;
   if (i.energyFee) receipt.energy_fee = i.energyFee;
   if (i.energyUsageTotal) receipt.energy_usage_total = i.energyUsageTotal;
   if (i.netUsage) receipt.net_usage = i.netUsage;
@@ -101,6 +109,7 @@ export function txInfoJson(tx: TxRecord, block: Block, visible: boolean): Json {
     out.result = "FAILED";
     if (i.resMessage) out.resMessage = utf8ToHex(i.resMessage);
   }
+  if (i.withdrawExpireAmount) out.withdraw_expire_amount = i.withdrawExpireAmount;
   return out;
 }
 
@@ -115,6 +124,7 @@ export function txInfoText(tx: TxRecord, block: Block): string {
   s += `,"blockNumber":${block.number},"blockTimeStamp":${block.timestamp},"contractResult":["${i.contractResult}"]`;
   if (i.contractAddress) s += `,"contract_address":"${i.contractAddress}"`;
   const r: string[] = [];
+  if (i.energyUsage) r.push(`"energy_usage":${i.energyUsage}`);
   if (i.energyFee) r.push(`"energy_fee":${i.energyFee}`);
   if (i.energyUsageTotal) r.push(`"energy_usage_total":${i.energyUsageTotal}`);
   if (i.netUsage) r.push(`"net_usage":${i.netUsage}`);
@@ -134,21 +144,49 @@ export function txInfoText(tx: TxRecord, block: Block): string {
     s += `,"result":"FAILED"`;
     if (i.resMessage) s += `,"resMessage":"${utf8ToHex(i.resMessage)}"`;
   }
+  if (i.withdrawExpireAmount) s += `,"withdraw_expire_amount":${i.withdrawExpireAmount}`;
   return s + "}";
 }
 
 const ACTIVE_OPERATIONS = "7fff1fc0033e0300000000000000000000000000000000000000000000000000";
 
-export function accountJson(a: Account, visible: boolean, now: number): Json {
+/** The chain's clock as account JSON needs it: the head's time in ms and slots, and genesis in ms. */
+export interface Clock {
+  now: number;
+  slot: number;
+  genesisMs: number;
+}
+
+function resourceType(r: string): Json {
+  return r === "BANDWIDTH" ? {} : { type: r };
+}
+
+/** getaccount: fields in java-tron's (field number) order, usage recovered to the head as it does. */
+export function accountJson(a: Account, visible: boolean, clock: Clock): Json {
   const address = addr(a.address, visible);
+  const s = stakeOf(a);
+  const net = consume(s.net, 0, clock.slot);
+  const energy = consume(s.energy, 0, clock.slot);
+  const slotMs = (slot: number) => clock.genesisMs + SLOT_MS * slot;
   const out: Json = { address };
   if (a.balance) out.balance = a.balance;
+  if (net.usage) out.net_usage = net.usage;
   out.create_time = a.createTime;
   if (a.latestOperationTime) out.latest_opration_time = a.latestOperationTime;
-  const freeUsed = freeNetUsedAt(a, now);
+  const freeUsed = freeNetUsedAt(a, clock.now);
   if (freeUsed) out.free_net_usage = freeUsed;
+  if (s.net.time) out.latest_consume_time = slotMs(s.net.time);
   if (a.latestConsumeFreeTime) out.latest_consume_free_time = a.latestConsumeFreeTime;
-  out.account_resource = {};
+  out.net_window_size = windowV2(net);
+  out.net_window_optimized = true;
+  const resource: Json = {};
+  if (energy.usage) resource.energy_usage = energy.usage;
+  if (s.energy.time) resource.latest_consume_time_for_energy = slotMs(s.energy.time);
+  resource.energy_window_size = windowV2(energy);
+  if (s.delegatedEnergy) resource.delegated_frozenV2_balance_for_energy = s.delegatedEnergy;
+  if (s.acquiredEnergy) resource.acquired_delegated_frozenV2_balance_for_energy = s.acquiredEnergy;
+  resource.energy_window_optimized = true;
+  out.account_resource = resource;
   out.owner_permission = { permission_name: "owner", threshold: 1, keys: [{ address, weight: 1 }] };
   out.active_permission = [
     {
@@ -160,7 +198,22 @@ export function accountJson(a: Account, visible: boolean, now: number): Json {
       keys: [{ address, weight: 1 }],
     },
   ];
-  out.frozenV2 = [{}, { type: "ENERGY" }, { type: "TRON_POWER" }];
+  const frozen = (type: Json, amount: bigint): Json => (amount ? { ...type, amount } : type);
+  out.frozenV2 = [
+    frozen({}, s.frozenNet),
+    frozen({ type: "ENERGY" }, s.frozenEnergy),
+    frozen({ type: "TRON_POWER" }, s.frozenPower),
+  ];
+  if (s.unfrozen.length > 0) {
+    out.unfrozenV2 = s.unfrozen.map((u) => ({
+      ...resourceType(u.resource),
+      unfreeze_amount: u.amount,
+      unfreeze_expire_time: u.expireTime,
+    }));
+  }
+  if (s.delegatedNet) out.delegated_frozenV2_balance_for_bandwidth = s.delegatedNet;
+  if (s.acquiredNet) out.acquired_delegated_frozenV2_balance_for_bandwidth = s.acquiredNet;
+  out.asset_optimized = true;
   return out;
 }
 

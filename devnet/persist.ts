@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { rawHexOf, type Block, type TxRecord } from "./blocks.js";
 import { Chain } from "./chain.js";
+import type { StakeParams } from "./stake.js";
 import { Journal, type Account, type State, type Token } from "./state.js";
 
 const VERSION = 2;
@@ -193,10 +194,15 @@ function journalOf(j: SavedJournal): Journal {
   return out;
 }
 
-function fromSnapshot(data: Snapshot, file: string, solidifyAfter: number): Chain {
+function fromSnapshot(
+  data: Snapshot,
+  file: string,
+  solidifyAfter: number,
+  stake?: Partial<StakeParams>,
+): Chain {
   if (data.version !== VERSION && data.version !== VERSION_WHOLE_FILE)
     throw new Error(`devnet state file ${file} has unsupported version ${data.version}`);
-  const chain = new Chain({ faucetKey: data.faucetKey, solidifyAfter });
+  const chain = new Chain({ faucetKey: data.faucetKey, solidifyAfter, stake });
   const s = chain.state;
   for (const [k, v] of data.accounts) s.accounts.set(k, v);
   for (const [k, v] of data.slots) s.slots.set(k, v);
@@ -255,7 +261,11 @@ export interface LoadedChain {
  * The chain stored in `file`, or null when there is none. Its faucet key wins over the configured one.
  * A torn last line (a crash mid-append) is ignored and cut off, so later appends start on a clean line.
  */
-export function loadChain(file: string, solidifyAfter: number): LoadedChain | null {
+export function loadChain(
+  file: string,
+  solidifyAfter: number,
+  stake?: Partial<StakeParams>,
+): LoadedChain | null {
   if (!existsSync(file)) return null;
   const buf = readFileSync(file);
   if (buf.length === 0) return null;
@@ -282,7 +292,7 @@ export function loadChain(file: string, solidifyAfter: number): LoadedChain | nu
     }
     if (!chain) {
       const snapshot = value as Snapshot & { t?: string };
-      chain = fromSnapshot(snapshot, file, solidifyAfter);
+      chain = fromSnapshot(snapshot, file, solidifyAfter, stake);
       rewrite = snapshot.version === VERSION_WHOLE_FILE;
     } else {
       replay(chain, value as ChainEvent);

@@ -1,5 +1,6 @@
 // World state with an undo journal. Every write records the value a key had before the current journal
 // opened, so a block can be reverted (fork) and the solidified view can be read without snapshots.
+import type { Usage } from "./usage.js";
 
 export interface Account {
   /** '41…' lowercase hex. */
@@ -10,6 +11,27 @@ export interface Account {
   /** Free bandwidth points used, as of latestConsumeFreeTime (recovers linearly over 24 h). */
   freeNetUsed: number;
   latestConsumeFreeTime: number;
+  /** Stake 2.0 (absent on accounts that never staked; see stake.ts). */
+  stake?: AccountStake;
+}
+
+/** Stake 2.0 state of an account, all amounts in sun. Replaced, never mutated, like the account. */
+export interface AccountStake {
+  /** frozenV2 amounts, without what is delegated to others */
+  frozenNet: bigint;
+  frozenEnergy: bigint;
+  frozenPower: bigint;
+  /** this account's stake whose resource others use */
+  delegatedNet: bigint;
+  delegatedEnergy: bigint;
+  /** others' stake whose resource this account uses */
+  acquiredNet: bigint;
+  acquiredEnergy: bigint;
+  /** unfreezing stake, withdrawable from expireTime (ms) */
+  unfrozen: { resource: "BANDWIDTH" | "ENERGY" | "TRON_POWER"; amount: bigint; expireTime: number }[];
+  /** energy and staked-bandwidth usage (slots, see usage.ts) */
+  energy: Usage;
+  net: Usage;
 }
 
 export interface Token {

@@ -21,9 +21,9 @@ import {
   ENERGY_PRICE_SUN,
   FREE_NET_LIMIT,
   MAX_FEE_LIMIT,
-  freeNetUsedAt,
 } from "./resources.js";
 import { isViewCall, callToken } from "./trc20.js";
+import { STAKE_HANDLERS } from "./stake-api.js";
 import { bytesToHex, hexToBytes, keccakHex, sha256Hex, toJson, utf8ToHex } from "./util.js";
 
 export type Params = Record<string, unknown>;
@@ -171,40 +171,12 @@ const getAccount: Handler = (p, ctx) => {
   const a = addressParam(p.address);
   if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
   const acc = ctx.chain.account(a, ctx.solid);
-  return acc ? accountJson(acc, ctx.visible, ctx.chain.now()) : {};
-};
-
-function netFields(ctx: Ctx, a: string): Record<string, unknown> {
-  const acc = ctx.chain.account(a, false);
-  const out: Record<string, unknown> = {};
-  const used = acc ? freeNetUsedAt(acc, ctx.chain.now()) : 0;
-  if (used) out.freeNetUsed = used;
-  out.freeNetLimit = FREE_NET_LIMIT;
-  out.TotalNetLimit = 43_200_000_000;
-  out.TotalNetWeight = 26_000_000_000;
-  return out;
-}
-
-const getAccountNet: Handler = (p, ctx) => {
-  const a = addressParam(p.address);
-  if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
-  return ctx.chain.account(a, false) ? netFields(ctx, a) : {};
-};
-
-const getAccountResource: Handler = (p, ctx) => {
-  const a = addressParam(p.address);
-  if (!a) return javaError("java.lang.IllegalArgumentException", "Invalid address");
-  if (!ctx.chain.account(a, false)) return {};
-  return {
-    ...netFields(ctx, a),
-    TotalEnergyLimit: 180_000_000_000,
-    TotalEnergyWeight: 19_000_000_000,
-  };
+  return acc ? accountJson(acc, ctx.visible, ctx.chain.clock(ctx.solid)) : {};
 };
 
 // ---- chain ----
 
-const CHAIN_PARAMETERS: [string, bigint | number][] = [
+const chainParameters = (ctx: Ctx): [string, bigint | number][] => [
   ["getMaintenanceTimeInterval", 21_600_000],
   ["getAccountUpgradeCost", 9_999_000_000],
   ["getCreateAccountFee", CREATE_ACCOUNT_NET_FEE],
@@ -222,9 +194,9 @@ const CHAIN_PARAMETERS: [string, bigint | number][] = [
   ["getAllowUpdateAccountName", 0],
   ["getAllowSameTokenName", 1],
   ["getAllowDelegateResource", 1],
-  ["getTotalEnergyLimit", 180_000_000_000],
+  ["getTotalEnergyLimit", ctx.chain.params.totalEnergyLimit],
   ["getAllowTvmTransferTrc10", 1],
-  ["getTotalEnergyCurrentLimit", 180_000_000_000],
+  ["getTotalEnergyCurrentLimit", ctx.chain.params.totalEnergyLimit],
   ["getAllowMultiSign", 1],
   ["getAllowAdaptiveEnergy", 0],
   ["getUpdateAccountPermissionFee", 100_000_000],
@@ -234,16 +206,20 @@ const CHAIN_PARAMETERS: [string, bigint | number][] = [
   ["getAllowTvmIstanbul", 1],
   ["getAllowTvmLondon", 1],
   ["getFreeNetLimit", FREE_NET_LIMIT],
-  ["getTotalNetLimit", 43_200_000_000],
+  ["getTotalNetLimit", ctx.chain.params.totalNetLimit],
   ["getMaxFeeLimit", MAX_FEE_LIMIT],
   ["getMemoFee", 1_000_000],
-  ["getAllowNewResourceModel", 1],
-  ["getUnfreezeDelayDays", 14],
+  ["getAllowNewResourceModel", 0],
+  // java-tron counts the delay in days; a devnet delay below a day shows as 1
+  ["getUnfreezeDelayDays", Math.ceil(ctx.chain.params.unfreezeDelayMs / 86_400_000)],
   ["getAllowDynamicEnergy", 0],
+  ["getAllowDelegateOptimization", 1],
+  ["getAllowCancelAllUnfreezeV2", 1],
+  ["getMaxDelegateLockPeriod", ctx.chain.params.maxDelegateLockPeriod],
 ];
 
-const getChainParameters: Handler = () => ({
-  chainParameter: CHAIN_PARAMETERS.map(([key, value]) => (value === 0 ? { key } : { key, value })),
+const getChainParameters: Handler = (_p, ctx) => ({
+  chainParameter: chainParameters(ctx).map(([key, value]) => (value === 0 ? { key } : { key, value })),
 });
 
 const getNodeInfo: Handler = (_p, ctx) => {
@@ -546,8 +522,6 @@ const FULL = {
   gettransactioninfobyid: getTransactionInfoById,
   gettransactioninfobyblocknum: getTransactionInfoByBlockNum,
   getaccount: getAccount,
-  getaccountnet: getAccountNet,
-  getaccountresource: getAccountResource,
   getchainparameters: getChainParameters,
   getnodeinfo: getNodeInfo,
   getenergyprices: getEnergyPrices,
@@ -578,13 +552,27 @@ const SOLIDITY_NAMES = [
   "getnodeinfo",
 ] as const satisfies readonly (keyof typeof FULL)[];
 
-const SOLIDITY: Record<string, Handler> = Object.fromEntries(
-  SOLIDITY_NAMES.map((name) => [name, FULL[name]]),
+const STAKE: Record<string, Handler> = Object.fromEntries(
+  Object.entries(STAKE_HANDLERS).map(([name, h]) => [
+    name,
+    (p: Params, ctx: Ctx) => h.run(p, ctx, addressParam),
+  ]),
 );
+
+const SOLIDITY: Record<string, Handler> = {
+  ...Object.fromEntries(SOLIDITY_NAMES.map((name) => [name, FULL[name]])),
+  ...Object.fromEntries(
+    Object.entries(STAKE_HANDLERS)
+      .filter(([, h]) => h.solidity)
+      .map(([name]) => [name, STAKE[name] as Handler]),
+  ),
+};
+
+const WALLET: Record<string, Handler> = { ...FULL, ...STAKE };
 
 /** The handler for /wallet/<name> or /walletsolidity/<name>; names are case-insensitive as in java-tron. */
 export function walletHandler(prefix: "wallet" | "walletsolidity", name: string): Handler | undefined {
-  const table: Record<string, Handler> = prefix === "wallet" ? FULL : SOLIDITY;
+  const table: Record<string, Handler> = prefix === "wallet" ? WALLET : SOLIDITY;
   return table[name.toLowerCase()];
 }
 
