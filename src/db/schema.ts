@@ -178,7 +178,7 @@ export const settlements = pgTable("settlements", {
 });
 
 export const SWEEP_TX_KINDS = ["fund", "activate", "delegate", "sweep", "undelegate", "reclaim"] as const;
-export const SWEEP_TX_STATES = ["signed", "included", "solid", "failed", "expired"] as const;
+export const SWEEP_TX_STATES = ["signed", "sent", "included", "solid", "failed", "expired"] as const;
 
 export const sweepTransactions = pgTable("sweep_transactions", {
   txHash: text("tx_hash").primaryKey(),

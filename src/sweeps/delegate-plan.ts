@@ -125,9 +125,11 @@ async function economy(d: SweepDeps): Promise<EnergyEconomy> {
 }
 
 /**
- * Stake the hot wallet may still delegate: what the chain says it can (at the head), less the
- * delegations signed by any worker that no block holds yet (the chain cannot know of them). A
- * delegation that is in a block but not yet marked so is counted twice: too careful, never too bold.
+ * Stake the hot wallet may still delegate: what the node says it can, less the delegations any
+ * worker has stored but the node has not yet accepted (it cannot know of them). A node applies an
+ * accepted transaction to its pending state at once, as java-tron does, so an accepted delegation is
+ * in its answer already; one accepted but not yet marked `sent` is counted twice: too careful,
+ * never too bold.
  */
 async function freeStake(d: SweepDeps, tx: Executor): Promise<bigint> {
   const max = BigInt(await d.client.getCanDelegatedMaxSize(d.hotAddress, "ENERGY"));

@@ -17,7 +17,7 @@ import { buildUnDelegateResource } from "../tron/transaction.js";
 import { delegatedTo } from "./delegate-plan.js";
 import { sweepDeps } from "./run-sweeps.js";
 import { broadcast, landing, refBlock } from "./sweep-chain.js";
-import { insertLedgerTx } from "./sweep-ledger.js";
+import { insertLedgerTx, recordLanding } from "./sweep-ledger.js";
 import { SweepError, type SweepDeps } from "./sweep-types.js";
 
 export interface ReconcileResult {
@@ -53,7 +53,7 @@ export async function reconcileDelegations(ctx: Context): Promise<ReconcileResul
         EXISTS (SELECT 1 FROM addresses WHERE address = ${address}) AS ours,
         EXISTS (SELECT 1 FROM settlements WHERE address = ${address} AND status IN ('waiting', 'active')) AS open,
         EXISTS (SELECT 1 FROM sweep_transactions
-          WHERE address = ${address} AND kind IN ('undelegate', 'reclaim') AND state IN ('signed', 'included')
+          WHERE address = ${address} AND kind IN ('undelegate', 'reclaim') AND state IN ('signed', 'sent', 'included')
             AND (signed -> 'raw_data' ->> 'expiration')::bigint > ${nowMs}) AS in_flight`,
     );
     if (!state?.ours) continue;
@@ -71,7 +71,10 @@ export async function reconcileDelegations(ctx: Context): Promise<ReconcileResul
       ctx.log.warn({ address, stakeSun: String(stakeSun) }, "stranded delegation reclaimed");
     } catch (error) {
       if (error instanceof TronNodeError && error.retryable) throw error;
-      ctx.log.warn({ address, err: error instanceof Error ? error.message : String(error) }, "reclaim refused");
+      ctx.log.warn(
+        { address, err: error instanceof Error ? error.message : String(error) },
+        "reclaim refused",
+      );
     }
   }
   return result;
@@ -92,13 +95,14 @@ async function reclaim(d: SweepDeps, address: string, stakeSun: bigint): Promise
   );
   await insertLedgerTx(d, d.ctx.db, null, signed, { kind: "reclaim", address, stakeSun });
   await broadcast(d, signed);
+  await recordLanding(d, signed.txID, "sent");
 }
 
 /** Earlier reclaims: re-broadcast while in flight, and record their fees once they are solid. */
 async function followReclaims(d: SweepDeps): Promise<void> {
   const open = await queryRows<{ signed: TransactionJson }>(
     d.ctx.db,
-    sql`SELECT signed FROM sweep_transactions WHERE kind = 'reclaim' AND state IN ('signed', 'included')`,
+    sql`SELECT signed FROM sweep_transactions WHERE kind = 'reclaim' AND state IN ('signed', 'sent', 'included')`,
   );
   for (const { signed } of open) {
     try {

@@ -91,6 +91,7 @@ export async function signStoreBroadcast(
   });
   if (!kept) return { kind: "wait" };
   await broadcast(d, signed);
+  await recordLanding(d, signed.txID, "sent");
   return { kind: "wait", patch: stored };
 }
 

@@ -43,7 +43,7 @@ export async function insertLedgerTx(
 export async function recordLanding(
   d: SweepDeps,
   txHash: string,
-  state: "included" | "solid" | "failed" | "expired",
+  state: "sent" | "included" | "solid" | "failed" | "expired",
   info?: TransactionInfo,
 ): Promise<void> {
   const fees = info
@@ -54,10 +54,11 @@ export async function recordLanding(
         net_usage = ${String(info.receipt?.net_usage ?? 0)}::bigint,
         landed_at = ${d.ctx.clock.now().toISOString()}::timestamptz`
     : sql``;
-  // A landed transaction never goes back to an earlier state.
+  // A transaction never goes back to an earlier state.
+  const earlier = state === "sent" ? sql`('signed')` : sql`('signed', 'sent', 'included', 'expired')`;
   await d.ctx.db.execute(sql`
     UPDATE sweep_transactions SET state = ${state} ${fees}
-    WHERE tx_hash = ${txHash} AND state NOT IN ('solid', 'failed')`);
+    WHERE tx_hash = ${txHash} AND state IN ${earlier}`);
 }
 
 interface LedgerRow extends Record<string, unknown> {
@@ -93,7 +94,7 @@ export async function settleLedger(d: SweepDeps, row: SettlementRow): Promise<vo
   const open = await queryRows<{ tx_hash: string }>(
     d.ctx.db,
     sql`SELECT tx_hash FROM sweep_transactions
-      WHERE settlement_id = ${row.id}::uuid AND round = ${row.round} AND state IN ('signed', 'included')`,
+      WHERE settlement_id = ${row.id}::uuid AND round = ${row.round} AND state IN ('signed', 'sent', 'included')`,
   );
   for (const { tx_hash } of open) {
     const info = await d.client.getTransactionInfoById(tx_hash, { solidified: true });

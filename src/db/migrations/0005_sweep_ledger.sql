@@ -26,7 +26,7 @@ CREATE TABLE sweep_transactions (
   stake_sun        numeric(38, 0),
   energy           bigint,
   state            text NOT NULL DEFAULT 'signed'
-                   CHECK (state IN ('signed', 'included', 'solid', 'failed', 'expired')),
+                   CHECK (state IN ('signed', 'sent', 'included', 'solid', 'failed', 'expired')),
   fee_sun          numeric(38, 0),
   energy_fee_sun   numeric(38, 0),
   net_fee_sun      numeric(38, 0),
@@ -36,7 +36,7 @@ CREATE TABLE sweep_transactions (
   landed_at        timestamptz
 );
 CREATE INDEX sweep_transactions_settlement_idx ON sweep_transactions (settlement_id, round);
--- Delegations signed but not yet seen in a block: the stake they take is not visible on chain yet.
+-- Stored but not yet accepted by the node: the stake such a delegation takes is invisible on chain.
 CREATE INDEX sweep_transactions_unseen_idx ON sweep_transactions (kind) WHERE state = 'signed';
 
 -- What each finished sweep really cost, summed from its transactions' infos (TRX in sun).
