@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepCosts } from "../../src/db/schema.js";
+import { formatSun } from "../../src/money.js";
+import { getWalletStatus } from "../../src/wallet/get-wallet-status.js";
 import { reconcileDelegations } from "../../src/sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
@@ -140,6 +143,31 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
     }
     t.mine(1);
     expect(await delegatedEnergyStake(t, hot.address, order.address)).toBe(2_000_000_000n);
+    // The wallet status shows the stake and the two delegations open.
+    const status = await getWalletStatus(t.ctx);
+    const resource = await t.ctx.chain.client.getAccountResource(hot.address);
+    const energyPerTrx = (resource.TotalEnergyLimit ?? 0) / (resource.TotalEnergyWeight ?? 1);
+    expect(status.stake).toMatchObject({ staked_trx: "100000.000000", delegations_open: 2 });
+    expect(status.stake?.energy_in_use).toBe(Math.floor(4_000 * energyPerTrx));
+    expect(status.stake?.energy_limit).toBe(Math.floor(100_000 * energyPerTrx));
+    expect(status.stake!.energy_available).toBeLessThanOrEqual(Math.floor(96_000 * energyPerTrx));
+    // Less what the sweeps used: java-tron hands a receiver's used energy back to the owner.
+    expect(status.stake!.energy_available).toBeGreaterThan(Math.floor(50_000 * energyPerTrx));
+    expect(status.system.sweep_mode).toBe("delegate");
+    // Three sweeps so far (one address twice): the first activated its address, the rest cost nothing.
+    const costs = await t.ctx.db.select().from(sweepCosts);
+    const total = costs.reduce((sum, c) => sum + c.trxBurnt, 0n);
+    expect(status.sweep_costs.delegate.total).toEqual({
+      count: costs.length,
+      total_trx: formatSun(total),
+      average_trx: formatSun(total / BigInt(costs.length)),
+    });
+    expect(status.sweep_costs.delegate.week).toEqual(status.sweep_costs.delegate.total);
+    expect(status.sweep_costs.burn.total).toEqual({
+      count: 0,
+      total_trx: "0.000000",
+      average_trx: "0.000000",
+    });
 
     const first = await reconcileDelegations(t.ctx);
     expect(first).toMatchObject({ delegations: 1, open: 0, reclaimed: 1 });
