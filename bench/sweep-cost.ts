@@ -14,6 +14,8 @@
  *   npm run bench:sweep-cost -- [orders=100] [block_time_ms=1000] [solidify_after=19]
  *   (PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
  */
+import { generateMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { sql } from "drizzle-orm";
 import { loadavg } from "node:os";
 import { startDevnet } from "../devnet/index.js";
@@ -101,6 +103,8 @@ async function runMode(mode: "burn" | "delegate") {
     SWEEP_MODE: mode,
     CONFIRMATIONS: String(SOLIDIFY_AFTER),
     POOL_MIN_FREE: String(FRESH + 10),
+    // A seed per mode: each mode's deposit addresses are new to the chain.
+    WALLET_MNEMONIC: generateMnemonic(wordlist),
   });
   const { ctx } = bench;
   try {
