@@ -95,7 +95,10 @@ async function runMode(mode: "burn" | "delegate") {
   const hotKey = privateKeyToHex(randomPrivateKey());
   const hot = addressFromPrivateKey(hotKey);
   await post("/devnet/fund", { address: hot, trx: "100000", solidify: true });
-  if (mode === "delegate") await stakeHotWallet(devnet.url, hotKey);
+  // Enough energy for every sweep of a phase at once (~71k each with the margin; java-tron hands
+  // used energy back to the owner on undelegation, recovering over 24 h), so none falls back.
+  const energyTrx = BigInt(Math.ceil((FRESH * 80_000) / 9.4));
+  if (mode === "delegate") await stakeHotWallet(devnet.url, hotKey, { energyTrx, bandwidthTrx: 20_000n });
   const bench = await benchContext(benchDevnet, {
     HOT_WALLET_PRIVATE_KEY: hotKey,
     COLD_WALLET_ADDRESS: cold,
@@ -148,9 +151,11 @@ async function runMode(mode: "burn" | "delegate") {
       trx_burnt: string;
       ms: number;
       energy_used: string;
+      energy_delegated: string;
     }>(
       ctx.db,
       sql`SELECT fresh_address, trx_burnt::text AS trx_burnt, energy_used::text AS energy_used,
+        energy_delegated::text AS energy_delegated,
         (extract(epoch FROM swept_at - queued_at) * 1000)::float8 AS ms FROM sweep_costs`,
     );
     const avg = (list: typeof rows) =>
@@ -169,6 +174,8 @@ async function runMode(mode: "burn" | "delegate") {
       sweeps: rows.length,
       fresh: fresh.length,
       reused: reused.length,
+      // delegate mode: sweeps that found the stake short and burnt (SWEEP_DELEGATE_FALLBACK=burn)
+      fell_back_to_burn: mode === "delegate" ? rows.filter((r) => r.energy_delegated === "0").length : 0,
       avg_trx_burnt_fresh: avg(fresh),
       avg_trx_burnt_reused: avg(reused),
       avg_energy_used_reused: Number(reusedEnergy),

@@ -119,13 +119,20 @@ export const DEMO_STAKE_BANDWIDTH_TRX = 10_000n;
  * nothing either. Done once: a wallet that already stakes is left as it is. Signed here with the
  * hot wallet's key, like every other transaction of ours.
  */
-export async function stakeHotWallet(url: string, hotKey: string): Promise<void> {
+export async function stakeHotWallet(
+  url: string,
+  hotKey: string,
+  amounts: { energyTrx: bigint; bandwidthTrx: bigint } = {
+    energyTrx: DEMO_STAKE_ENERGY_TRX,
+    bandwidthTrx: DEMO_STAKE_BANDWIDTH_TRX,
+  },
+): Promise<void> {
   const client = createNodeClient({ baseUrl: url });
   try {
     const owner = addressFromPrivateKey(hotKey);
     const account = await client.getAccount(owner);
     if ((account?.frozenV2 ?? []).some((f) => (f.amount ?? 0) > 0)) return;
-    const need = (DEMO_STAKE_ENERGY_TRX + DEMO_STAKE_BANDWIDTH_TRX + 1_000n) * 1_000_000n;
+    const need = (amounts.energyTrx + amounts.bandwidthTrx + 1_000n) * 1_000_000n;
     if (BigInt(account?.balance ?? 0) < need) {
       await fetch(`${url}/devnet/fund`, {
         method: "POST",
@@ -134,8 +141,8 @@ export async function stakeHotWallet(url: string, hotKey: string): Promise<void>
       });
     }
     for (const [resource, trx] of [
-      ["ENERGY", DEMO_STAKE_ENERGY_TRX],
-      ["BANDWIDTH", DEMO_STAKE_BANDWIDTH_TRX],
+      ["ENERGY", amounts.energyTrx],
+      ["BANDWIDTH", amounts.bandwidthTrx],
     ] as const) {
       const head = await client.getNowBlock();
       const raw = head.block_header.raw_data;
