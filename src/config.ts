@@ -15,8 +15,10 @@ import { parseAmount } from "./money.js";
 
 export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;
 export type TronNetwork = (typeof TRON_NETWORKS)[number];
-export const SWEEP_MODES = ["burn"] as const;
+export const SWEEP_MODES = ["burn", "delegate"] as const;
 export type SweepMode = (typeof SWEEP_MODES)[number];
+export const SWEEP_DELEGATE_FALLBACKS = ["burn", "wait"] as const;
+export type SweepDelegateFallback = (typeof SWEEP_DELEGATE_FALLBACKS)[number];
 
 export interface Config {
   readonly nodeEnv: string;
@@ -50,6 +52,8 @@ export interface Config {
   /** Describes the deployment: every role reports it the same, whether or not it holds the keys. */
   readonly sweepEnabled: boolean;
   readonly sweepMode: SweepMode;
+  /** delegate mode, when the stake's available energy is short: burn TRX now, or wait for it */
+  readonly sweepDelegateFallback: SweepDelegateFallback;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
   readonly webhookAllowPrivateNetworks: boolean;
@@ -280,6 +284,11 @@ export function loadConfig(env: Env = process.env): Config {
     coldWalletAddress,
     sweepEnabled,
     sweepMode: oneOf(read("SWEEP_MODE") ?? "burn", "SWEEP_MODE", SWEEP_MODES),
+    sweepDelegateFallback: oneOf(
+      read("SWEEP_DELEGATE_FALLBACK") ?? "burn",
+      "SWEEP_DELEGATE_FALLBACK",
+      SWEEP_DELEGATE_FALLBACKS,
+    ),
     hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
     sweepMinUsdt,
     webhookAllowPrivateNetworks: boolean(

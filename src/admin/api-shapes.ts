@@ -40,7 +40,27 @@ export interface AddressPoolCounts {
   allocated: number;
 }
 
-/** SPEC.md 2.7. */
+/** The hot wallet's Stake 2.0 energy (delegate mode); energy in units, TRX in 6 decimals. */
+export interface HotWalletStake {
+  staked_trx: string;
+  energy_limit: number;
+  energy_available: number;
+  energy_in_use: number;
+  delegations_open: number;
+  /** Present when the node could not be asked; the figures are then the last known ones. */
+  stake_error?: string;
+}
+
+export interface SweepCostWindow {
+  count: number;
+  total_trx: string;
+  average_trx: string;
+}
+
+/** Sweep costs by mode: the last 7 UTC days and all time. */
+export type SweepCostSummary = Record<"burn" | "delegate", { week: SweepCostWindow; total: SweepCostWindow }>;
+
+/** SPEC.md 2.7, plus `stake` and `sweep_costs` (added fields, DESIGN.md 7b). */
 export interface WalletStatus {
   hot_wallet: {
     address: string;
@@ -52,6 +72,9 @@ export interface WalletStatus {
   cold_wallet: { address: string } | null;
   address_pool: AddressPoolCounts;
   sweep_queue: { waiting: number; active: number; failed: number };
+  /** null without a hot wallet, and in burn mode */
+  stake: HotWalletStake | null;
+  sweep_costs: SweepCostSummary;
   system: {
     chain_network: string;
     usdt_contract: string | null;

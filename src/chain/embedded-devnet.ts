@@ -5,6 +5,9 @@
  * (and the payments on it) survive a restart; DATA_DIR/devnet.json tells `npm run demo:pay` where
  * the devnet listens.
  *
+ * With SWEEP_MODE=delegate the demo's hot wallet also stakes TRX for energy and bandwidth
+ * (stakeHotWallet), so a sweep costs only the activation of its fresh address.
+ *
  * Timings: blocks every DEVNET_BLOCK_TIME_MS (1 s by default) and solidification
  * min(DEVNET_SOLIDIFY_AFTER, CONFIRMATIONS - 1) blocks behind the head, so the solidified check
  * never makes a payment wait longer than its confirmations: with the defaults (19 confirmations)
@@ -14,6 +17,10 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { startDevnet, type Devnet } from "../../devnet/index.js";
 import type { Config } from "../config.js";
+import { addressFromPrivateKey } from "../tron/address.js";
+import { createNodeClient } from "../tron/node-client.js";
+import { signTransaction } from "../tron/sign.js";
+import { buildFreezeBalanceV2 } from "../tron/transaction.js";
 
 export const DEVNET_STATE_FILE = "devnet-state.json";
 export const DEVNET_INFO_FILE = "devnet.json";
@@ -61,6 +68,9 @@ export async function startEmbeddedDevnet(
     devnet = await start();
   }
   if (config.hotWalletAddress) await fundHotWallet(devnet.url, config.hotWalletAddress);
+  if (config.hotWalletPrivateKey && config.sweepMode === "delegate") {
+    await stakeHotWallet(devnet.url, config.hotWalletPrivateKey);
+  }
   const info: EmbeddedDevnetInfo = {
     url: devnet.url,
     usdt_contract: devnet.usdtContract,
@@ -97,6 +107,58 @@ async function fundHotWallet(url: string, address: string): Promise<void> {
   const account = await post("/wallet/getaccount", { address, visible: true });
   if ((account.balance ?? 0) >= (HOT_WALLET_DEMO_TRX / 10) * 1_000_000) return;
   await post("/devnet/fund", { address, trx: String(HOT_WALLET_DEMO_TRX) });
+}
+
+/** What the demo stakes in delegate mode: energy for about 13 sweeps at once, and bandwidth. */
+export const DEMO_STAKE_ENERGY_TRX = 120_000n;
+export const DEMO_STAKE_BANDWIDTH_TRX = 10_000n;
+
+/**
+ * Delegate mode on the demo chain (DESIGN.md 7b): the hot wallet stakes TRX for energy, which the
+ * sweeper lends each sweep, and for bandwidth, so its own delegate and undelegate transactions cost
+ * nothing either. Done once: a wallet that already stakes is left as it is. Signed here with the
+ * hot wallet's key, like every other transaction of ours.
+ */
+export async function stakeHotWallet(
+  url: string,
+  hotKey: string,
+  amounts: { energyTrx: bigint; bandwidthTrx: bigint } = {
+    energyTrx: DEMO_STAKE_ENERGY_TRX,
+    bandwidthTrx: DEMO_STAKE_BANDWIDTH_TRX,
+  },
+): Promise<void> {
+  const client = createNodeClient({ baseUrl: url });
+  try {
+    const owner = addressFromPrivateKey(hotKey);
+    const account = await client.getAccount(owner);
+    if ((account?.frozenV2 ?? []).some((f) => (f.amount ?? 0) > 0)) return;
+    const need = (amounts.energyTrx + amounts.bandwidthTrx + 1_000n) * 1_000_000n;
+    if (BigInt(account?.balance ?? 0) < need) {
+      await fetch(`${url}/devnet/fund`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ address: owner, trx: (need / 1_000_000n).toString() }),
+      });
+    }
+    for (const [resource, trx] of [
+      ["ENERGY", amounts.energyTrx],
+      ["BANDWIDTH", amounts.bandwidthTrx],
+    ] as const) {
+      const head = await client.getNowBlock();
+      const raw = head.block_header.raw_data;
+      const ref = { number: raw.number ?? 0, hash: head.blockID, timestamp: raw.timestamp ?? Date.now() };
+      const tx = buildFreezeBalanceV2({
+        owner,
+        amount: trx * 1_000_000n,
+        resource,
+        refBlock: ref,
+        nowMs: ref.timestamp,
+      });
+      await client.broadcastTransaction(signTransaction(tx, hotKey));
+    }
+  } finally {
+    await client.close();
+  }
 }
 
 /** The environment overrides that point the configuration at a running devnet. */

@@ -2,4 +2,6 @@
 export const LOCK_KEYS = {
   migrations: 740_100_001,
   scanner: 740_100_002,
+  /** delegate-mode sweeps: one reservation of the hot wallet's stake at a time */
+  sweepStake: 740_100_012,
 } as const;

@@ -173,6 +173,53 @@ export const settlements = pgTable("settlements", {
   sweptAt: ts("swept_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
+  mode: text("mode", { enum: ["burn", "delegate"] }),
+  round: integer("round").notNull().default(1),
+  queuedAt: ts("queued_at"),
+});
+
+export const SWEEP_TX_KINDS = ["fund", "activate", "delegate", "sweep", "undelegate", "reclaim"] as const;
+export const SWEEP_TX_STATES = ["signed", "sent", "included", "solid", "failed", "expired"] as const;
+
+export const sweepTransactions = pgTable("sweep_transactions", {
+  txHash: text("tx_hash").primaryKey(),
+  settlementId: uuid("settlement_id").references(() => settlements.id),
+  round: integer("round").notNull(),
+  kind: text("kind", { enum: SWEEP_TX_KINDS }).notNull(),
+  address: text("address").notNull(),
+  signed: jsonb("signed").notNull(),
+  createsAccount: boolean("creates_account").notNull().default(false),
+  stakeSun: money("stake_sun"),
+  energy: bigint("energy", { mode: "bigint" }),
+  state: text("state", { enum: SWEEP_TX_STATES }).notNull().default("signed"),
+  feeSun: money("fee_sun"),
+  energyFeeSun: money("energy_fee_sun"),
+  netFeeSun: money("net_fee_sun"),
+  energyUsed: bigint("energy_used", { mode: "bigint" }),
+  netUsage: bigint("net_usage", { mode: "bigint" }),
+  createdAt: ts("created_at").notNull(),
+  landedAt: ts("landed_at"),
+});
+
+export const sweepCosts = pgTable("sweep_costs", {
+  settlementId: uuid("settlement_id")
+    .notNull()
+    .references(() => settlements.id),
+  round: integer("round").notNull(),
+  orderId: uuid("order_id")
+    .notNull()
+    .references(() => orders.id),
+  mode: text("mode", { enum: ["burn", "delegate"] }).notNull(),
+  freshAddress: boolean("fresh_address").notNull(),
+  amount: money("amount").notNull(),
+  trxBurnt: money("trx_burnt").notNull(),
+  activationTrx: money("activation_trx").notNull(),
+  energyDelegated: bigint("energy_delegated", { mode: "bigint" }).notNull(),
+  energyUsed: bigint("energy_used", { mode: "bigint" }).notNull(),
+  transactions: integer("transactions").notNull(),
+  queuedAt: ts("queued_at").notNull(),
+  sweptAt: ts("swept_at").notNull(),
+  finishedAt: ts("finished_at").notNull(),
 });
 
 export const loginAttempts = pgTable("login_attempts", {

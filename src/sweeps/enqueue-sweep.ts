@@ -18,11 +18,13 @@ export async function enqueueSweep(
   const now = ctx.clock.now().toISOString();
   await tx.execute(sql`
     INSERT INTO settlements (id, order_id, address, status, cold_wallet_address, next_attempt_at,
-      created_at, updated_at)
+      queued_at, created_at, updated_at)
     VALUES (${newId()}::uuid, ${order.id}::uuid, ${order.address}, 'waiting',
-      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
+      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
+      ${now}::timestamptz)
     ON CONFLICT (order_id) DO UPDATE
-    SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL,
+    SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
+      round = settlements.round + 1, queued_at = EXCLUDED.queued_at,
       next_attempt_at = EXCLUDED.next_attempt_at, lease_owner = NULL, lease_expires_at = NULL,
       updated_at = EXCLUDED.updated_at
     WHERE settlements.status = 'completed'`);

@@ -56,3 +56,36 @@ export function sweepBackoffMs(attempt: number): number {
 
 /** Attempts before a sweep is failed and reported (sweep_failed); an operator may retry-sweep. */
 export const SWEEP_MAX_ATTEMPTS = 8;
+
+/** DelegateResource moves whole TRX of stake at least (java-tron refuses less than 1 TRX). */
+export const MIN_DELEGATION_SUN = 1_000_000n;
+
+/** The chain's energy economy: energy per staked TRX = TotalEnergyLimit / TotalEnergyWeight (TRX). */
+export interface EnergyEconomy {
+  totalEnergyLimit: bigint;
+  totalEnergyWeight: bigint;
+}
+
+/**
+ * Staked sun whose delegation gives at least `energy` now: whole TRX, rounded up, at least 1 TRX.
+ * java-tron gives a delegation floor(trx x limit / weight) energy, so this is the smallest stake that
+ * is enough.
+ */
+export function stakeForEnergy(energy: bigint, e: EnergyEconomy): bigint {
+  if (e.totalEnergyLimit <= 0n) throw new RangeError("the chain reports no energy limit");
+  const weight = e.totalEnergyWeight > 0n ? e.totalEnergyWeight : 1n;
+  const trx = (energy * weight + e.totalEnergyLimit - 1n) / e.totalEnergyLimit;
+  const sun = trx * 1_000_000n;
+  return sun < MIN_DELEGATION_SUN ? MIN_DELEGATION_SUN : sun;
+}
+
+/** Energy a stake of `sun` gives now (rounded down, as java-tron does). */
+export function energyOfStake(sun: bigint, e: EnergyEconomy): bigint {
+  const weight = e.totalEnergyWeight > 0n ? e.totalEnergyWeight : 1n;
+  return ((sun / 1_000_000n) * e.totalEnergyLimit) / weight;
+}
+
+/** The energy a delegate-mode sweep asks for: the estimate plus the same 10% margin as burn mode. */
+export function energyWithMargin(energy: bigint): bigint {
+  return (energy * ENERGY_MARGIN_PERCENT + 99n) / 100n;
+}

@@ -8,7 +8,9 @@ import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
 import { settlements } from "../db/schema.js";
 import { formatSun } from "../money.js";
+import { getSweepCosts } from "../sweeps/get-sweep-costs.js";
 import { getAddressPoolCounts } from "./get-address-pool-counts.js";
+import { readHotWalletStake } from "./read-hot-wallet-stake.js";
 
 const SUN_PER_TRX = 1_000_000n;
 /** Dashboards poll; the balance is read from the node at most this often. */
@@ -26,12 +28,23 @@ const balances = new WeakMap<Context["database"], CachedBalance>();
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
-  const [pool, queue, hot] = await Promise.all([getAddressPoolCounts(ctx), sweepQueue(ctx), hotWallet(ctx)]);
+  const [pool, queue, hot, costs] = await Promise.all([
+    getAddressPoolCounts(ctx),
+    sweepQueue(ctx),
+    hotWallet(ctx),
+    getSweepCosts(ctx),
+  ]);
   return {
     hot_wallet: hot,
     cold_wallet: config.coldWalletAddress ? { address: config.coldWalletAddress } : null,
     address_pool: pool,
     sweep_queue: queue,
+    // Burn mode stakes nothing; a node that just failed the balance read is not asked again.
+    stake:
+      hot && config.sweepMode === "delegate"
+        ? await readHotWalletStake(ctx, hot.address, hot.balance_error !== undefined)
+        : null,
+    sweep_costs: costs,
     system: {
       chain_network: config.tronNetwork,
       usdt_contract: ctx.chain.usdtContract ?? null,

@@ -5,6 +5,7 @@
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
 import { fillAddressPool } from "../wallet/fill-address-pool.js";
+import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
 import { startLoop, type Loop } from "./loop.js";
@@ -29,6 +30,14 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       intervalMs: 2_000,
       // Five settlements per claim: a slow node never holds many leases at once.
       task: async () => (await runDueSweeps(ctx, { limit: 5 })).claimed === 5,
+    }),
+    startLoop({
+      name: "delegation-reconciler",
+      log: ctx.log,
+      intervalMs: 30_000,
+      task: async () => {
+        await reconcileDelegations(ctx);
+      },
     }),
     startLoop({
       name: "address-releaser",

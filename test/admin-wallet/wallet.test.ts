@@ -59,6 +59,13 @@ describe("GET /api/v1/admin/wallet", () => {
     expect(body.cold_wallet).toEqual({ address: COLD });
     expect(body.address_pool).toEqual({ total: 0, free: 0, allocated: 0 });
     expect(body.sweep_queue).toEqual({ waiting: 0, active: 0, failed: 0 });
+    // Added fields (delegate mode): burn mode stakes nothing, and no sweep has cost anything yet.
+    expect(body.stake).toBeNull();
+    const none = { count: 0, total_trx: "0.000000", average_trx: "0.000000" };
+    expect(body.sweep_costs).toEqual({
+      burn: { week: none, total: none },
+      delegate: { week: none, total: none },
+    });
     expect(body.system).toEqual({
       chain_network: "devnet",
       usdt_contract: devnet.usdtContract,

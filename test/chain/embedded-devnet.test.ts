@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  DEMO_STAKE_BANDWIDTH_TRX,
+  DEMO_STAKE_ENERGY_TRX,
   DEVNET_INFO_FILE,
   needsEmbeddedDevnet,
   startEmbeddedDevnet,
@@ -39,6 +41,37 @@ describe("embedded devnet", () => {
     expect(second.usdtContract).toBe(usdt);
     expect((await again.getAccount(hot))?.balance).toBe(10_000_000_000);
     await again.close();
+    await second.close();
+  });
+
+  it("stakes the demo hot wallet for energy and bandwidth once in delegate mode", async () => {
+    const config = testConfig({
+      TRON_NODE_URL: undefined,
+      USDT_CONTRACT: undefined,
+      DEVNET_BLOCK_TIME_MS: "0",
+      SWEEP_MODE: "delegate",
+    });
+    const hot = addressFromPrivateKey(config.hotWalletPrivateKey as string);
+    const staked = async (url: string) => {
+      const client = createNodeClient({ baseUrl: url });
+      const account = await client.getAccount(hot);
+      await client.close();
+      const amount = (type: string | undefined) =>
+        (account?.frozenV2 ?? []).filter((f) => f.type === type).reduce((sum, f) => sum + (f.amount ?? 0), 0);
+      return { energy: amount("ENERGY"), bandwidth: amount(undefined), balance: account?.balance ?? 0 };
+    };
+    const first = await startEmbeddedDevnet(config);
+    first.mine(1);
+    const once = await staked(first.url);
+    expect(once).toMatchObject({
+      energy: Number(DEMO_STAKE_ENERGY_TRX) * 1_000_000,
+      bandwidth: Number(DEMO_STAKE_BANDWIDTH_TRX) * 1_000_000,
+    });
+    await first.close();
+    // A restart finds the stake in place and stakes nothing more.
+    const second = await startEmbeddedDevnet(config);
+    second.mine(1);
+    expect(await staked(second.url)).toEqual(once);
     await second.close();
   });
 });

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext, type Context } from "../../src/context.js";
-import { addresses, settlements } from "../../src/db/schema.js";
+import { addresses, settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
 import { createLogger } from "../../src/logger.js";
 import { retrySweep } from "../../src/sweeps/retry-sweep.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
@@ -105,6 +105,35 @@ describe("sweeper with a funded hot wallet", () => {
     // What the sweep did not burn stays on the address: the 10% energy margin at most.
     expect(await trxBalance(t, order.address)).toBeLessThanOrEqual(fee / 10n);
 
+    // The cost ledger: what left the wallets and is not on the address any more was burnt, and the
+    // ledger (read from the transaction infos) says exactly that.
+    const [cost] = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.orderId, order.id));
+    const burnt = hotBefore - (await trxBalance(t, hot.address)) - (await trxBalance(t, order.address));
+    expect(cost).toMatchObject({
+      mode: "burn",
+      freshAddress: true,
+      amount: 50_000_000n,
+      trxBurnt: burnt,
+      activationTrx: CREATE_ACCOUNT_TOTAL_SUN,
+      energyDelegated: 0n,
+      transactions: 2,
+    });
+    const sweepInfo = (await t.tw.trx.getTransactionInfo(settled?.sweepTxHash as string)) as {
+      fee: number;
+      receipt: { energy_usage_total: number };
+    };
+    expect(cost?.energyUsed).toBe(BigInt(sweepInfo.receipt.energy_usage_total));
+    expect(cost?.trxBurnt).toBe(CREATE_ACCOUNT_TOTAL_SUN + BigInt(sweepInfo.fee));
+    expect(cost!.sweptAt.getTime()).toBeGreaterThanOrEqual(cost!.queuedAt.getTime());
+    const ledger = await t.ctx.db
+      .select()
+      .from(sweepTransactions)
+      .where(eq(sweepTransactions.settlementId, settled!.id));
+    expect(ledger.map((row) => [row.kind, row.state]).sort()).toEqual([
+      ["fund", "solid"],
+      ["sweep", "solid"],
+    ]);
+
     const events = await t.events(order.id);
     expect(events).toContain("sweep_completed");
     const [tx] = await t.tw.trx.getTransactionInfo(settled?.sweepTxHash as string).then((info) => [info]);
@@ -147,6 +176,13 @@ describe("sweeper with a funded hot wallet", () => {
     expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 3_000_000n });
     expect(await usdtBalance(t, order.address)).toBe(0n);
     expect((await t.events(order.id)).filter((e) => e === "sweep_completed")).toHaveLength(2);
+    // Each round has its own cost: the second found the address active and funded only its energy.
+    const costs = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.orderId, order.id));
+    expect(costs.map((c) => [c.round, c.amount, c.freshAddress]).sort()).toEqual([
+      [1, 5_000_000n, true],
+      [2, 3_000_000n, false],
+    ]);
+    expect(costs.every((c) => c.trxBurnt > 0n)).toBe(true);
   });
 
   it("leaves a balance below SWEEP_MIN_USDT where it is, and sweeps again after a later payment", async () => {

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
 
+const costWindow = z.object({ count: z.number().int(), total_trx: z.string(), average_trx: z.string() });
+const modeCosts = z.object({ week: costWindow, total: costWindow });
+
 const walletStatusReply = z.object({
   hot_wallet: z
     .object({
@@ -13,6 +16,17 @@ const walletStatusReply = z.object({
   cold_wallet: z.object({ address: z.string() }).nullable(),
   address_pool: z.object({ total: z.number().int(), free: z.number().int(), allocated: z.number().int() }),
   sweep_queue: z.object({ waiting: z.number().int(), active: z.number().int(), failed: z.number().int() }),
+  stake: z
+    .object({
+      staked_trx: z.string(),
+      energy_limit: z.number().int(),
+      energy_available: z.number().int(),
+      energy_in_use: z.number().int(),
+      delegations_open: z.number().int(),
+      stake_error: z.string().optional(),
+    })
+    .nullable(),
+  sweep_costs: z.object({ burn: modeCosts, delegate: modeCosts }),
   system: z.object({
     chain_network: z.string(),
     usdt_contract: z.string().nullable(),

@@ -6,7 +6,15 @@ export function WalletPage() {
   const wallet = useApi(() => api.get<WalletStatus>("/wallet"), "wallet");
   if (wallet.state === "loading") return <p>Loading…</p>;
   if (wallet.state === "error") return <p className="error">{wallet.message}</p>;
-  const { hot_wallet: hot, cold_wallet: cold, address_pool: pool, sweep_queue: queue, system } = wallet.data;
+  const {
+    hot_wallet: hot,
+    cold_wallet: cold,
+    address_pool: pool,
+    sweep_queue: queue,
+    stake,
+    sweep_costs: costs,
+    system,
+  } = wallet.data;
   return (
     <>
       <h1>Wallet</h1>
@@ -58,7 +66,26 @@ export function WalletPage() {
             <dd>{queue.failed}</dd>
           </dl>
         </section>
+        {stake && (
+          <section className="panel">
+            <h2>Stake (delegate mode)</h2>
+            <dl data-testid="stake">
+              <dt>Staked</dt>
+              <dd>{trimAmount(stake.staked_trx)} TRX</dd>
+              <dt>Energy</dt>
+              <dd>{stake.energy_limit.toLocaleString("en-US")}</dd>
+              <dt>Available</dt>
+              <dd>{stake.energy_available.toLocaleString("en-US")}</dd>
+              <dt>In use</dt>
+              <dd>{stake.energy_in_use.toLocaleString("en-US")}</dd>
+              <dt>Delegations open</dt>
+              <dd>{stake.delegations_open}</dd>
+            </dl>
+            {stake.stake_error && <p className="error">Stake not current: {stake.stake_error}</p>}
+          </section>
+        )}
       </div>
+      <SweepCosts costs={costs} />
       <section className="panel wide">
         <h2>System</h2>
         <dl className="fields" data-testid="system">
@@ -71,5 +98,44 @@ export function WalletPage() {
         </dl>
       </section>
     </>
+  );
+}
+
+/** TRX burnt per sweep (from the transaction infos), by mode: the last 7 UTC days and all time. */
+function SweepCosts({ costs }: { costs: WalletStatus["sweep_costs"] }) {
+  const modes = ["burn", "delegate"] as const;
+  return (
+    <section className="panel wide">
+      <h2>Sweep cost (TRX burnt)</h2>
+      <table data-testid="sweep-costs">
+        <thead>
+          <tr>
+            <th>Mode</th>
+            <th>Sweeps, 7 days</th>
+            <th>Average, 7 days</th>
+            <th>Total, 7 days</th>
+            <th>Sweeps, all time</th>
+            <th>Average, all time</th>
+            <th>Total, all time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {modes.map((mode) => {
+            const { week, total } = costs[mode];
+            return (
+              <tr key={mode} data-testid={`sweep-cost-${mode}`}>
+                <td>{mode}</td>
+                <td>{week.count}</td>
+                <td>{trimAmount(week.average_trx)}</td>
+                <td>{trimAmount(week.total_trx)}</td>
+                <td>{total.count}</td>
+                <td>{trimAmount(total.average_trx)}</td>
+                <td>{trimAmount(total.total_trx)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
   );
 }

@@ -1,0 +1,224 @@
+/**
+ * Sweep cost: orders paid and swept on the devnet in burn mode, then in delegate mode, in one run.
+ * For each mode, half the payments go to fresh deposit addresses; once those are swept, the chain's
+ * clock moves a day on (an address comes back from the pool after quarantine, with its free daily
+ * bandwidth restored) and the same addresses are paid again: the reused half. Everything runs as in
+ * production: the scanner leader detects and confirms, two sweeper loops sweep, and the figures come
+ * from the cost ledger, which reads every transaction's info (fund, activate, delegate, sweep,
+ * undelegate: the hot wallet's own transactions included).
+ *
+ * Prints, per mode: the average TRX burnt per sweep, fresh and reused address, and the time from the
+ * outcome (the settlement queued in the confirming transaction) to the sweep solidified, p50/p99.
+ * The cold wallet already holds USDT. In delegate mode the hot wallet stakes for energy and bandwidth.
+ *
+ *   npm run bench:sweep-cost -- [orders=100] [block_time_ms=1000] [solidify_after=19]
+ *   (PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
+ */
+import { generateMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
+import { sql } from "drizzle-orm";
+import { loadavg } from "node:os";
+import { startDevnet } from "../devnet/index.js";
+import { startScannerLeader } from "../src/chain/scanner-leader.js";
+import { stakeHotWallet } from "../src/chain/embedded-devnet.js";
+import type { Context } from "../src/context.js";
+import { queryRows } from "../src/db/query-rows.js";
+import { createMerchant } from "../src/merchants/create-merchant.js";
+import { formatSun } from "../src/money.js";
+import { createOrder } from "../src/payments/create-order.js";
+import { runDueSweeps } from "../src/sweeps/run-sweeps.js";
+import { encodeTransfer } from "../src/tron/abi.js";
+import { addressFromPrivateKey } from "../src/tron/address.js";
+import { createNodeClient } from "../src/tron/node-client.js";
+import { randomPrivateKey, privateKeyToHex, signTransaction } from "../src/tron/sign.js";
+import { buildTriggerSmartContract } from "../src/tron/transaction.js";
+import { fillAddressPool } from "../src/wallet/fill-address-pool.js";
+import { benchContext, percentile, type BenchDevnet } from "./chain-lib.js";
+
+const ORDERS = Number(process.argv[2] ?? 100);
+const BLOCK_TIME_MS = Number(process.argv[3] ?? 1000);
+const SOLIDIFY_AFTER = Number(process.argv[4] ?? 19);
+const FRESH = Math.ceil(ORDERS / 2);
+const DAY_MS = 86_400_000;
+
+const devnet = await startDevnet({
+  port: 0,
+  blockTimeMs: BLOCK_TIME_MS,
+  solidifyAfter: SOLIDIFY_AFTER,
+  quiet: true,
+});
+const node = createNodeClient({ baseUrl: devnet.url });
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(devnet.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+};
+const benchDevnet = { url: devnet.url, usdtContract: devnet.usdtContract } as BenchDevnet;
+const cold = addressFromPrivateKey(privateKeyToHex(randomPrivateKey()));
+await post("/devnet/fund", { address: cold, usdt: "1", solidify: true }); // the cold wallet holds USDT
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function pay(addresses: string[], micro: bigint): Promise<void> {
+  for (const to of addresses) {
+    const head = await node.getNowBlock();
+    const raw = head.block_header.raw_data;
+    const tx = buildTriggerSmartContract({
+      owner: devnet.faucetAddress,
+      contract: devnet.usdtContract,
+      data: encodeTransfer(to, micro),
+      feeLimit: 100_000_000,
+      refBlock: { number: raw.number ?? 0, hash: head.blockID, timestamp: raw.timestamp },
+      nowMs: raw.timestamp,
+    });
+    await node.broadcastTransaction(signTransaction(tx, devnet.faucetKey));
+  }
+}
+
+async function costCount(ctx: Context): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(ctx.db, sql`SELECT count(*)::int AS n FROM sweep_costs`);
+  return row?.n ?? 0;
+}
+
+async function waitForCosts(ctx: Context, n: number): Promise<void> {
+  const deadline = Date.now() + 20 * 60_000;
+  while ((await costCount(ctx)) < n) {
+    if (Date.now() > deadline) throw new Error(`only ${await costCount(ctx)} of ${n} sweeps finished`);
+    await sleep(500);
+  }
+}
+
+async function runMode(mode: "burn" | "delegate") {
+  const hotKey = privateKeyToHex(randomPrivateKey());
+  const hot = addressFromPrivateKey(hotKey);
+  await post("/devnet/fund", { address: hot, trx: "100000", solidify: true });
+  // Enough energy for every sweep of a phase at once (~71k each with the margin; java-tron hands
+  // used energy back to the owner on undelegation, recovering over 24 h), so none falls back.
+  const energyTrx = BigInt(Math.ceil((FRESH * 80_000) / 9.4));
+  if (mode === "delegate") await stakeHotWallet(devnet.url, hotKey, { energyTrx, bandwidthTrx: 20_000n });
+  const bench = await benchContext(benchDevnet, {
+    HOT_WALLET_PRIVATE_KEY: hotKey,
+    COLD_WALLET_ADDRESS: cold,
+    SWEEP_ENABLED: "true",
+    SWEEP_MODE: mode,
+    CONFIRMATIONS: String(SOLIDIFY_AFTER),
+    POOL_MIN_FREE: String(FRESH + 10),
+    // A seed per mode: each mode's deposit addresses are new to the chain.
+    WALLET_MNEMONIC: generateMnemonic(wordlist),
+  });
+  const { ctx } = bench;
+  try {
+    await fillAddressPool(ctx);
+    const { merchant } = await createMerchant(ctx, { name: `Bench ${mode}`, webhookSecret: "bench-webhook" });
+    const addresses: string[] = [];
+    for (let i = 0; i < FRESH; i++) {
+      const { order } = await createOrder(
+        ctx,
+        { id: merchant.id },
+        {
+          externalId: `${mode}-${i}`,
+          amount: "10",
+          currency: "USDT",
+          callbackUrl: "https://shop.example.com/h",
+        },
+      );
+      addresses.push(order.address);
+    }
+    const leader = startScannerLeader(ctx);
+    let sweeping = true;
+    const sweeper = async (owner: string) => {
+      while (sweeping) {
+        const { claimed } = await runDueSweeps(ctx, { owner, limit: 5 }).catch(() => ({ claimed: 0 }));
+        if (claimed < 5) await sleep(300);
+      }
+    };
+    const sweepers = [sweeper(`${mode}-a`), sweeper(`${mode}-b`)];
+    const started = Date.now();
+    await pay(addresses, 10_000_000n);
+    await waitForCosts(ctx, FRESH);
+    // A day later the addresses are back in use: paid again, swept again (reused, already active).
+    devnet.advanceClock(DAY_MS);
+    await pay(addresses.slice(0, ORDERS - FRESH), 10_000_000n);
+    await waitForCosts(ctx, ORDERS);
+    sweeping = false;
+    await Promise.all(sweepers);
+    await leader.stop();
+    const rows = await queryRows<{
+      fresh_address: boolean;
+      trx_burnt: string;
+      ms: number;
+      energy_used: string;
+      energy_delegated: string;
+    }>(
+      ctx.db,
+      sql`SELECT fresh_address, trx_burnt::text AS trx_burnt, energy_used::text AS energy_used,
+        energy_delegated::text AS energy_delegated,
+        (extract(epoch FROM swept_at - queued_at) * 1000)::float8 AS ms FROM sweep_costs`,
+    );
+    const avg = (list: typeof rows) =>
+      list.length === 0
+        ? null
+        : formatSun(list.reduce((s, r) => s + BigInt(r.trx_burnt), 0n) / BigInt(list.length));
+    const fresh = rows.filter((r) => r.fresh_address);
+    const reused = rows.filter((r) => !r.fresh_address);
+    const times = rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
+    const reusedEnergy = reused.length
+      ? reused.reduce((s, r) => s + BigInt(r.energy_used), 0n) / BigInt(reused.length)
+      : 0n;
+    const params = await node.getChainParameters();
+    return {
+      mode,
+      sweeps: rows.length,
+      fresh: fresh.length,
+      reused: reused.length,
+      // delegate mode: sweeps that found the stake short and burnt (SWEEP_DELEGATE_FALLBACK=burn)
+      fell_back_to_burn: mode === "delegate" ? rows.filter((r) => r.energy_delegated === "0").length : 0,
+      avg_trx_burnt_fresh: avg(fresh),
+      avg_trx_burnt_reused: avg(reused),
+      avg_energy_used_reused: Number(reusedEnergy),
+      // The chain's price of such a sweep when every unit is burnt: energy at getEnergyFee plus 345
+      // bytes at getTransactionFee (java-tron's size of a USDT transfer).
+      chain_price_trx_reused: formatSun(
+        reusedEnergy * BigInt(params.getEnergyFee ?? 100) + 345n * BigInt(params.getTransactionFee ?? 1000),
+      ),
+      outcome_to_solid_p50_ms: Math.round(percentile(times, 50)),
+      outcome_to_solid_p99_ms: Math.round(percentile(times, 99)),
+      wall_s: Math.round((Date.now() - started) / 1000),
+    };
+  } finally {
+    await bench.close();
+  }
+}
+
+try {
+  const burn = await runMode("burn");
+  const delegate = await runMode("delegate");
+  console.log(
+    JSON.stringify(
+      {
+        bench: "sweep-cost",
+        database: "postgresql",
+        orders_per_mode: ORDERS,
+        block_time_ms: BLOCK_TIME_MS,
+        solidify_after_blocks: SOLIDIFY_AFTER,
+        load_average: loadavg().map((l) => Number(l.toFixed(2))),
+        burn,
+        delegate,
+        goals: {
+          delegate_reused_trx: "0",
+          delegate_fresh_trx: "<= activation + 0.1",
+          burn_reused_within_percent_of_chain_price: 5,
+          delegate_p99_ms_at_most: burn.outcome_to_solid_p99_ms + 10_000,
+        },
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await node.close();
+  await devnet.close();
+}

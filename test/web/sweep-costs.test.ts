@@ -1,0 +1,117 @@
+/// <reference lib="dom" />
+import type { AddressInfo } from "node:net";
+import { eq, sql } from "drizzle-orm";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureWebBuild } from "../../scripts/build-web.js";
+import { createContext, type Context } from "../../src/context.js";
+import { sweepCosts } from "../../src/db/schema.js";
+import { buildApp, type App } from "../../src/http/app.js";
+import { createLogger } from "../../src/logger.js";
+import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { newAccount, paidOrder, stake, sweepUntilSettled } from "../sweeps/delegate-helpers.js";
+import { displayAmount } from "../../web/src/checkout/amounts.js";
+import { launchChromium } from "./browser.js";
+
+// The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
+// delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the
+// sweeps cost per mode, over 7 days and over all time, as the ledger recorded them.
+let t: ChainTest;
+let delegateCtx: Context;
+let app: App;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  const hot = await newAccount();
+  const cold = await newAccount();
+  const env = {
+    HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+    COLD_WALLET_ADDRESS: cold.address,
+    SWEEP_ENABLED: "true",
+  };
+  t = await startChainTest({ env });
+  t.clock.set(new Date());
+  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "200000", solidify: true });
+  await t.scanner.sync();
+  const burnt = await paidOrder(t, "4", 4_000_000n);
+  expect((await sweepUntilSettled(t, burnt.id))?.status).toBe("completed");
+
+  await stake(t, hot.privateKey, 100_000, "ENERGY");
+  await stake(t, hot.privateKey, 20_000, "BANDWIDTH");
+  delegateCtx = await createContext(
+    { ...t.config, sweepMode: "delegate" },
+    {
+      database: t.testDb.database,
+      clock: t.clock,
+      chain: t.ctx.chain,
+      log: createLogger({ level: "silent" }),
+    },
+  );
+  for (const amount of ["5", "6"]) {
+    const order = await paidOrder(t, amount, BigInt(amount) * 1_000_000n);
+    expect((await sweepUntilSettled(t, order.id, 30, delegateCtx))?.status).toBe("completed");
+  }
+  // One delegate sweep happened a month ago: in the all-time figures, not in the week's.
+  const [old] = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.mode, "delegate")).limit(1);
+  await t.ctx.db.execute(
+    sql`UPDATE sweep_costs SET finished_at = finished_at - interval '30 days' WHERE order_id = ${old!.orderId}::uuid`,
+  );
+
+  app = await buildApp(delegateCtx);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await t?.close();
+});
+
+describe("wallet page, sweep costs", () => {
+  it("shows the stake and the average and total sweep cost per mode, over 7 days and all time", async () => {
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(`${base}/admin`);
+    await page.getByTestId("password").fill(TEST_ADMIN_PASSWORD);
+    await page.getByTestId("password").press("Enter");
+    await page.getByTestId("nav-wallet").click();
+    const row = (mode: string) => page.getByTestId(`sweep-cost-${mode}`).locator("td").allInnerTexts();
+
+    const costs = await t.ctx.db.select().from(sweepCosts);
+    const trx = (sun: bigint) => displayAmount(sun);
+    const burn = costs.filter((c) => c.mode === "burn");
+    const delegate = costs.filter((c) => c.mode === "delegate");
+    expect(burn).toHaveLength(1);
+    expect(delegate).toHaveLength(2);
+    const burnSun = burn[0]!.trxBurnt;
+    // Burn mode paid the activation and the energy in TRX; delegate mode about the activation only.
+    expect(burnSun).toBeGreaterThan(5_000_000n);
+    const recent = delegate.filter((c) => c.finishedAt.getTime() > Date.now() - 7 * 86_400_000);
+    expect(recent).toHaveLength(1);
+    const allSun = delegate.reduce((sum, c) => sum + c.trxBurnt, 0n);
+
+    await expect
+      .poll(() => row("burn"))
+      .toEqual(["burn", "1", trx(burnSun), trx(burnSun), "1", trx(burnSun), trx(burnSun)]);
+    expect(await row("delegate")).toEqual([
+      "delegate",
+      "1",
+      trx(recent[0]!.trxBurnt),
+      trx(recent[0]!.trxBurnt),
+      "2",
+      trx(allSun / 2n),
+      trx(allSun),
+    ]);
+    const stakePanel = await page.getByTestId("stake").innerText();
+    expect(stakePanel).toContain("100000 TRX");
+    expect(stakePanel).toMatch(/Delegations open\s+0/);
+    expect(await page.getByTestId("system").innerText()).toMatch(/sweep_mode\s+delegate/);
+    expect(problems).toEqual([]);
+  });
+});
