@@ -6,7 +6,7 @@ import { buildApp, type App } from "../../src/http/app.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
-import { launchChromium } from "./browser.js";
+import { launchChromium } from "../helpers/chromium.js";
 
 // The operator dashboard in a real Chromium against the real app and admin API; payments go over
 // the devnet through TronWeb and the real scanner and confirmer.
