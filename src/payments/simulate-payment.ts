@@ -5,12 +5,14 @@
  * detected and confirmed (or underpaid/overpaid) and the webhooks are sent as in production.
  * On any other network there is no such route: NOT_FOUND.
  */
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
+import { orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import { TronNodeError } from "../tron/node-errors.js";
-import { getOrder } from "./get-order.js";
 
 export interface SimulatedPayment {
   order_id: string;
@@ -22,20 +24,28 @@ export interface SimulatedPayment {
 }
 
 /**
- * `amount` (6-decimal string) defaults to the order's amount_expected; a different one simulates an
- * underpayment or overpayment. Paying an order that is no longer pending simulates a late payment.
+ * `merchantId` limits it to that merchant's orders (the merchant API); the admin dashboard passes
+ * none. `amount` (6-decimal string) defaults to the order's amount_expected; a different one
+ * simulates an underpayment or overpayment. Paying an order that is no longer pending simulates a
+ * late payment.
  */
 export async function simulatePayment(
   ctx: Context,
-  merchantId: string,
-  orderId: string,
-  amount?: string,
+  input: { orderId: string; merchantId?: string; amount?: string },
 ): Promise<SimulatedPayment> {
   if (ctx.config.tronNetwork !== "devnet") {
     throw new AppError("NOT_FOUND", "simulated payments exist only on the devnet (TRON_NETWORK=devnet)");
   }
-  const order = await getOrder(ctx, merchantId, orderId);
-  const micro = parseAmount(amount ?? order.amount_expected);
+  const conditions: SQL[] = [eq(orders.id, input.orderId)];
+  if (input.merchantId !== undefined) conditions.push(eq(orders.merchantId, input.merchantId));
+  const [order] = isUuid(input.orderId)
+    ? await ctx.db
+        .select({ id: orders.id, address: orders.address, amountExpected: orders.amountExpected })
+        .from(orders)
+        .where(and(...conditions))
+    : [];
+  if (!order) throw new AppError("NOT_FOUND", "order not found");
+  const micro = input.amount === undefined ? order.amountExpected : parseAmount(input.amount);
   if (micro === null || micro <= 0n) {
     throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
   }

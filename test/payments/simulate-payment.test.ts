@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { addMerchant, orderBody, type TestMerchant } from "./helpers.js";
 
@@ -118,6 +119,21 @@ describe("simulated payments on the devnet", () => {
   });
 });
 
+describe("the dashboard's route (admin session)", () => {
+  it("pays any merchant's order, and refuses without a session", async () => {
+    const order = await createOrder(other.apiKey, "4");
+    const url = `/api/v1/admin/orders/${order.id}/simulate`;
+    expect((await app.inject({ method: "POST", url })).statusCode).toBe(401);
+    const reply = await app.inject({ method: "POST", url, headers: { cookie: await adminCookie(app) } });
+    expect(reply.statusCode).toBe(202);
+    expect(reply.json()).toMatchObject({ order_id: order.id, amount: "4.000000", to_address: order.address });
+    await t.finalize();
+    expect(await t.transfersOf(order.id)).toMatchObject([
+      { txHash: reply.json().tx_hash, amount: 4_000_000n },
+    ]);
+  });
+});
+
 describe("on any other network", () => {
   let nile: TestApp;
   beforeAll(async () => {
@@ -141,5 +157,11 @@ describe("on any other network", () => {
     });
     expect(reply.statusCode).toBe(404);
     expect(reply.json()).toEqual({ code: "NOT_FOUND", error: expect.stringContaining("devnet") });
+    const admin = await nile.app.inject({
+      method: "POST",
+      url: `/api/v1/admin/orders/${created.json().id}/simulate`,
+      headers: { cookie: await adminCookie(nile.app) },
+    });
+    expect(admin.statusCode).toBe(404);
   });
 });

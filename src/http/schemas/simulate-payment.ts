@@ -61,3 +61,19 @@ export const simulatePaymentSchema = {
     503: errorReply,
   },
 };
+
+export const adminSimulatePaymentSchema = {
+  tags: ["admin", "sandbox"],
+  summary: "Pay any order from the devnet faucet (the dashboard's Simulate payment; devnet only)",
+  description: simulatePaymentSchema.description,
+  security: [{ adminCookie: [] }],
+  params: simulatePaymentSchema.params,
+  body: simulatePaymentBody,
+  response: {
+    202: simulatedPaymentReply,
+    400: errorReply,
+    401: errorReply,
+    404: errorReply,
+    503: errorReply,
+  },
+};

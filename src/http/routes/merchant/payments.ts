@@ -67,12 +67,11 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
   app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {
-    const paid = await simulatePayment(
-      ctx,
-      requireMerchant(request).id,
-      request.params.id,
-      request.body?.amount,
-    );
+    const paid = await simulatePayment(ctx, {
+      orderId: request.params.id,
+      merchantId: requireMerchant(request).id,
+      amount: request.body?.amount,
+    });
     return reply.status(202).send(paid);
   });
 };
