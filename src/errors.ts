@@ -22,6 +22,16 @@ export const STATUS_BY_CODE = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
+  // Generic codes for requests refused by the framework or the HTTP parser before any domain code
+  // runs (issue 9): they never borrow a domain code that happens to share the status.
+  BAD_REQUEST: 400,
+  FORBIDDEN: 403,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  URI_TOO_LONG: 414,
+  RANGE_NOT_SATISFIABLE: 416,
+  EXPECTATION_FAILED: 417,
+  HEADERS_TOO_LARGE: 431,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

@@ -3,6 +3,7 @@
  * code logs ids and fixed phrases, never request bodies or headers.
  */
 import { pino, type DestinationStream, type Logger } from "pino";
+import { describeDatabaseError } from "./db/database-error.js";
 
 export type { Logger };
 
@@ -40,11 +41,23 @@ export const REDACT_PATHS = [
   'headers["set-cookie"]',
 ];
 
+/**
+ * Errors are logged with the standard serializer, except database errors: those carry the
+ * statement's text and parameters (and PostgreSQL quotes values in its messages), so they are
+ * reduced to their SQL state and the statement's name.
+ */
+export function serializeError(error: unknown): unknown {
+  const database = describeDatabaseError(error);
+  if (database) return database;
+  return error instanceof Error ? pino.stdSerializers.err(error) : error;
+}
+
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
   return pino(
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      serializers: { err: serializeError },
       base: { service: "stablegate" },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Database, Executor } from "./connection.js";
+import { tagStatement } from "./database-error.js";
 
 /**
  * Runs a raw SQL statement and returns its rows. Both drivers answer `{ rows }`; the raw value types
@@ -34,11 +35,15 @@ export async function runPrepared<T extends Record<string, unknown>>(
   values: unknown[],
 ): Promise<T[]> {
   const client = (database.db as unknown as { $client?: PgQueryable }).$client;
-  if (database.kind === "postgres" && client !== undefined) {
-    const result = await client.query({ name: statement.name, text: statement.text, values });
-    return result.rows as T[];
+  try {
+    if (database.kind === "postgres" && client !== undefined) {
+      const result = await client.query({ name: statement.name, text: statement.text, values });
+      return result.rows as T[];
+    }
+    return await database.session(async (session) => (await session.query<T>(statement.text, values)).rows);
+  } catch (error) {
+    throw tagStatement(error, statement.name);
   }
-  return database.session(async (session) => (await session.query<T>(statement.text, values)).rows);
 }
 
 /** The same statement for use inside a transaction (through Drizzle, so it joins the transaction). */

@@ -12,6 +12,8 @@ import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
 import { registerApiReference, registerOpenApi } from "./openapi.js";
+import { findInputViolation } from "./input-rule.js";
+import { handleClientError, installExpectationHandler, refuseMalformedRequest } from "./protocol-errors.js";
 import { securityHeaders } from "./security-headers.js";
 import { webRoutes } from "./routes/web.js";
 import { adminRoutes } from "./routes/admin/index.js";
@@ -40,6 +42,9 @@ export async function buildApp(ctx: Context): Promise<App> {
     },
     requestIdHeader: false,
     return503OnClosing: true,
+    // Node's own Host check answers an empty 400; refuseMalformedRequest answers it in our shape.
+    http: { requireHostHeader: false },
+    clientErrorHandler: handleClientError,
     // Router-level failures (an undecodable URL such as /merchants/%ff, a path parameter over
     // maxParamLength) skip the error handler; they name no resource, so they are 404 like any
     // malformed id, in the { error, code } shape.
@@ -53,6 +58,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     },
   }).withTypeProvider<ZodTypeProvider>();
 
+  installExpectationHandler(app.server);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
@@ -76,6 +82,21 @@ export async function buildApp(ctx: Context): Promise<App> {
     reply.header("X-Request-Id", request.id);
   });
 
+  // The one string rule (src/http/input-rule.ts) over everything a route receives, before any
+  // route's schema: a new route or field cannot forget it.
+  app.addHook("preValidation", async (request) => {
+    const inBody = findInputViolation(request.body, "body");
+    if (inBody) {
+      // Routes that validate their own body (attachValidation) answer VALIDATION_ERROR (SPEC 4.4).
+      const code = request.routeOptions.attachValidation ? "VALIDATION_ERROR" : "INVALID_BODY";
+      throw new AppError(code, `${inBody.path}: ${inBody.reason}`);
+    }
+    const inQuery = findInputViolation(request.query, "query");
+    if (inQuery) throw new AppError("INVALID_QUERY", `${inQuery.path}: ${inQuery.reason}`);
+    // A path parameter names a resource; one that no resource could have is simply not found.
+    if (findInputViolation(request.params)) throw new AppError("NOT_FOUND", "resource not found");
+  });
+
   const headers = securityHeaders({
     contentSecurityPolicy: {
       directives: {
@@ -93,8 +114,10 @@ export async function buildApp(ctx: Context): Promise<App> {
     },
     hsts: ctx.config.isProduction,
   });
-  app.addHook("onRequest", async (_request, reply) => {
+  app.addHook("onRequest", async (request, reply) => {
     reply.headers(headers);
+    const refused = refuseMalformedRequest(request.raw);
+    if (refused) throw refused;
   });
   await app.register(fastifyCookie);
   await registerOpenApi(app);

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "./app.js";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { AppError, type ErrorCode, STATUS_BY_CODE } from "../errors.js";
+import { AppError, type ErrorCode } from "../errors.js";
 
 export interface ErrorBody {
   error: string;
@@ -33,6 +33,27 @@ function describeValidation(error: FastifyError, request: FastifyRequest): AppEr
   return new AppError(code, error.message);
 }
 
+/**
+ * A 4xx raised by the framework or a plugin (static files, cookies, the router) gets a generic code
+ * for its status: a domain code such as MERCHANT_INACTIVE only ever comes from the code path that
+ * means it (STYLE.md 12).
+ */
+const GENERIC_CLIENT_ERRORS: Readonly<Record<number, [ErrorCode, string]>> = {
+  403: ["FORBIDDEN", "access to this resource is forbidden"],
+  404: ["NOT_FOUND", "resource not found"],
+  405: ["METHOD_NOT_ALLOWED", "method not allowed"],
+  408: ["REQUEST_TIMEOUT", "request timed out"],
+  414: ["URI_TOO_LONG", "request URI is too long"],
+  416: ["RANGE_NOT_SATISFIABLE", "requested range not satisfiable"],
+  417: ["EXPECTATION_FAILED", "expectation not supported"],
+  431: ["HEADERS_TOO_LARGE", "request headers are too large"],
+};
+
+export function genericClientError(status: number): AppError {
+  const [code, message] = GENERIC_CLIENT_ERRORS[status] ?? ["BAD_REQUEST", "request could not be processed"];
+  return new AppError(code, message);
+}
+
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error.validation) return describeValidation(error, request);
@@ -55,9 +76,7 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
     return new AppError("INVALID_BODY", "request body is not valid JSON");
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const code = (Object.entries(STATUS_BY_CODE).find(([, status]) => status === error.statusCode)?.[0] ??
-      "INVALID_BODY") as ErrorCode;
-    return new AppError(code, "request could not be processed");
+    return genericClientError(error.statusCode);
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError("SERVICE_UNAVAILABLE", "service temporarily unavailable, retry shortly", {

@@ -164,8 +164,14 @@ export function assertCallbackUrlAllowed(
     return "callback_url must be an http(s) URL";
   }
   if (parsed.hostname === "") return "callback_url must have a host";
+  // Credentials in a callback URL would be stored, shown and logged with it; and userinfo is the
+  // classic disguise of a host (http://127.0.0.1:80@example.com/ goes to example.com).
+  if (parsed.username !== "" || parsed.password !== "") {
+    return "callback_url must not contain a user name or password";
+  }
   if (config.webhookAllowPrivateNetworks) return null;
-  const host = bareHost(parsed).toLowerCase();
+  // "localhost." and "a.localhost." are the same names as without the root dot.
+  const host = bareHost(parsed).toLowerCase().replace(/\.+$/, "");
   if (isIP(host) !== 0 && isBlockedAddress(host)) {
     return "callback_url points to a private, loopback or reserved address";
   }

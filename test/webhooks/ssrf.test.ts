@@ -4,6 +4,7 @@
  * opened, with a short timeout so a broken guard fails fast instead of hanging.
  */
 import { lookup } from "node:dns";
+import { connect, createServer, type AddressInfo, type Server } from "node:net";
 import { buildConnector } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
@@ -263,5 +264,50 @@ describe("a delivery to a blocked address", () => {
       .where(eq(webhookDeliveries.id, deliveryId));
     expect(delivery).toMatchObject({ status: "pending", attempts: 1, lastError: "blocked address" });
     expect(receiver.requests).toHaveLength(0);
+  });
+});
+
+describe("a hostname that resolves to a private address", () => {
+  let t: WebhookTestContext;
+  let server: Server;
+  let port: number;
+  let connections = 0;
+  // The name passes creation (it is no IP literal); only the resolver knows it means loopback.
+  const internal: Resolver = (hostname, options, callback) => {
+    if (hostname === "billing.internal.example") callback(null, [{ address: "127.0.0.1", family: 4 }]);
+    else lookup(hostname, options, callback);
+  };
+
+  beforeAll(async () => {
+    t = await createWebhookTestContext({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false" });
+    server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t.close();
+  });
+
+  it("is accepted at creation and refused at connect time without opening a socket", async () => {
+    const url = `http://billing.internal.example:${port}/hooks`;
+    expect(assertCallbackUrlAllowed(t.ctx.config, url)).toBeNull();
+    const merchant = await createMerchant(t.ctx);
+    const order = await createOrder(t.ctx, merchant, { callbackUrl: url });
+    await confirmPayment(t.ctx, order.id, order.amountExpected);
+    const deliverer = createWebhookDeliverer(t.ctx, { timeoutMs: 1000, resolver: internal });
+    try {
+      const [report] = await deliverer.deliverDue();
+      expect(report?.result).toMatchObject({ success: false, statusCode: null, error: "blocked address" });
+    } finally {
+      await deliverer.close();
+    }
+    // The same listener does accept sockets: the count proves the guard, not a dead port.
+    expect(connections).toBe(0);
+    await new Promise<void>((resolve) => connect(port, "127.0.0.1").on("close", () => resolve()));
+    expect(connections).toBe(1);
   });
 });

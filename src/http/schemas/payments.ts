@@ -42,7 +42,8 @@ export const createPaymentBody = z.object({
   callback_url: z
     .string(typeError("must be a string"))
     .max(2048, "must be at most 2048 characters")
-    .refine(isHttpUrl, "must be an absolute http(s) URL"),
+    .refine(isHttpUrl, "must be an absolute http(s) URL")
+    .meta({ format: "uri", example: "https://shop.example.com/hooks/stablegate" }),
   expires_in: z
     .number(typeError("must be an integer number of seconds"))
     .int("must be an integer number of seconds")
