@@ -9,20 +9,15 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_FAUCET_KEY } from "../../devnet/index.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { formatAmount, parseAmount } from "../money.js";
-import { encodeTransfer } from "../tron/abi.js";
-import { addressFromPrivateKey, isValidAddress } from "../tron/address.js";
+import { isValidAddress } from "../tron/address.js";
 import { createNodeClient } from "../tron/node-client.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildTriggerSmartContract } from "../tron/transaction.js";
 import type { CheckoutStatus } from "../payments/checkout-status.js";
 import { DEVNET_INFO_FILE, type EmbeddedDevnetInfo } from "./embedded-devnet.js";
+import { sendFaucetUsdt } from "./faucet-transfer.js";
 
 const USAGE = "usage: npm run demo:pay -- <order_id> [amount]\n";
-/** 100 TRX: far above a USDT transfer's ~13-27 TRX of burned energy. */
-const FEE_LIMIT_SUN = 100_000_000;
 
 async function main(argv: string[]): Promise<number> {
   const [orderId, amountArg] = argv.filter((a) => a !== "--");
@@ -69,25 +64,11 @@ async function main(argv: string[]): Promise<number> {
 
   const client = createNodeClient({ baseUrl: nodeUrl, apiKey: config.tronApiKey });
   try {
-    const head = await client.getNowBlock();
-    const faucet = addressFromPrivateKey(DEFAULT_FAUCET_KEY);
-    const tx = buildTriggerSmartContract({
-      owner: faucet,
-      contract: usdt,
-      data: encodeTransfer(order.address, amount),
-      feeLimit: FEE_LIMIT_SUN,
-      refBlock: {
-        number: head.block_header.raw_data.number ?? 0,
-        hash: head.blockID,
-        timestamp: head.block_header.raw_data.timestamp,
-      },
-    });
-    const signed = signTransaction(tx, DEFAULT_FAUCET_KEY);
-    await client.broadcastTransaction(signed);
+    const { txHash } = await sendFaucetUsdt(client, { usdtContract: usdt, to: order.address, amount });
     process.stdout.write(
       [
         `paid ${formatAmount(amount)} USDT to ${order.address} (order ${order.id}, was ${order.status})`,
-        `tx hash: ${signed.txID}`,
+        `tx hash: ${txHash}`,
         `watch it: curl -s ${statusUrl}`,
         "",
       ].join("\n"),

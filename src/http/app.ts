@@ -4,20 +4,15 @@
  */
 import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
-import fastifySwagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { registerRequestHooks } from "./request-hooks.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
+import { registerApiReference, registerOpenApi } from "./openapi.js";
 import { findInputViolation } from "./input-rule.js";
 import { handleClientError, installExpectationHandler, refuseMalformedRequest } from "./protocol-errors.js";
 import { securityHeaders } from "./security-headers.js";
@@ -125,18 +120,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     if (refused) throw refused;
   });
   await app.register(fastifyCookie);
-  await app.register(fastifySwagger, {
-    openapi: {
-      info: { title: "Stablegate API", version: "1.0.0" },
-      components: {
-        securitySchemes: {
-          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-          adminCookie: { type: "apiKey", in: "cookie", name: "admin_token" },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
+  await registerOpenApi(app);
 
   // Route modules. Each scope gets its own authentication plugin (registered with fastify-plugin
   // inside the scope), so a route can never be mounted without it.
@@ -146,6 +130,6 @@ export async function buildApp(ctx: Context): Promise<App> {
   await app.register(webRoutes);
   await app.register(metricsRoutes, { ctx });
 
-  app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await registerApiReference(app);
   return app;
 }

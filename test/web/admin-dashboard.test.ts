@@ -6,7 +6,7 @@ import { buildApp, type App } from "../../src/http/app.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
-import { launchChromium } from "./browser.js";
+import { launchChromium } from "../helpers/chromium.js";
 
 // The operator dashboard in a real Chromium against the real app and admin API; payments go over
 // the devnet through TronWeb and the real scanner and confirmer.
@@ -129,6 +129,24 @@ describe("operator dashboard", () => {
 
     await page.goBack();
     await expect.poll(() => page.getByTestId("order-row").count()).toBe(1);
+  });
+
+  it("pays an order from the devnet faucet with Simulate payment (devnet deployments only)", async () => {
+    const created = await merchantApi(apiKey, { external_id: "dash-sim", amount: "3.5" });
+    const order = created.body as { id: string; address: string };
+    await page.getByTestId("nav-orders").click();
+    await page.getByRole("link", { name: "dash-sim" }).click();
+    await expect.poll(() => page.getByTestId("events").innerText()).toContain("order_created");
+    await page.getByTestId("simulate-payment").click();
+    await expect
+      .poll(() => text("action-message"))
+      .toMatch(/^Simulate payment: sent 3\.5 USDT from the devnet faucet, tx [0-9a-f]{64}\.$/);
+    const txHash = /tx ([0-9a-f]{64})/.exec(await text("action-message"))?.[1];
+    await t.finalize();
+    expect(await t.orderRow(order.id)).toMatchObject({ status: "confirmed", txHash });
+    await page.reload();
+    await expect.poll(() => page.getByTestId("events").innerText()).toContain("payment_confirmed");
+    expect(await text("transaction")).toContain(txHash);
   });
 
   it("shows the wallet, flags the empty hot wallet, and logs out", async () => {

@@ -7,7 +7,7 @@ import { buildApp, type App } from "../../src/http/app.js";
 import { expireOrders } from "../../src/payments/expire-orders.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
-import { launchChromium } from "./browser.js";
+import { launchChromium } from "../helpers/chromium.js";
 
 // The hosted checkout page in a real Chromium, served by the real app, with orders paid over the
 // devnet through TronWeb and picked up by the real scanner and confirmer.

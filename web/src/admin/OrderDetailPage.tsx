@@ -26,13 +26,20 @@ export function OrderDetailPage({ id }: { id: string }) {
 
   if (detail.state === "loading") return <p>Loading…</p>;
   if (detail.state === "error") return <p className="error">{detail.message}</p>;
-  const { order, events, transaction, settlement, webhooks } = detail.data;
+  const { order, events, transaction, settlement, webhooks, meta } = detail.data;
+  // Sandbox: on a devnet deployment any order can be paid from the devnet faucet.
+  const isDevnet = meta.network === "devnet";
 
   const run = async (label: string, path: string) => {
     setMessage(null);
     try {
-      await api.post(path);
-      setMessage({ ok: true, text: `${label}: queued.` });
+      const result = await api.post<{ tx_hash?: string; amount?: string }>(path);
+      setMessage({
+        ok: true,
+        text: result.tx_hash
+          ? `${label}: sent ${trimAmount(result.amount ?? "")} USDT from the devnet faucet, tx ${result.tx_hash}.`
+          : `${label}: queued.`,
+      });
       detail.reload();
     } catch (caught) {
       setMessage({ ok: false, text: `${label}: ${errorMessage(caught)}` });
@@ -63,6 +70,16 @@ export function OrderDetailPage({ id }: { id: string }) {
         >
           Retry sweep
         </button>
+        {isDevnet && (
+          <button
+            type="button"
+            data-testid="simulate-payment"
+            title="Devnet only: pay the expected amount from the devnet faucet with a real signed transfer"
+            onClick={() => void run("Simulate payment", `/orders/${order.id}/simulate`)}
+          >
+            Simulate payment
+          </button>
+        )}
       </p>
       {message && (
         <p className={message.ok ? "notice-ok" : "error"} role="status" data-testid="action-message">

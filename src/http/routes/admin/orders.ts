@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { getAdminOrder } from "../../../orders/get-admin-order.js";
 import { listAdminOrders } from "../../../orders/list-admin-orders.js";
+import { simulatePayment } from "../../../payments/simulate-payment.js";
 import { getAdminOrderSchema, listAdminOrdersSchema } from "../../schemas/admin-orders.js";
+import { adminSimulatePaymentSchema } from "../../schemas/simulate-payment.js";
 
 export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get("/api/v1/admin/orders", { schema: listAdminOrdersSchema }, async (request) => {
@@ -21,5 +23,15 @@ export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
 
   app.get("/api/v1/admin/orders/:id", { schema: getAdminOrderSchema }, async (request) =>
     getAdminOrder(request.ctx, request.params.id),
+  );
+
+  // Sandbox (devnet only; NOT_FOUND elsewhere): the dashboard's "Simulate payment".
+  app.post(
+    "/api/v1/admin/orders/:id/simulate",
+    { schema: adminSimulatePaymentSchema },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await simulatePayment(ctx, { orderId: request.params.id, amount: request.body?.amount })),
   );
 };

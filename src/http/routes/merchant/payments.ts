@@ -9,9 +9,11 @@ import { AppError } from "../../../errors.js";
 import { createOrder } from "../../../payments/create-order.js";
 import { getOrder } from "../../../payments/get-order.js";
 import { listOrders } from "../../../payments/list-orders.js";
+import { simulatePayment } from "../../../payments/simulate-payment.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
+import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
 
 export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
   const limiter = new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
@@ -61,5 +63,15 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
       from: query.from,
       to: query.to,
     });
+  });
+
+  // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
+  app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {
+    const paid = await simulatePayment(ctx, {
+      orderId: request.params.id,
+      merchantId: requireMerchant(request).id,
+      amount: request.body?.amount,
+    });
+    return reply.status(202).send(paid);
   });
 };

@@ -1,0 +1,43 @@
+/**
+ * A USDT transfer from the devnet faucet, built with our TRON toolkit, signed with the faucet's
+ * documented key and broadcast: what a customer's wallet does. Used by `npm run demo:pay` and by
+ * the sandbox route POST /api/v1/payments/:id/simulate. Devnet only (the key is public).
+ */
+import { DEFAULT_FAUCET_KEY } from "../../devnet/index.js";
+import { encodeTransfer } from "../tron/abi.js";
+import { addressFromPrivateKey } from "../tron/address.js";
+import type { NodeClient } from "../tron/node-client.js";
+import { signTransaction } from "../tron/sign.js";
+import { buildTriggerSmartContract } from "../tron/transaction.js";
+
+/** 100 TRX: far above a USDT transfer's ~13-27 TRX of burned energy. */
+const FEE_LIMIT_SUN = 100_000_000;
+
+export interface FaucetTransfer {
+  /** The broadcast transaction's id (hex, 64 characters). */
+  txHash: string;
+  from: string;
+}
+
+export async function sendFaucetUsdt(
+  client: NodeClient,
+  input: { usdtContract: string; to: string; amount: bigint; faucetKey?: string },
+): Promise<FaucetTransfer> {
+  const key = input.faucetKey ?? DEFAULT_FAUCET_KEY;
+  const from = addressFromPrivateKey(key);
+  const head = await client.getNowBlock();
+  const tx = buildTriggerSmartContract({
+    owner: from,
+    contract: input.usdtContract,
+    data: encodeTransfer(input.to, input.amount),
+    feeLimit: FEE_LIMIT_SUN,
+    refBlock: {
+      number: head.block_header.raw_data.number ?? 0,
+      hash: head.blockID,
+      timestamp: head.block_header.raw_data.timestamp,
+    },
+  });
+  const signed = signTransaction(tx, key);
+  await client.broadcastTransaction(signed);
+  return { txHash: signed.txID, from };
+}

@@ -1,0 +1,197 @@
+/**
+ * The OpenAPI 3.1 document (built by @fastify/swagger from the routes' zod schemas) at
+ * /api/v1/openapi.json, and the API reference page rendered from it (Swagger UI) at /api/v1/docs.
+ *
+ * Each route declares the responses of its own logic. `completeOperations` then adds what every
+ * route can answer before or around that logic (malformed requests refused by the HTTP layer, body
+ * problems on routes that take a body, 500/503), names the error codes each status can carry, and
+ * gives every operation an id, so the document lists every status a route can answer.
+ */
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import { STATUS_BY_CODE, type ErrorCode } from "../errors.js";
+import type { App } from "./app.js";
+import { webhooksDocument } from "./schemas/webhook-event.js";
+
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+export const DOCS_PATH = "/api/v1/docs";
+
+type Json = Record<string, unknown>;
+
+/** Codes any route may answer, whatever it does: the HTTP layer refuses the request first. */
+const ANY_ROUTE: ErrorCode[] = [
+  "BAD_REQUEST",
+  "URI_TOO_LONG",
+  "EXPECTATION_FAILED",
+  "HEADERS_TOO_LARGE",
+  "INTERNAL_ERROR",
+  "SERVICE_UNAVAILABLE",
+];
+/** Codes of routes with path parameters or a query (a parameter breaking the input rule is 404). */
+const WITH_PARAMS: ErrorCode[] = ["NOT_FOUND"];
+const WITH_QUERY: ErrorCode[] = ["INVALID_QUERY"];
+/** Codes of routes that take a JSON body. */
+const WITH_BODY: ErrorCode[] = ["INVALID_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+/** Codes by security scheme. */
+const BY_SCHEME: Record<string, ErrorCode[]> = {
+  apiKey: ["UNAUTHORIZED", "MERCHANT_INACTIVE", "RATE_LIMITED"],
+  adminCookie: ["ADMIN_UNAUTHORIZED", "ADMIN_TOKEN_INVALID"],
+};
+/** Codes a route's own logic answers, by operation (method and path). */
+const BY_OPERATION: Record<string, ErrorCode[]> = {
+  "post /api/v1/payments": ["VALIDATION_ERROR", "EXTERNAL_ID_CONFLICT"],
+  "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "RATE_LIMITED", "VALIDATION_ERROR"],
+  "post /api/v1/admin/merchants": ["VALIDATION_ERROR"],
+  "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE"],
+  "post /api/v1/admin/orders/{id}/retry-webhook": ["VALIDATION_ERROR", "INVALID_STATE"],
+  "post /api/v1/admin/orders/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
+  "post /api/v1/payments/{id}/simulate": ["VALIDATION_ERROR"],
+  "post /api/v1/admin/orders/{id}/simulate": ["VALIDATION_ERROR"],
+};
+
+const SUMMARIES: Record<string, string> = {
+  "get /api/v1/health": "Readiness: database, chain node and scanner (503 while not ready)",
+  "get /api/v1/health/live": "Liveness: the process answers",
+};
+
+const ERROR_SCHEMA_REF = { $ref: "#/components/schemas/Error" };
+
+function errorResponse(codes: ErrorCode[]): Json {
+  return {
+    description: `Error. code: ${codes.join(", ")}`,
+    content: {
+      "application/json": {
+        schema: {
+          allOf: [
+            ERROR_SCHEMA_REF,
+            { type: "object", properties: { code: { type: "string", enum: codes } } },
+          ],
+        },
+        example: { error: "a human-readable message", code: codes[0] },
+      },
+    },
+  };
+}
+
+function isErrorShape(response: Json): boolean {
+  const content = response.content as Record<string, { schema?: Json }> | undefined;
+  const properties = content?.["application/json"]?.schema?.properties as Json | undefined;
+  return properties !== undefined && "error" in properties && "code" in properties;
+}
+
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\/v1\//, "")
+    .split(/[/{}-]+/)
+    .filter(Boolean);
+  return [method, ...words].map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join("");
+}
+
+/** Adds the statuses every route can answer and names the codes of every error status. */
+export function completeOperations(doc: Json): Json {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, Json>>;
+  const components = (doc.components ?? {}) as Json;
+  const schemas = (components.schemas ?? {}) as Json;
+  schemas.Error = {
+    type: "object",
+    required: ["error", "code"],
+    properties: {
+      error: { type: "string", description: "a human-readable message; never internals or secrets" },
+      code: { type: "string", enum: Object.keys(STATUS_BY_CODE) },
+    },
+    description: "The one error shape of the service (SPEC.md 7).",
+  };
+  components.schemas = schemas;
+  doc.components = components;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      // Every admin route but login and logout sits behind the session (the admin scope's plugin); the rest
+      // of the undeclared ones are public.
+      operation.security ??=
+        path.startsWith("/api/v1/admin/") && !path.startsWith("/api/v1/admin/auth/")
+          ? [{ adminCookie: [] }]
+          : [];
+      operation.summary ??= SUMMARIES[`${method} ${path}`];
+      const codes = new Set<ErrorCode>(ANY_ROUTE);
+      const parameters = (operation.parameters ?? []) as { in?: string }[];
+      if (parameters.some((p) => p.in === "path")) WITH_PARAMS.forEach((c) => codes.add(c));
+      if (parameters.some((p) => p.in === "query")) WITH_QUERY.forEach((c) => codes.add(c));
+      if (operation.requestBody) WITH_BODY.forEach((c) => codes.add(c));
+      for (const requirement of (operation.security ?? []) as Json[]) {
+        for (const scheme of Object.keys(requirement)) (BY_SCHEME[scheme] ?? []).forEach((c) => codes.add(c));
+      }
+      (BY_OPERATION[`${method} ${path}`] ?? []).forEach((c) => codes.add(c));
+      const responses = (operation.responses ?? {}) as Record<string, Json>;
+      const byStatus = new Map<number, ErrorCode[]>();
+      for (const code of codes) {
+        const status = STATUS_BY_CODE[code];
+        byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+      }
+      for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+        const declared = responses[String(status)];
+        // A route's own non-error reply at that status (health's 503) stays as declared.
+        if (declared && !isErrorShape(declared)) continue;
+        responses[String(status)] = errorResponse(list);
+      }
+      operation.responses = responses;
+      operation.operationId ??= operationId(method, path);
+    }
+  }
+  return doc;
+}
+
+/** Registers the document generator; call before the routes so it sees them all. */
+export async function registerOpenApi(app: App): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Stablegate API",
+        version: "1.0.0",
+        description:
+          "Self-hosted USDT (TRC20) payment gateway. Merchants authenticate with the X-API-Key header; " +
+          "the operator's admin API uses the admin_token session cookie set by /api/v1/admin/auth/login. " +
+          "Every error answers { error, code }. Amounts are decimal strings with 6 decimals.",
+        license: { name: "MIT", identifier: "MIT" },
+      },
+      servers: [{ url: "/", description: "this deployment" }],
+      tags: [
+        { name: "merchant", description: "The merchant API (X-API-Key)" },
+        { name: "sandbox", description: "Devnet-only helpers: pay an order from the devnet faucet" },
+        { name: "admin", description: "The operator's API (admin_token cookie)" },
+        { name: "public", description: "Health and the hosted checkout page's status" },
+        { name: "webhooks", description: "Requests Stablegate sends to the merchant's callback_url" },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "apiKey",
+            in: "header",
+            name: "X-API-Key",
+            description: "The merchant's API key (shown once, when created or rotated)",
+          },
+          adminCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: "admin_token",
+            description: "The admin session, set by POST /api/v1/admin/auth/login",
+          },
+        },
+      },
+      webhooks: webhooksDocument() as never,
+    },
+    transform: jsonSchemaTransform,
+    transformObject: (documentObject) =>
+      completeOperations((documentObject as { openapiObject: Json }).openapiObject) as never,
+  });
+}
+
+/** The JSON document and the reference page; call after the routes. */
+export async function registerApiReference(app: App): Promise<void> {
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async () => app.swagger());
+  await app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: { docExpansion: "list", deepLinking: true, defaultModelsExpandDepth: 0 },
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * Sandbox payments (the devnet's answer to Stripe's test mode): pay one of the merchant's orders
+ * from the devnet faucet with a real signed USDT transfer, broadcast to the node the service
+ * watches. The scanner then sees it like any customer's payment, so the order moves through
+ * detected and confirmed (or underpaid/overpaid) and the webhooks are sent as in production.
+ * On any other network there is no such route: NOT_FOUND.
+ */
+import { and, eq, type SQL } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
+import { orders } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import { formatAmount, parseAmount } from "../money.js";
+import { TronNodeError } from "../tron/node-errors.js";
+
+export interface SimulatedPayment {
+  order_id: string;
+  tx_hash: string;
+  amount: string;
+  from_address: string;
+  to_address: string;
+  network: "devnet";
+}
+
+/**
+ * `merchantId` limits it to that merchant's orders (the merchant API); the admin dashboard passes
+ * none. `amount` (6-decimal string) defaults to the order's amount_expected; a different one
+ * simulates an underpayment or overpayment. Paying an order that is no longer pending simulates a
+ * late payment.
+ */
+export async function simulatePayment(
+  ctx: Context,
+  input: { orderId: string; merchantId?: string; amount?: string },
+): Promise<SimulatedPayment> {
+  if (ctx.config.tronNetwork !== "devnet") {
+    throw new AppError("NOT_FOUND", "simulated payments exist only on the devnet (TRON_NETWORK=devnet)");
+  }
+  const conditions: SQL[] = [eq(orders.id, input.orderId)];
+  if (input.merchantId !== undefined) conditions.push(eq(orders.merchantId, input.merchantId));
+  const [order] = isUuid(input.orderId)
+    ? await ctx.db
+        .select({ id: orders.id, address: orders.address, amountExpected: orders.amountExpected })
+        .from(orders)
+        .where(and(...conditions))
+    : [];
+  if (!order) throw new AppError("NOT_FOUND", "order not found");
+  const micro = input.amount === undefined ? order.amountExpected : parseAmount(input.amount);
+  if (micro === null || micro <= 0n) {
+    throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
+  }
+  const usdtContract = ctx.chain.usdtContract;
+  if (!usdtContract)
+    throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
+  try {
+    const sent = await sendFaucetUsdt(ctx.chain.client, { usdtContract, to: order.address, amount: micro });
+    ctx.log.info(
+      { orderId: order.id, txHash: sent.txHash, amount: formatAmount(micro) },
+      "payment simulated",
+    );
+    return {
+      order_id: order.id,
+      tx_hash: sent.txHash,
+      amount: formatAmount(micro),
+      from_address: sent.from,
+      to_address: order.address,
+      network: "devnet",
+    };
+  } catch (error) {
+    if (error instanceof TronNodeError) {
+      ctx.log.warn(
+        { orderId: order.id, kind: error.kind, nodeCode: error.code },
+        "payment simulation failed",
+      );
+      throw new AppError("SERVICE_UNAVAILABLE", "the devnet did not accept the transfer, retry shortly", {
+        retryAfter: 2,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
