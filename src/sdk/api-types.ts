@@ -370,6 +370,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator alerts: conditions firing now and the 50 most recent alerts with their deliveries */
+        get: operations["getAdminAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.confirmed": {
@@ -440,7 +457,7 @@ export interface components {
             /** @description a human-readable message; never internals or secrets */
             error: string;
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
         };
     };
     responses: never;
@@ -4803,6 +4820,40 @@ export interface operations {
                             active: number;
                             failed: number;
                         };
+                        stake: {
+                            staked_trx: string;
+                            energy_limit: number;
+                            energy_available: number;
+                            energy_in_use: number;
+                            delegations_open: number;
+                            stake_error?: string;
+                        } | null;
+                        sweep_costs: {
+                            burn: {
+                                week: {
+                                    count: number;
+                                    total_trx: string;
+                                    average_trx: string;
+                                };
+                                total: {
+                                    count: number;
+                                    total_trx: string;
+                                    average_trx: string;
+                                };
+                            };
+                            delegate: {
+                                week: {
+                                    count: number;
+                                    total_trx: string;
+                                    average_trx: string;
+                                };
+                                total: {
+                                    count: number;
+                                    total_trx: string;
+                                    average_trx: string;
+                                };
+                            };
+                        };
                         system: {
                             chain_network: string;
                             usdt_contract: string | null;
@@ -5037,6 +5088,197 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "INVALID_STATE" | "SWEEP_DISABLED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        firing: {
+                            id: string;
+                            alert: string;
+                            /** @enum {string} */
+                            kind: "condition" | "event";
+                            severity: string;
+                            /** @enum {string} */
+                            state: "firing" | "resolved";
+                            text: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            fired_at: string;
+                            resolved_at: string | null;
+                            deliveries: {
+                                channel: string;
+                                state: string;
+                                status: string;
+                                attempts: number;
+                                last_error: string | null;
+                            }[];
+                        }[];
+                        recent: {
+                            id: string;
+                            alert: string;
+                            /** @enum {string} */
+                            kind: "condition" | "event";
+                            severity: string;
+                            /** @enum {string} */
+                            state: "firing" | "resolved";
+                            text: string;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            fired_at: string;
+                            resolved_at: string | null;
+                            deliveries: {
+                                channel: string;
+                                state: string;
+                                status: string;
+                                attempts: number;
+                                last_error: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
                     };
                 };
             };

@@ -12,7 +12,7 @@ import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { newAccount, paidOrder, stake, sweepUntilSettled } from "../sweeps/delegate-helpers.js";
 import { displayAmount } from "../../web/src/checkout/amounts.js";
-import { launchChromium } from "./browser.js";
+import { launchChromium } from "../helpers/chromium.js";
 
 // The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
 // delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the

@@ -32,6 +32,8 @@ export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
     async (request, reply) =>
       reply
         .status(202)
-        .send(await simulatePayment(ctx, { orderId: request.params.id, amount: request.body?.amount })),
+        .send(
+          await simulatePayment(request.ctx, { orderId: request.params.id, amount: request.body?.amount }),
+        ),
   );
 };
