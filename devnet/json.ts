@@ -195,13 +195,15 @@ export function accountJson(a: Account, visible: boolean, clock: Clock): Json {
   if (a.latestOperationTime) out.latest_opration_time = a.latestOperationTime;
   const freeUsed = freeNetUsedAt(a, clock.now);
   if (freeUsed) out.free_net_usage = freeUsed;
-  if (s.net.time) out.latest_consume_time = slotMs(s.net.time);
+  // Slot 0 is a real slot (a chain minted on demand spends its first 3 s there): an account that
+  // consumed anything has a consume time, even when that slot is 0.
+  if (s.net.time || s.net.usage) out.latest_consume_time = slotMs(s.net.time);
   if (a.latestConsumeFreeTime) out.latest_consume_free_time = a.latestConsumeFreeTime;
   out.net_window_size = windowV2(net);
   out.net_window_optimized = true;
   const resource: Json = {};
   if (energy.usage) resource.energy_usage = energy.usage;
-  if (s.energy.time) resource.latest_consume_time_for_energy = slotMs(s.energy.time);
+  if (s.energy.time || s.energy.usage) resource.latest_consume_time_for_energy = slotMs(s.energy.time);
   resource.energy_window_size = windowV2(energy);
   if (s.delegatedEnergy) resource.delegated_frozenV2_balance_for_energy = s.delegatedEnergy;
   if (s.acquiredEnergy) resource.acquired_delegated_frozenV2_balance_for_energy = s.acquiredEnergy;
