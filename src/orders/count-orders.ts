@@ -27,10 +27,16 @@ const DAY = 24 * HOUR;
 
 const floorTo = (at: number, unit: number) => Math.floor(at / unit) * unit;
 const ceilTo = (at: number, unit: number) => Math.ceil(at / unit) * unit;
-const ts = (at: number): SQL => sql`${new Date(at).toISOString()}::timestamptz`;
+// A bound at the very end of year 9999 rounds up to year 10000, which ISO strings write as
+// "+010000-..." and PostgreSQL cannot parse: such bounds are past every row, so they are infinity.
+const YEAR_10000 = Date.UTC(10000, 0, 1);
+const ts = (at: number): SQL =>
+  at >= YEAR_10000 ? sql`'infinity'::timestamptz` : sql`${new Date(at).toISOString()}::timestamptz`;
 /** The UTC wall-clock timestamp the hourly rollup is keyed by. */
-const utcHour = (at: number): SQL => sql`${new Date(at).toISOString().slice(0, 19)}::timestamp`;
-const utcDay = (at: number): SQL => sql`${new Date(at).toISOString().slice(0, 10)}::date`;
+const utcHour = (at: number): SQL =>
+  at >= YEAR_10000 ? sql`'infinity'::timestamp` : sql`${new Date(at).toISOString().slice(0, 19)}::timestamp`;
+const utcDay = (at: number): SQL =>
+  at >= YEAR_10000 ? sql`'infinity'::date` : sql`${new Date(at).toISOString().slice(0, 10)}::date`;
 
 /** The merchant/status conditions, which apply to rollup rows and orders alike. */
 function keyConditions(filter: OrderCountFilter): SQL {
