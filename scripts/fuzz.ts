@@ -45,7 +45,11 @@ try {
 }
 
 const total = [...statuses.values()].reduce((a, b) => a + b, 0);
-const at5xx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
+// 503 SERVICE_UNAVAILABLE (a dependency such as the chain node is down) is a documented answer; the
+// harness checks its shape like any refusal. Every other 5xx is a bug.
+const at5xx = [...statuses]
+  .filter(([status]) => status >= 500 && status !== 503)
+  .reduce((sum, [, n]) => sum + n, 0);
 console.log(
   `fuzz: ${runs} requests + ${rawRuns} raw, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s, ${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"}`,
 );
@@ -53,6 +57,6 @@ console.log("status  count");
 for (const [status, count] of [...statuses].sort((a, b) => a[0] - b[0])) {
   console.log(`${String(status === 0 ? "closed" : status).padEnd(7)} ${count}`);
 }
-console.log(`total ${total}; replies >= 500: ${at5xx}; properties broken: ${problems.length}`);
+console.log(`total ${total}; replies >= 500 other than 503: ${at5xx}; properties broken: ${problems.length}`);
 for (const problem of problems.slice(0, 10)) console.log(`  ${problem}`);
 process.exit(problems.length === 0 && at5xx === 0 ? 0 : 1);

@@ -25,7 +25,11 @@ export interface ChainCheck {
 }
 
 export interface NodeCheck {
-  url: string;
+  /**
+   * "node-1", "node-2", ... in TRON_NODE_URL's order. /health is public, so it does not show the
+   * operator's node addresses; the token-guarded /metrics labels nodes by URL.
+   */
+  node: string;
   /** healthy, or set aside: failing (errors in a row) or lagging (head behind the best node) */
   state: NodeState;
   /** Calls go to this node now. */
@@ -81,8 +85,8 @@ export async function checkChain(ctx: Context): Promise<ChainCheck> {
   const [head, cursor] = await Promise.all([nodeHead(ctx), readCursor(ctx).catch(() => undefined)]);
   const scanned = cursor?.number ?? null;
   const lag = head !== null && scanned !== null ? Math.max(0, head - scanned) : null;
-  const nodes = ctx.chain.client.status().map((n): NodeCheck => ({
-    url: n.name,
+  const nodes = ctx.chain.client.status().map((n, index): NodeCheck => ({
+    node: `node-${index + 1}`,
     state: n.state,
     active: n.active,
     head: n.head,

@@ -6,6 +6,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import { formatSun } from "../money.js";
 import { appendOrderEvent } from "../orders/transitions.js";
 import { insertSweepCost, settleLedger } from "./sweep-ledger.js";
 import { LeaseLost, type Patch, type SettlementRow, type SweepDeps } from "./sweep-types.js";
@@ -145,5 +146,9 @@ export async function finishSettlement(
     if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
   });
   ctx.metrics.sweeps.inc({ result: "completed" });
+  // What the hot wallet sent to fund this sweep (the part the fees did not burn stays on the address).
+  if (patch.step === "swept" && row.fee_trx !== null) {
+    ctx.metrics.sweepSpentTrx.inc(Number(formatSun(BigInt(row.fee_trx))));
+  }
   ctx.log.info({ orderId: row.order_id, step: patch.step, again }, "sweep completed");
 }

@@ -108,8 +108,8 @@ describe("node failover", () => {
     expect(h.status).toBe("degraded");
     expect(h.checks.chain.error).toBe("only a fallback node answers");
     expect(h.checks.chain.nodes).toMatchObject([
-      { url: primary.url, state: "failing", active: false },
-      { url: fallback.url, state: "healthy", active: true },
+      { node: "node-1", state: "failing", active: false },
+      { node: "node-2", state: "healthy", active: true },
     ]);
     const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
     expect(metrics).toContain(`stablegate_node_healthy{node="${primary.url}",state="failing"} 0`);
