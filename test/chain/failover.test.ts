@@ -170,9 +170,10 @@ describe("node failover", () => {
         await new Promise((r) => setTimeout(r, 400));
       }
       // The scanner keeps failing on both nodes meanwhile.
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(node(0).state).toBe("failing");
-      expect(node(1).state).toBe("failing");
+      await waitFor(
+        "both nodes set aside",
+        async () => node(0).state === "failing" && node(1).state === "failing",
+      );
       expect(((await t.cursor()) as number) - scannedFrom).toBeLessThanOrEqual(1);
       await fallback.start();
       await primary.start();
