@@ -50,7 +50,7 @@ describe("chain health", () => {
       lag: 0,
       nodes: [
         {
-          url: t.devnet.url,
+          node: "node-1",
           state: "healthy",
           active: true,
           head,
