@@ -1,7 +1,12 @@
 /**
  * Node calls per hour with 1,000 open orders, and the confirmation latency after solidification:
  * the devnet produces a block every 3 s (mainnet's rhythm) and counts every /wallet* and
- * /walletsolidity* request; the scanner runs as in production. Every block carries a USDT payment
+ * /walletsolidity* request; the service runs every worker loop as `--role worker` does (scanner and
+ * confirmer, metrics refresher with its hot-wallet reads, alert evaluator and sender, webhook sender,
+ * pool filler, expirer, delegation reconciler), so every call the running service makes is counted.
+ * Sweeps are off (SWEEP_ENABLED=false; the hot wallet is still configured and read): their calls are a
+ * per-payment cost (bench/sweep-cost.ts), not part of watching 1,000 open orders. Every block
+ * carries a USDT payment
  * to one of the open orders (the worst case for confirmations: a transfer becomes due in every
  * block, so the solidified head is read once per block), so gettransactioninfobyblocknum cannot be
  * skipped either. The count over the window is extrapolated to an hour; then the run waits for the
@@ -10,7 +15,7 @@
  *
  *   npx tsx bench/node-calls.ts [window_seconds]
  */
-import { startScannerLeader } from "../src/chain/scanner-leader.js";
+import { startWorkers } from "../src/workers/index.js";
 import { encodeTransfer } from "../src/tron/abi.js";
 import { createNodeClient, type NodeClient } from "../src/tron/node-client.js";
 import { signTransaction } from "../src/tron/sign.js";
@@ -47,13 +52,17 @@ async function pay(client: NodeClient, devnet: BenchDevnet, to: string, micro: b
 }
 
 const devnet = await spawnDevnet(BLOCK_TIME_MS, SOLIDIFY_AFTER);
-const bench = await benchContext(devnet, { CONFIRMATIONS: "19" });
+const bench = await benchContext(devnet, {
+  CONFIRMATIONS: "19",
+  // The generated dev hot wallet stays configured, so the refresher reads its balance as in production.
+  SWEEP_ENABLED: "false",
+});
 // The traffic generator's own calls go to the same devnet: they are counted and subtracted.
 const traffic = createNodeClient({ baseUrl: devnet.url });
 try {
   const { ctx } = bench;
   const addresses = await insertOrders(ctx, OPEN_ORDERS);
-  const leader = startScannerLeader(ctx);
+  const workers = await startWorkers(ctx);
   let stop = false;
   let paid = 0;
   const generator = (async () => {
@@ -78,10 +87,10 @@ try {
   await generator;
   // Let the last payments reach the solidified chain and their outcomes.
   await new Promise((r) => setTimeout(r, (SOLIDIFY_AFTER + 3) * BLOCK_TIME_MS));
-  await leader.stop();
+  await workers.stop();
 
   const byPath = { ...info.requests.by_path };
-  const scannerCalls = info.requests.total - trafficCalls;
+  const serviceCalls = info.requests.total - trafficCalls;
   const blocks = info.head - headBefore;
   const latencies = await confirmationLatencies(ctx, devnet.url, SOLIDIFY_AFTER);
   console.log(
@@ -93,9 +102,9 @@ try {
         payments: paid,
         window_seconds: Math.round(seconds),
         blocks,
-        scanner_calls: scannerCalls,
-        calls_per_block: Number((scannerCalls / blocks).toFixed(2)),
-        calls_per_hour: Math.round((scannerCalls / seconds) * 3600),
+        service_calls: serviceCalls,
+        calls_per_block: Number((serviceCalls / blocks).toFixed(2)),
+        calls_per_hour: Math.round((serviceCalls / seconds) * 3600),
         goal_calls_per_hour: 4000,
         confirmations_measured: latencies.length,
         confirmation_after_solidified_p50_ms: Math.round(percentile(latencies, 50)),

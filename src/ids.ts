@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -7,4 +7,19 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-export const newId = randomUUID;
+/**
+ * A new row id: a UUID version 7 (RFC 9562), the creation time in milliseconds followed by 74
+ * random bits. Ids of rows created close together sit next to each other in the primary-key index,
+ * so an insert touches the index's right edge instead of a random page of it. With version 4 ids,
+ * each new order read and dirtied a random leaf of a primary key that at ten million orders is far
+ * larger than shared_buffers (issue 14's creation goal). 74 random bits keep ids unguessable; the
+ * creation time they reveal is shown next to every order anyway.
+ */
+export function newId(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
+  bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

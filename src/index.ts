@@ -9,4 +9,4 @@ export type {
   WebhookHeaders,
   WebhookPayload,
 } from "./webhooks/verify-webhook.js";
-export type { OutcomeEvent } from "./webhooks/enqueue-webhook.js";
+export type { OutcomeEvent } from "./webhooks/webhook-payload.js";

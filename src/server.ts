@@ -7,9 +7,7 @@ import type { Devnet } from "../devnet/index.js";
 import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/embedded-devnet.js";
 import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
-import { buildApp } from "./http/app.js";
-import { buildOpsApp } from "./http/ops-app.js";
-import { startWorkers, type Workers } from "./workers/index.js";
+import type { Workers } from "./workers/index.js";
 import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
 import type { Loop } from "./workers/loop.js";
 
@@ -62,9 +60,16 @@ export async function startService(
   let snapshotReader: Loop | undefined;
   try {
     // A worker listens too, for /metrics and health only (its own scanner, sweep and webhook figures).
-    app = role === "worker" ? await buildOpsApp(ctx) : await buildApp(ctx);
+    // Each role loads only its own modules: an api never loads the loops, a worker never loads the
+    // routes, the OpenAPI document or the web UI's static files (start-up time and memory).
+    app =
+      role === "worker"
+        ? await (await import("./http/ops-app.js")).buildOpsApp(ctx)
+        : await (await import("./http/app.js")).buildApp(ctx);
     url = await app.listen({ port: config.port, host: config.host });
-    if (role === "all" || role === "worker") workers = await startWorkers(ctx);
+    if (role === "all" || role === "worker") {
+      workers = await (await import("./workers/index.js")).startWorkers(ctx);
+    }
     snapshotReader = startMetricsSnapshotReader(ctx);
   } catch (error) {
     await app?.close();

@@ -4,7 +4,9 @@
  * secret) ends every existing session without a session table. Time comes from ctx.clock.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { SignJWT, jwtVerify } from "jose";
+// The two entry points only: the package root loads all of jose (JWE, JWKS, key import/export).
+import { SignJWT } from "jose/jwt/sign";
+import { jwtVerify } from "jose/jwt/verify";
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 

@@ -87,3 +87,37 @@ export interface WalletStatus {
     hot_wallet_alert_trx: number;
   };
 }
+
+/** GET /api/v1/admin/chain: one node of TRON_NODE_URL as the scanner sees it. */
+export interface AdminChainNode {
+  /** "node-1", "node-2", ... in TRON_NODE_URL's order (node-1 is preferred). */
+  node: string;
+  /** scheme://host:port only: credentials, paths and queries (provider keys) are never shown. */
+  url: string;
+  role: "preferred" | "fallback";
+  /** healthy, or set aside: failing (errors in a row) or lagging (head behind the best node). */
+  state: "healthy" | "failing" | "lagging";
+  /** Calls go to this node now. */
+  active: boolean;
+  head: number | null;
+  /** Blocks behind the best node at the last comparison. */
+  lag: number | null;
+  calls: number;
+  errors: number;
+  /** When a node set aside is tried again. */
+  retry_at: string | null;
+}
+
+/** GET /api/v1/admin/chain: the scanner's lag and the node pool. */
+export interface AdminChainStatus {
+  network: string;
+  /** "scanner": published by the worker that scans (within the last 15 s); "this process": its own view. */
+  source: "scanner" | "this process";
+  head: number | null;
+  scanned: number | null;
+  /** head - scanned; null while either is unknown. */
+  scanner_lag_blocks: number | null;
+  /** ALERT_SCANNER_LAG_BLOCKS. */
+  scanner_lag_alert_blocks: number;
+  nodes: AdminChainNode[];
+}

@@ -2,10 +2,12 @@
  * The operator-alert conditions (DESIGN.md 2 and 11) as they stand now. Each reading is `firing`
  * true or false, or undefined when it cannot be known this time (no balance read yet, no cursor):
  * an unknown reading leaves the alert as it is. Node calls: none when this process saw the head in
- * the last few seconds (the scanner's process), else one getnowblock per evaluation.
+ * the last few seconds (the scanner's process) or the scanner published a recent one
+ * (chain-status.ts, any other worker), else one getnowblock per evaluation.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { CHAIN_STATUS_PUBLISH_MS, readChainStatus } from "../chain/chain-status.js";
 import { readCursor } from "../chain/cursor.js";
 import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
@@ -34,12 +36,14 @@ export async function readAlertConditions(
   options: { headFreshMs?: number } = {},
 ): Promise<ConditionReading[]> {
   const now = ctx.clock.now().getTime();
-  const head = await currentHead(ctx, options.headFreshMs ?? HEAD_FRESH_MS);
+  const seen = await currentHead(ctx, options.headFreshMs ?? HEAD_FRESH_MS);
+  const head = seen?.number;
   const [poolFree, snapshot, cursor, answeredAt] = await Promise.all([
     freeAddresses(ctx),
     readMetricsSnapshot(ctx),
     readCursor(ctx),
-    nodeAnsweredAt(ctx, head === undefined ? undefined : now, now),
+    // A head observed a few seconds ago is an answer of that moment, on ctx's clock.
+    nodeAnsweredAt(ctx, seen === undefined ? undefined : now - (Date.now() - seen.at), now),
   ]);
   const { alerts } = ctx.config;
   const readings: ConditionReading[] = [];
@@ -100,11 +104,25 @@ export async function readAlertConditions(
   return readings;
 }
 
-/** The node's head: the one this process saw moments ago, else one call (undefined if none answers). */
-async function currentHead(ctx: Context, freshMs: number): Promise<number | undefined> {
+/**
+ * The node's head and when it was seen (wall clock): the one this process saw moments ago, else the
+ * one the scanner published moments ago, else one call (undefined if no node answers).
+ */
+async function currentHead(
+  ctx: Context,
+  freshMs: number,
+): Promise<{ number: number; at: number } | undefined> {
   const seen = ctx.chain.lastHead();
   // lastHead() is stamped with the wall clock (Date.now), not ctx.clock.
-  if (seen && Date.now() - seen.at <= freshMs) return seen.number;
+  if (seen && Date.now() - seen.at <= freshMs) return seen;
+  const published = await readChainStatus(ctx).catch(() => undefined);
+  if (
+    published?.head != null &&
+    published.headAt != null &&
+    Date.now() - published.headAt <= freshMs + CHAIN_STATUS_PUBLISH_MS
+  ) {
+    return { number: published.head, at: published.headAt };
+  }
   let timer: NodeJS.Timeout | undefined;
   try {
     const block = await Promise.race([
@@ -115,7 +133,7 @@ async function currentHead(ctx: Context, freshMs: number): Promise<number | unde
     ]);
     const head = block.block_header.raw_data.number ?? 0;
     ctx.chain.observeHead(head);
-    return head;
+    return { number: head, at: Date.now() };
   } catch {
     return undefined;
   } finally {

@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startDevnet, type Devnet } from "../../devnet/index.js";
+import type { Devnet } from "../../devnet/index.js";
 import type { Config } from "../config.js";
 import { addressFromPrivateKey } from "../tron/address.js";
 import { createNodeClient } from "../tron/node-client.js";
@@ -47,6 +47,8 @@ export async function startEmbeddedDevnet(
 ): Promise<Devnet> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const stateFile = join(config.dataDir, DEVNET_STATE_FILE);
+  // Loaded here, not at the top: production processes (a real TRON node) never load the devnet.
+  const { startDevnet } = await import("../../devnet/index.js");
   const start = () =>
     startDevnet({
       port: 0,

@@ -4,12 +4,15 @@
  * is session-level, so it is freed the moment the holder's connection dies (process killed) and
  * another worker takes over within one retry. If the holder's lock connection is lost, its scanner
  * stops at once; even a transaction still in flight cannot double-apply blocks, because every
- * batch re-checks the cursor it started from (see scanner.ts).
+ * batch re-checks the cursor it started from (see scanner.ts). While it leads, the holder also
+ * publishes its node pool's view every few seconds (chain-status.ts) for the dashboard and the
+ * alert evaluators of other processes.
  */
 import type { Context } from "../context.js";
 import { LOCK_KEYS } from "../db/locks.js";
 import type { Loop } from "../workers/loop.js";
 import { sleep } from "./backoff.js";
+import { CHAIN_STATUS_PUBLISH_MS, publishChainStatus } from "./chain-status.js";
 import { createScanner, type Scanner, type ScannerOptions } from "./scanner.js";
 
 export interface ScannerLeaderOptions extends ScannerOptions {
@@ -51,11 +54,19 @@ export function startScannerLeader(ctx: Context, options: ScannerLeaderOptions =
       });
       leader = true;
       ctx.log.info({ pid: process.pid }, "scanner leadership acquired");
+      let publishing: Promise<void> | undefined;
+      const publisher = setInterval(() => {
+        publishing ??= publishChainStatus(ctx)
+          .catch((error: unknown) => ctx.log.warn({ err: error }, "chain status not published"))
+          .finally(() => (publishing = undefined));
+      }, CHAIN_STATUS_PUBLISH_MS);
       try {
         await scanner.run(term.signal);
       } catch (error) {
         ctx.log.error({ err: error }, "scanner stopped unexpectedly");
       } finally {
+        clearInterval(publisher);
+        await publishing;
         leader = false;
         stopping.signal.removeEventListener("abort", end);
         if (lost) ctx.log.warn("scanner leadership lost (lock connection closed)");

@@ -3,8 +3,6 @@
  * Postgres compiled to WASM, in-process) otherwise. Both speak the same SQL, so domain code never
  * branches on the engine; only locks and raw sessions differ, and they are hidden here.
  */
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
@@ -159,6 +157,12 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
+  // Loaded only for the embedded engine: a PostgreSQL process never loads PGlite or its driver
+  // (start-up time and memory, docs/deploy.md).
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+  ]);
   const client = dataDir ? new PGlite(dataDir) : new PGlite();
   await client.waitReady;
   const db = drizzlePglite({ client, schema }) as unknown as Db;

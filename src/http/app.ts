@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { zodSchemaController } from "./zod-compilers.js";
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { registerRequestHooks } from "./request-hooks.js";
@@ -44,6 +45,7 @@ export async function buildApp(ctx: Context): Promise<App> {
     },
     requestIdHeader: false,
     return503OnClosing: true,
+    schemaController: zodSchemaController,
     // Node's own Host check answers an empty 400; refuseMalformedRequest answers it in our shape.
     http: { requireHostHeader: false },
     clientErrorHandler: handleClientError,
@@ -61,8 +63,6 @@ export async function buildApp(ctx: Context): Promise<App> {
   }).withTypeProvider<ZodTypeProvider>();
 
   installExpectationHandler(app.server);
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
 
   // All bodies are JSON (SPEC.md 4): text/plain gets no parser, so it answers 415 like form bodies

@@ -19,20 +19,28 @@ export const DOCS_PATH = "/api/v1/docs";
 
 type Json = Record<string, unknown>;
 
-/** Codes any route may answer, whatever it does: the HTTP layer refuses the request first. */
+/**
+ * Codes any route may answer, whatever it does: the HTTP layer refuses the request first. The input
+ * rule (src/http/input-rule.ts) reads the query string of every route, so a route that declares no
+ * query still answers INVALID_QUERY to a NUL or an unpaired surrogate in one.
+ */
 const ANY_ROUTE: ErrorCode[] = [
   "BAD_REQUEST",
+  "INVALID_QUERY",
   "URI_TOO_LONG",
   "EXPECTATION_FAILED",
   "HEADERS_TOO_LARGE",
   "INTERNAL_ERROR",
   "SERVICE_UNAVAILABLE",
 ];
-/** Codes of routes with path parameters or a query (a parameter breaking the input rule is 404). */
+/** Codes of routes with path parameters (a parameter breaking the input rule is 404). */
 const WITH_PARAMS: ErrorCode[] = ["NOT_FOUND"];
-const WITH_QUERY: ErrorCode[] = ["INVALID_QUERY"];
-/** Codes of routes that take a JSON body. */
+/**
+ * Codes of the body parser. Fastify reads the body of every POST, PUT and PATCH, so a route that
+ * takes none (rotate-api-key, logout, retry-sweep) still refuses a non-JSON, oversized or broken one.
+ */
 const WITH_BODY: ErrorCode[] = ["INVALID_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+const PARSES_BODY = new Set(["post", "put", "patch"]);
 /** Codes by security scheme. */
 const BY_SCHEME: Record<string, ErrorCode[]> = {
   apiKey: ["UNAUTHORIZED", "MERCHANT_INACTIVE", "RATE_LIMITED"],
@@ -116,8 +124,7 @@ export function completeOperations(doc: Json): Json {
       const codes = new Set<ErrorCode>(ANY_ROUTE);
       const parameters = (operation.parameters ?? []) as { in?: string }[];
       if (parameters.some((p) => p.in === "path")) WITH_PARAMS.forEach((c) => codes.add(c));
-      if (parameters.some((p) => p.in === "query")) WITH_QUERY.forEach((c) => codes.add(c));
-      if (operation.requestBody) WITH_BODY.forEach((c) => codes.add(c));
+      if (operation.requestBody || PARSES_BODY.has(method)) WITH_BODY.forEach((c) => codes.add(c));
       for (const requirement of (operation.security ?? []) as Json[]) {
         for (const scheme of Object.keys(requirement)) (BY_SCHEME[scheme] ?? []).forEach((c) => codes.add(c));
       }

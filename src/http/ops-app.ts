@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { zodSchemaController } from "./zod-compilers.js";
 import type { Context } from "../context.js";
 import type { App } from "./app.js";
 import { registerErrorHandling } from "./errors.js";
@@ -25,9 +26,8 @@ export async function buildOpsApp(ctx: Context): Promise<App> {
     },
     requestIdHeader: false,
     return503OnClosing: true,
+    schemaController: zodSchemaController,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
   registerRequestHooks(app as unknown as FastifyInstance, ctx);
   await app.register(healthRoutes, { ctx });

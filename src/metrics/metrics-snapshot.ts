@@ -22,6 +22,8 @@ export interface MetricsSnapshot {
   hotWalletBalanceTrx?: number;
   hotWalletStakedEnergy?: number;
   hotWalletAvailableEnergy?: number;
+  /** Epoch ms (ctx clock) the hot wallet values were read from the node. */
+  hotWalletReadAt?: number;
   /** alert name -> 1 while it fires (filled by the alert module's snapshot source). */
   alertsFiring?: Record<string, number>;
 }
@@ -53,6 +55,7 @@ export function parseSnapshot(raw: unknown): MetricsSnapshot {
     "hotWalletBalanceTrx",
     "hotWalletStakedEnergy",
     "hotWalletAvailableEnergy",
+    "hotWalletReadAt",
   ] as const;
   for (const key of numbers) {
     const v = source[key];

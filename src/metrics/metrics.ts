@@ -119,12 +119,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     sweepSpentTrx: new Counter({
       name: "stablegate_sweep_spent_trx_total",
-      help: "TRX the hot wallet sent or burnt for sweeps (funding, activation, fees)",
+      help: "TRX burnt by finished sweeps, from their transaction infos' fees (every transaction, the hot wallet's included)",
       registers,
     }),
     sweepDelegatedEnergy: new Counter({
       name: "stablegate_sweep_delegated_energy_total",
-      help: "Energy delegated from the hot wallet's stake to deposit addresses for sweeps",
+      help: "Energy delegated from the hot wallet's stake to deposit addresses by finished sweeps",
       registers,
     }),
     snapshot: EMPTY_SNAPSHOT,

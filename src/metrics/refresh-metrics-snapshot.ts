@@ -2,20 +2,27 @@
  * Recomputes the database-derived metric values and stores them for every process to read
  * (metrics-snapshot.ts). Any worker may call it on a timer: a compare-and-set on the row's
  * updated_at lets exactly one of them refresh per interval, so the backlog queries and the hot-wallet
- * node reads run once per deployment, not once per process or per scrape.
+ * node reads run once per deployment, not once per process or per scrape. The hot wallet is read
+ * from the node once a minute at most (two calls), not on every 15 s refresh: its balance moves
+ * only with sweeps, and the node-call budget (README) is spent on the scanner.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatSun } from "../money.js";
-import { SNAPSHOT_KEY, type MetricsSnapshot } from "./metrics-snapshot.js";
+import { parseSnapshot, SNAPSHOT_KEY, type MetricsSnapshot } from "./metrics-snapshot.js";
 import { alertsFiringSnapshot } from "../alerts/list-alerts.js";
 
 /** How often the deployment recomputes the snapshot. */
 export const SNAPSHOT_REFRESH_MS = 15_000;
+/** How often the hot wallet's balance and energy are read from the node. */
+export const HOT_WALLET_READ_MS = 60_000;
 
-/** One group of values; a source that throws leaves its values out of this refresh. */
-export type SnapshotSource = (ctx: Context) => Promise<Partial<MetricsSnapshot>>;
+/**
+ * One group of values; a source that throws leaves its values out of this refresh. `previous` is
+ * the snapshot stored by the last refresh (any worker's), for values not re-read every time.
+ */
+export type SnapshotSource = (ctx: Context, previous: MetricsSnapshot) => Promise<Partial<MetricsSnapshot>>;
 
 export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   webhookBacklog,
@@ -37,19 +44,23 @@ export async function refreshMetricsSnapshot(
 ): Promise<RefreshResult> {
   const now = ctx.clock.now();
   const staleBefore = new Date(now.getTime() - (options.intervalMs ?? SNAPSHOT_REFRESH_MS) + 1_000);
-  const claimed = await queryRows<{ key: string }>(
+  // The update leaves value alone, so RETURNING gives the previous refresh's snapshot.
+  const claimed = await queryRows<{ value: unknown }>(
     ctx.db,
     sql`
     INSERT INTO app_state (key, value, updated_at)
     VALUES (${SNAPSHOT_KEY}, '{}'::jsonb, ${now.toISOString()}::timestamptz)
     ON CONFLICT (key) DO UPDATE SET updated_at = EXCLUDED.updated_at
     WHERE app_state.updated_at <= ${staleBefore.toISOString()}::timestamptz
-    RETURNING key`,
+    RETURNING value`,
   );
   if (claimed.length === 0) return { refreshed: false };
+  const previous = parseSnapshot(claimed[0]?.value);
 
   const snapshot: MetricsSnapshot = { refreshedAt: now.getTime() };
-  const parts = await Promise.allSettled((options.sources ?? SNAPSHOT_SOURCES).map((source) => source(ctx)));
+  const parts = await Promise.allSettled(
+    (options.sources ?? SNAPSHOT_SOURCES).map((source) => source(ctx, previous)),
+  );
   for (const part of parts) {
     if (part.status === "fulfilled") Object.assign(snapshot, part.value);
     else ctx.log.warn({ err: part.reason }, "metrics snapshot source failed");
@@ -97,15 +108,25 @@ async function settlementQueue(ctx: Context): Promise<Partial<MetricsSnapshot>> 
   return { settlements };
 }
 
-async function hotWalletResources(ctx: Context): Promise<Partial<MetricsSnapshot>> {
+async function hotWalletResources(
+  ctx: Context,
+  previous: MetricsSnapshot,
+): Promise<Partial<MetricsSnapshot>> {
   const address = ctx.config.hotWalletAddress;
   if (!address) return {};
+  const now = ctx.clock.now().getTime();
+  if (previous.hotWalletReadAt !== undefined && now - previous.hotWalletReadAt < HOT_WALLET_READ_MS) {
+    const { hotWalletReadAt, hotWalletBalanceTrx, hotWalletStakedEnergy, hotWalletAvailableEnergy } =
+      previous;
+    return { hotWalletReadAt, hotWalletBalanceTrx, hotWalletStakedEnergy, hotWalletAvailableEnergy };
+  }
   const [account, resources] = await Promise.all([
     ctx.chain.client.getAccount(address),
     ctx.chain.client.getAccountResource(address),
   ]);
   const limit = Number(resources.EnergyLimit ?? 0);
   return {
+    hotWalletReadAt: now,
     // A gauge is a float by nature; the exact sun amount is formatted first, so only the export rounds.
     hotWalletBalanceTrx: Number(formatSun(BigInt(account?.balance ?? 0))),
     hotWalletStakedEnergy: limit,

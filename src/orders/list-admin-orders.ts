@@ -6,6 +6,7 @@ import { merchants, orders, type OrderStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { orderListConditions, pagination, type Page } from "../payments/list-orders.js";
 import { countOrders } from "./count-orders.js";
+import { orderPageKeys } from "./order-page-keys.js";
 
 export interface AdminOrderFilter {
   page: number;
@@ -39,20 +40,22 @@ export function toAdminOrderSummary(
 }
 
 /**
- * The page query: newest first, read through the index that matches the filter (plan test:
- * test/orders/list-plans.test.ts).
+ * The page query: newest first, the page's keys read through the index that matches the filter
+ * (orderPageKeys; plan test: test/orders/list-plans.test.ts), then its rows.
  */
 export function adminOrdersPageQuery(ctx: Context, filter: AdminOrderFilter) {
   const conditions = orderListConditions(filter);
   if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
+  const page = orderPageKeys(ctx.db, and(...conditions), {
+    limit: filter.limit,
+    offset: (filter.page - 1) * filter.limit,
+  });
   return ctx.db
     .select({ order: orders, merchantName: merchants.name })
-    .from(orders)
+    .from(page)
+    .innerJoin(orders, eq(orders.id, page.id))
     .innerJoin(merchants, eq(merchants.id, orders.merchantId))
-    .where(and(...conditions))
-    .orderBy(desc(orders.createdAt), desc(orders.id))
-    .limit(filter.limit)
-    .offset((filter.page - 1) * filter.limit);
+    .orderBy(desc(page.createdAt), desc(page.id));
 }
 
 export async function listAdminOrders(

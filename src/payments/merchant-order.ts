@@ -8,6 +8,7 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { orders, type OrderStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
+import { orderPageKeys } from "../orders/order-page-keys.js";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -89,13 +90,12 @@ export function selectOrdersQuery(
   where: SQL | undefined,
   page: { limit: number; offset: number },
 ) {
+  const keys = orderPageKeys(db, where, page);
   return db
     .select({ order: orders, confirmations: confirmationsSql })
-    .from(orders)
-    .where(where)
-    .orderBy(desc(orders.createdAt), desc(orders.id))
-    .limit(page.limit)
-    .offset(page.offset);
+    .from(keys)
+    .innerJoin(orders, eq(orders.id, keys.id))
+    .orderBy(desc(keys.createdAt), desc(keys.id));
 }
 
 export async function findMerchantOrderByExternalId(

@@ -387,6 +387,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chain watching: the scanner's lag in blocks and the state of every node of TRON_NODE_URL
+         * @description What the worker that scans published within the last 15 s (source scanner), else this process's own view (source this process). Makes no node call when the scanner published.
+         */
+        get: operations["getAdminChain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "payment.confirmed": {
@@ -492,7 +512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -506,7 +526,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -620,7 +640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -634,7 +654,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -766,7 +786,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -780,7 +800,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -917,7 +937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -931,7 +951,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -1387,7 +1407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,7 +1421,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -1655,7 +1675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1669,7 +1689,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -1879,7 +1899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,7 +1913,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -2124,7 +2144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2138,7 +2158,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -2327,7 +2347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2341,7 +2361,25 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
                     };
                 };
             };
@@ -2360,6 +2398,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -2465,7 +2521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2479,7 +2535,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -2628,7 +2684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2698,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -2855,7 +2911,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2869,7 +2925,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -3040,7 +3096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR, EMPTY_UPDATE */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, EMPTY_UPDATE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3110,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR" | "EMPTY_UPDATE";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "EMPTY_UPDATE";
                     };
                 };
             };
@@ -3247,7 +3303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3317,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
                     };
                 };
             };
@@ -3301,6 +3357,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -3316,6 +3390,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -3428,7 +3520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3442,7 +3534,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -3935,7 +4027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3949,7 +4041,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -4123,7 +4215,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,7 +4229,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
                     };
                 };
             };
@@ -4348,7 +4440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4362,7 +4454,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -4497,7 +4589,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4511,7 +4603,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -4657,7 +4749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4671,7 +4763,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -4868,7 +4960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4882,7 +4974,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
@@ -5019,7 +5111,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5033,7 +5125,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
                     };
                 };
             };
@@ -5091,6 +5183,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -5106,6 +5216,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -5246,7 +5374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5260,7 +5388,183 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        network: string;
+                        /** @enum {string} */
+                        source: "scanner" | "this process";
+                        head: number | null;
+                        scanned: number | null;
+                        scanner_lag_blocks: number | null;
+                        scanner_lag_alert_blocks: number;
+                        nodes: {
+                            /** @description "node-1", "node-2", ... in TRON_NODE_URL order; node-1 is the preferred node */
+                            node: string;
+                            /** @description scheme://host:port only: credentials, path and query are never shown */
+                            url: string;
+                            /** @enum {string} */
+                            role: "preferred" | "fallback";
+                            /**
+                             * @description healthy, or set aside after errors in a row (failing) or a head too far behind (lagging)
+                             * @enum {string}
+                             */
+                            state: "healthy" | "failing" | "lagging";
+                            /** @description calls go to this node now */
+                            active: boolean;
+                            head: number | null;
+                            /** @description blocks behind the best node at the last comparison */
+                            lag: number | null;
+                            calls: number;
+                            errors: number;
+                            /** @description when a node set aside is tried again */
+                            retry_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };

@@ -9,7 +9,12 @@ import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 
 export interface RollupDifference {
-  table: "order_rollups_daily" | "order_rollups_hourly" | "order_rollups_total" | "merchant_incidents";
+  table:
+    | "order_rollups_daily"
+    | "order_rollups_hourly"
+    | "order_rollups_total"
+    | "merchant_incidents"
+    | "addresses";
   /** The key: day or hour/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
   /** [order_count, amount_received] or [incident_count], as stored and as recounted. */
@@ -96,7 +101,16 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const hourly = await queryRows<DiffRow>(db, HOURLY);
   const total = await queryRows<DiffRow>(db, TOTAL);
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
+  // The admin stats take the pool's size as max(derivation_index) + 1 (get-address-pool-counts.ts).
+  const [pool] = await queryRows<{ stored: string; actual: string }>(
+    db,
+    sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS stored, count(*)::text AS actual
+        FROM addresses`,
+  );
   return [
+    ...(pool && pool.stored !== pool.actual
+      ? [{ table: "addresses" as const, key: { pool: "size" }, stored: [pool.stored], actual: [pool.actual] }]
+      : []),
     ...daily.map((row) => ({
       table: "order_rollups_daily" as const,
       key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },

@@ -8,7 +8,7 @@ import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatSun } from "../money.js";
 import { appendOrderEvent } from "../orders/transitions.js";
-import { insertSweepCost, settleLedger } from "./sweep-ledger.js";
+import { insertSweepCost, settleLedger, type SweepCostFigures } from "./sweep-ledger.js";
 import { LeaseLost, type Patch, type SettlementRow, type SweepDeps } from "./sweep-types.js";
 
 export const SWEEP_LEASE_MS = 120_000;
@@ -132,10 +132,11 @@ export async function finishSettlement(
     : sql`status = 'completed', next_attempt_at = NULL`;
   const columns = again ? { ...patch, step: undefined } : patch;
   if (patch.step === "swept") await settleLedger(d, row);
-  await ctx.db.transaction(async (tx) => {
+  const cost = await ctx.db.transaction(async (tx) => {
+    let figures: SweepCostFigures | null = null;
     if (patch.step === "swept") {
       const sweptAt = patch.swept_at ?? (row.swept_at ? new Date(Number(row.swept_at)) : ctx.clock.now());
-      await insertSweepCost(d, tx, row, sweptAt);
+      figures = await insertSweepCost(d, tx, row, sweptAt);
     }
     await updateLeased(
       d,
@@ -144,11 +145,14 @@ export async function finishSettlement(
       sql`${setClause(columns)}, ${next}, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL`,
     );
     if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
+    return figures;
   });
   ctx.metrics.sweeps.inc({ result: "completed" });
-  // What the hot wallet sent to fund this sweep (the part the fees did not burn stays on the address).
-  if (patch.step === "swept" && row.fee_trx !== null) {
-    ctx.metrics.sweepSpentTrx.inc(Number(formatSun(BigInt(row.fee_trx))));
+  // The ledger's figures, read from the transaction infos' fees (every transaction of the sweep,
+  // the hot wallet's own included), counted once, when the round's row was written.
+  if (cost) {
+    ctx.metrics.sweepSpentTrx.inc(Number(formatSun(cost.trxBurntSun)));
+    ctx.metrics.sweepDelegatedEnergy.inc(Number(cost.energyDelegated));
   }
   ctx.log.info({ orderId: row.order_id, step: patch.step, again }, "sweep completed");
 }

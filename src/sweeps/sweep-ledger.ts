@@ -104,18 +104,27 @@ export async function settleLedger(d: SweepDeps, row: SettlementRow): Promise<vo
   }
 }
 
+/** What a finished sweep's `sweep_costs` row records, for the metrics. */
+export interface SweepCostFigures {
+  trxBurntSun: bigint;
+  energyDelegated: bigint;
+}
+
 /**
  * Sums the round's landed transactions into its `sweep_costs` row; runs in the finishing
- * transaction, before the settlement moves on to another round.
+ * transaction, before the settlement moves on to another round. Returns the row's figures, or null
+ * when the round was recorded already (a finish repeated after a crash is not counted twice).
  */
 export async function insertSweepCost(
   d: SweepDeps,
   tx: Executor,
   row: SettlementRow,
   sweptAt: Date,
-): Promise<void> {
+): Promise<SweepCostFigures | null> {
   const now = d.ctx.clock.now().toISOString();
-  await tx.execute(sql`
+  const [inserted] = await queryRows<{ trx_burnt: string; energy_delegated: string }>(
+    tx,
+    sql`
     INSERT INTO sweep_costs (settlement_id, round, order_id, mode, fresh_address, amount, trx_burnt,
       activation_trx, energy_delegated, energy_used, transactions, queued_at, swept_at, finished_at)
     SELECT s.id, s.round, s.order_id, COALESCE(s.mode, 'burn'),
@@ -130,5 +139,9 @@ export async function insertSweepCost(
     LEFT JOIN sweep_transactions t ON t.settlement_id = s.id AND t.round = s.round
     WHERE s.id = ${row.id}::uuid
     GROUP BY s.id
-    ON CONFLICT (settlement_id, round) DO NOTHING`);
+    ON CONFLICT (settlement_id, round) DO NOTHING
+    RETURNING trx_burnt::text AS trx_burnt, energy_delegated::text AS energy_delegated`,
+  );
+  if (!inserted) return null;
+  return { trxBurntSun: BigInt(inserted.trx_burnt), energyDelegated: BigInt(inserted.energy_delegated) };
 }

@@ -9,26 +9,11 @@ import type { orders } from "../db/schema.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { newId } from "../ids.js";
+import type { OutcomeEvent, WebhookPayload } from "./webhook-payload.js";
 
-export const OUTCOME_EVENTS = ["payment.confirmed", "payment.underpaid", "payment.overpaid"] as const;
-export type OutcomeEvent = (typeof OUTCOME_EVENTS)[number];
+export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "./webhook-payload.js";
 
 export type OrderRow = typeof orders.$inferSelect;
-
-export interface WebhookPayload {
-  event: OutcomeEvent;
-  order_id: string;
-  external_id: string;
-  amount_expected: string;
-  amount_received: string;
-  currency: string;
-  network: string;
-  tx_hash: string | null;
-  from_address: string | null;
-  to_address: string;
-  status: string;
-  timestamp: string;
-}
 
 export function buildWebhookPayload(order: OrderRow, event: OutcomeEvent, at: Date): WebhookPayload {
   return {

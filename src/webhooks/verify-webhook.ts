@@ -4,7 +4,7 @@
  * then parse. Depends on node:crypto only, so it can be copied into a merchant's codebase as is.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { WebhookPayload } from "./enqueue-webhook.js";
+import type { WebhookPayload } from "./webhook-payload.js";
 
 export type { WebhookPayload };
 

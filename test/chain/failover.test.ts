@@ -177,10 +177,16 @@ describe("node failover", () => {
       expect(((await t.cursor()) as number) - scannedFrom).toBeLessThanOrEqual(1);
       await fallback.start();
       await primary.start();
-      await waitFor("every order detected", async () => {
-        const rows = await Promise.all(orders.map((o) => t.orderRow(o.id)));
-        return rows.every((r) => r.status === "detected");
-      });
+      // After the outage the scanner may be in a backoff of up to 15 s (scanner.ts), then catches up
+      // the blocks mined meanwhile (one every 300 ms); under CI's full-suite load that took > 20 s.
+      await waitFor(
+        "every order detected",
+        async () => {
+          const rows = await Promise.all(orders.map((o) => t.orderRow(o.id)));
+          return rows.every((r) => r.status === "detected");
+        },
+        45_000,
+      );
     });
     const to = (await t.cursor()) as number;
     const watched = new Set(orders.map((o) => o.address));
@@ -194,5 +200,5 @@ describe("node failover", () => {
       .sort();
     expect(recorded).toHaveLength(3);
     expect(recorded).toEqual(await chainTransfers(t, watched, scannedFrom + 1, to));
-  });
+  }, 90_000);
 });

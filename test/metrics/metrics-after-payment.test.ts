@@ -6,7 +6,7 @@
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { settlements } from "../../src/db/schema.js";
+import { settlements, sweepCosts } from "../../src/db/schema.js";
 import { buildApp, type App } from "../../src/http/app.js";
 import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createOrder } from "../../src/payments/create-order.js";
@@ -93,10 +93,14 @@ describe("metrics after a devnet payment", () => {
       sample(after, "stablegate_scanner_head_block") - sample(after, "stablegate_scanner_scanned_block"),
     );
 
-    // TRX spent is what the settlement records as sent to fund the sweep; the balance is the node's.
-    const fee = Number(settlement?.feeTrx ?? 0n) / 1e6;
-    expect(fee).toBeGreaterThan(0);
-    expect(moved("stablegate_sweep_spent_trx_total")).toBeCloseTo(fee, 6);
+    // TRX spent is what the cost ledger read from the transaction infos' fees (the funding
+    // transfer's and the sweep's), not what was sent to the address; the balance is the node's.
+    const [cost] = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.orderId, order.id));
+    const burnt = Number(cost?.trxBurnt ?? 0n) / 1e6;
+    expect(burnt).toBeGreaterThan(6);
+    expect(burnt).toBeLessThan(Number(settlement?.feeTrx ?? 0n) / 1e6 + 1);
+    expect(moved("stablegate_sweep_spent_trx_total")).toBeCloseTo(burnt, 6);
+    expect(moved("stablegate_sweep_delegated_energy_total")).toBe(0);
     const account = await t.ctx.chain.client.getAccount(hot);
     expect(sample(after, "stablegate_hot_wallet_balance_trx")).toBeCloseTo(
       Number(account?.balance ?? 0) / 1e6,

@@ -195,3 +195,26 @@ describe("order rollups", { timeout: 120_000 }, () => {
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 });
+
+describe("check-rollups and the address pool", () => {
+  it("reports a pool whose derivation indexes are not contiguous (the admin stats count max + 1)", async () => {
+    expect((await checkRollups(t.ctx.db)).filter((d) => d.table === "addresses")).toEqual([]);
+    const [{ next } = { next: "0" }] = await queryRows<{ next: string }>(
+      t.ctx.db,
+      sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS next FROM addresses`,
+    );
+    await t.ctx.db.execute(sql`
+      INSERT INTO addresses (derivation_index, address, status, created_at)
+      VALUES (${Number(next) + 5}, 'TGapAddressForTheCheck', 'free', now())`);
+    const pool = (await checkRollups(t.ctx.db)).filter((d) => d.table === "addresses");
+    expect(pool).toEqual([
+      {
+        table: "addresses",
+        key: { pool: "size" },
+        stored: [String(Number(next) + 6)],
+        actual: [String(Number(next) + 1)],
+      },
+    ]);
+    await t.ctx.db.execute(sql`DELETE FROM addresses WHERE address = 'TGapAddressForTheCheck'`);
+  });
+});

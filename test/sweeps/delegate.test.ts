@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepCosts } from "../../src/db/schema.js";
+import { buildApp, type App } from "../../src/http/app.js";
 import { formatSun } from "../../src/money.js";
 import { getWalletStatus } from "../../src/wallet/get-wallet-status.js";
 import { reconcileDelegations } from "../../src/sweeps/reconcile-delegations.js";
@@ -22,10 +23,16 @@ import {
 // Stake 2.0), orders are paid and confirmed by the real scanner, and runDueSweeps lends each sweep
 // the energy it needs and takes it back. Every figure is checked against the chain's own balances.
 
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
 describe("delegate-mode sweeps with a staked hot wallet", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   let cold: { address: string };
+  let app: App;
   beforeAll(async () => {
     hot = await newAccount();
     cold = await newAccount();
@@ -43,12 +50,16 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
     await stake(t, hot.privateKey, 100_000, "ENERGY");
     await stake(t, hot.privateKey, 20_000, "BANDWIDTH");
     await t.scanner.sync();
+    app = await buildApp(t.ctx);
   });
   afterAll(async () => {
+    await app?.close();
     await t.close();
   });
 
   it("sweeps a fresh address for its activation alone and takes the energy back", async () => {
+    const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
+    const before = await scrape();
     const order = await paidOrder(t, "10", 10_000_000n);
     const hotBefore = await trxBalance(t, hot.address);
 
@@ -74,6 +85,13 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
     expect(cost?.energyDelegated).toBeGreaterThan(0n);
     expect(cost?.energyUsed).toBeGreaterThan(0n);
     expect(cost?.energyDelegated).toBeGreaterThanOrEqual(cost?.energyUsed ?? 0n);
+
+    // /metrics moved by the ledger's figures: the TRX burnt (the activation) and the energy lent.
+    const after = await scrape();
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    expect(moved("stablegate_sweep_spent_trx_total")).toBeCloseTo(Number(burnt) / 1e6, 6);
+    expect(moved("stablegate_sweep_delegated_energy_total")).toBe(Number(cost?.energyDelegated));
+    expect(moved('stablegate_sweeps_total{result="completed"}')).toBe(1);
 
     // The sweep burnt no TRX: its energy came from the delegation (TronWeb reads the info).
     const info = (await t.tw.trx.getTransactionInfo(settled?.sweepTxHash as string)) as {
@@ -102,6 +120,7 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
     t.devnet.advanceClock(24 * 3600_000);
     const hotBefore = await trxBalance(t, hot.address);
     const addressBefore = await trxBalance(t, order.address);
+    const before = (await app.inject({ method: "GET", url: "/metrics" })).body;
     await t.pay(order.address, 4_000_000n);
     t.mine(1);
     await t.finalize();
@@ -121,6 +140,12 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
       activationTrx: 0n,
       transactions: 3,
     });
+    // Nothing burnt, so nothing counted as spent; the energy lent is counted.
+    const after = (await app.inject({ method: "GET", url: "/metrics" })).body;
+    const moved = (series: string) => sample(after, series) - sample(before, series);
+    expect(moved("stablegate_sweep_spent_trx_total")).toBe(0);
+    expect(moved("stablegate_sweep_delegated_energy_total")).toBe(Number(second?.energyDelegated));
+    expect(second?.energyDelegated).toBeGreaterThan(0n);
     expect(await delegatedEnergyStake(t, hot.address, order.address)).toBe(0n);
   });
 

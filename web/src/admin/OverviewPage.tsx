@@ -1,22 +1,38 @@
-import { toMicro } from "../checkout/amounts.js";
-import { api, type Incident, type Stats, type StatsBlock } from "./api.js";
+import { useEffect } from "react";
+import {
+  api,
+  type AdminChainStatus,
+  type AlertList,
+  type Incident,
+  type Stats,
+  type StatsBlock,
+} from "./api.js";
 import { Link } from "./router.js";
 import { formatTime, trimAmount } from "./format.js";
+import { ChainPanel, FiringAlerts } from "./OpsPanels.js";
+import { RevenueChart, type DailyRevenue } from "./RevenueChart.js";
 import { useApi } from "./useApi.js";
+
+/** The overview reloads itself this often: alerts and node state change without the operator acting. */
+const REFRESH_MS = 5_000;
 
 interface Overview {
   stats: Stats;
-  daily: Array<{ date: string; total_received: string }>;
+  daily: DailyRevenue[];
   incidents: Incident[];
+  alerts: AlertList;
+  chain: AdminChainStatus;
 }
 
 async function loadOverview(): Promise<Overview> {
-  const [stats, daily, incidents] = await Promise.all([
+  const [stats, daily, incidents, alerts, chain] = await Promise.all([
     api.get<Stats>("/stats"),
-    api.get<Array<{ date: string; total_received: string }>>("/stats/daily"),
+    api.get<DailyRevenue[]>("/stats/daily"),
     api.get<{ data: Incident[] }>("/incidents"),
+    api.get<AlertList>("/alerts"),
+    api.get<AdminChainStatus>("/chain"),
   ]);
-  return { stats, daily, incidents: incidents.data };
+  return { stats, daily, incidents: incidents.data, alerts, chain };
 }
 
 function StatsCard({ title, block, testId }: { title: string; block: StatsBlock; testId: string }) {
@@ -42,38 +58,20 @@ function StatsCard({ title, block, testId }: { title: string; block: StatsBlock;
   );
 }
 
-/** Bars scaled in integer micro-USDT: no float ever holds an amount, only the bar's width does. */
-function DailyBars({ daily }: { daily: Overview["daily"] }) {
-  const values = daily.map((day) => toMicro(day.total_received) ?? 0n);
-  const max = values.reduce((a, b) => (b > a ? b : a), 0n);
-  return (
-    <section className="panel wide">
-      <h2>Received, last 7 days (UTC)</h2>
-      <ol className="bars" data-testid="daily">
-        {daily.map((day, i) => {
-          const value = values[i] ?? 0n;
-          const percent = max === 0n ? 0 : Number((value * 100n) / max);
-          return (
-            <li key={day.date}>
-              <span className="bar-date">{day.date.slice(5)}</span>
-              <span className="bar" style={{ width: `${Math.max(percent, value > 0n ? 1 : 0)}%` }} />
-              <span className="bar-value">{trimAmount(day.total_received)}</span>
-            </li>
-          );
-        })}
-      </ol>
-    </section>
-  );
-}
-
 export function OverviewPage() {
   const overview = useApi(loadOverview, "overview");
+  const { reload } = overview;
+  useEffect(() => {
+    const timer = setInterval(reload, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   if (overview.state === "loading") return <p>Loading…</p>;
   if (overview.state === "error") return <p className="error">{overview.message}</p>;
-  const { stats, daily, incidents } = overview.data;
+  const { stats, daily, incidents, alerts, chain } = overview.data;
   return (
     <>
       <h1>Overview</h1>
+      <FiringAlerts firing={alerts.firing} />
       <div className="grid">
         <StatsCard title="Today" block={stats.today} testId="stats-today" />
         <StatsCard title="Last 7 days" block={stats.week} testId="stats-week" />
@@ -90,7 +88,8 @@ export function OverviewPage() {
           </dl>
         </section>
       </div>
-      <DailyBars daily={daily} />
+      <ChainPanel chain={chain} />
+      <RevenueChart daily={daily} />
       <section className="panel wide">
         <h2>Incidents</h2>
         {incidents.length === 0 ? (

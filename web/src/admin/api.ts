@@ -1,12 +1,13 @@
 /** The admin API (SPEC.md 4.3-4.5) as the dashboard calls it: same origin, the admin_token cookie. */
 import type {
+  AdminChainStatus,
   AdminOrderSummary,
   AddressPoolCounts,
   Incident,
   WalletStatus,
 } from "../../../src/admin/api-shapes.js";
 
-export type { Incident, WalletStatus };
+export type { AdminChainStatus, Incident, WalletStatus };
 export type OrderSummary = AdminOrderSummary;
 export class ApiError extends Error {
   constructor(
@@ -90,4 +91,20 @@ export interface OrderDetail {
   settlement: Record<string, unknown> | null;
   meta: Record<string, unknown>;
   webhooks?: Array<Record<string, unknown>>;
+}
+
+/** GET /alerts (src/alerts/list-alerts.ts), the fields the overview shows. */
+export interface AlertView {
+  id: string;
+  alert: string;
+  kind: "condition" | "event";
+  severity: string;
+  state: "firing" | "resolved";
+  text: string;
+  fired_at: string;
+  resolved_at: string | null;
+}
+export interface AlertList {
+  firing: AlertView[];
+  recent: AlertView[];
 }

@@ -7,6 +7,7 @@ import type { Context } from "../../../context.js";
 import { adminSession } from "../../plugins/admin-session.js";
 import { adminAlertRoutes } from "./alerts.js";
 import { adminAuthRoutes } from "./auth.js";
+import { adminChainRoutes } from "./chain.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
 import { adminStatsRoutes } from "./stats.js";
@@ -25,6 +26,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminStatsRoutes, { ctx });
   await app.register(adminWalletRoutes, { ctx });
   await app.register(adminAlertRoutes, { ctx });
+  await app.register(adminChainRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 
