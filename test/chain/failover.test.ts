@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { DevnetListener } from "../../devnet/index.js";
 import { transfers } from "../../src/db/schema.js";
 import { buildApp } from "../../src/http/app.js";
+import { createLogger } from "../../src/logger.js";
 import { chainTransfers, startChainTest, type ChainTest } from "./helpers.js";
 
 // Listener 0 is the test's own door to the chain (paying, mining); the service knows only
@@ -14,11 +15,19 @@ let fallback: DevnetListener;
 
 const POOL = { failureThreshold: 3, pauseMs: 200, maxPauseMs: 1000, probeIntervalMs: 300 };
 
+// The service's info-level log lines, kept to explain a wait that times out.
+const logLines: string[] = [];
+const log = createLogger({
+  level: "info",
+  destination: { write: (line: string) => void logLines.push(line.trim()) },
+});
+
 beforeAll(async () => {
   t = await startChainTest({
     devnet: { extraPorts: [0, 0] },
     nodeUrls: (d) => `${d.listeners[1]?.url},${d.listeners[2]?.url}`,
     pool: POOL,
+    log,
   });
   primary = t.devnet.listeners[1] as DevnetListener;
   fallback = t.devnet.listeners[2] as DevnetListener;
@@ -48,7 +57,12 @@ const node = (i: number) =>
 async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
+    if (Date.now() > deadline) {
+      const state = { cursor: await t.cursor(), head: t.mine(0), nodes: t.ctx.chain.client.status() };
+      throw new Error(
+        `${what}: not in time\n${JSON.stringify(state)}\nlast log lines:\n${logLines.slice(-40).join("\n")}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }
