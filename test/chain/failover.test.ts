@@ -111,8 +111,8 @@ describe("node failover", () => {
       // The payment is in the pool; the preferred node dies before the block that carries it.
       await primary.stop();
       const failoverHead = t.mine(0);
-      // Credited (detected, or already confirmed: the confirmer may move it on before a poll sees it).
-      await waitFor("payment detected", async () => (await t.orderRow(order.id)).amountReceived > 0n);
+      // Detected, or already past it: the confirmer may move it on before a poll sees it.
+      await waitFor("payment detected", async () => (await t.orderRow(order.id)).status !== "pending");
       const detectedAt = t.mine(0);
       expect(detectedAt - failoverHead).toBeLessThanOrEqual(2);
     });
@@ -192,11 +192,11 @@ describe("node failover", () => {
       expect(((await t.cursor()) as number) - scannedFrom).toBeLessThanOrEqual(1);
       await fallback.start();
       await primary.start();
-      // Every payment credited. Not "status is detected": the payments lie deeper than the
+      // Every payment confirmed in full. Not "status is detected": the payments lie deeper than the
       // confirmations by the time the scanner catches up, so the confirmer settles each order
       // within milliseconds of its detection, and a poll can miss the detected state altogether
       // (that made this wait time out in CI).
-      await waitFor("every payment credited", async () => {
+      await waitFor("every payment confirmed", async () => {
         const rows = await Promise.all(orders.map((o) => t.orderRow(o.id)));
         return rows.every((r, i) => r.amountReceived === BigInt(i + 3) * 1_000_000n);
       });
