@@ -59,8 +59,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Disp
   };
   return new Agent({
     connect,
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
+    // Backstops only: each attempt's own timer (sendWebhook) ends it at `timeout`. Were these equal
+    // to it, a loaded process could fire either first and name the same timeout two ways.
+    headersTimeout: timeout + 1_000,
+    bodyTimeout: timeout + 1_000,
     keepAliveTimeout: 4_000,
     connections: options.connections ?? null,
   });
@@ -124,11 +126,11 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
       await drain(response.body);
     } catch (error) {
       // A body cut short after a 2xx status is still a failure: the receiver may not have finished.
-      return finish(response.statusCode, describeError(error, controller.signal));
+      return finish(response.statusCode, describeError(error, controller.signal, timeoutMs));
     }
     return finish(response.statusCode, null);
   } catch (error) {
-    return finish(null, describeError(error, controller.signal));
+    return finish(null, describeError(error, controller.signal, timeoutMs));
   } finally {
     clearTimeout(timer);
   }
@@ -178,7 +180,7 @@ function safeProtocol(url: string): string | null {
 }
 
 /** A short, stable reason for the attempt log and the webhook_failed event (never internals). */
-export function describeError(error: unknown, signal: AbortSignal): string {
+export function describeError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
   if (signal.aborted && signal.reason instanceof AttemptTimeout) return signal.reason.message;
   const chain: unknown[] = [];
   for (let current = error; current && chain.length < 5; current = (current as { cause?: unknown }).cause) {
@@ -196,7 +198,7 @@ export function describeError(error: unknown, signal: AbortSignal): string {
         c === "UND_ERR_CONNECT_TIMEOUT" || c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT",
     )
   ) {
-    return "timeout";
+    return `timeout after ${timeoutMs} ms`;
   }
   if (codes.some((c) => c === "ECONNRESET" || c === "UND_ERR_SOCKET" || c === "EPIPE")) {
     return "connection reset";

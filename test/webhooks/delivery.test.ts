@@ -7,7 +7,9 @@ import { createHmac } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
 import { merchants, orderEvents, orders, webhookAttempts, webhookDeliveries } from "../../src/db/schema.js";
+import { errors as undiciErrors } from "undici";
 import { createWebhookDeliverer, type WebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
+import { describeError } from "../../src/webhooks/send-webhook.js";
 import { listOrderWebhooks } from "../../src/webhooks/list-order-webhooks.js";
 import {
   type Behaviour,
@@ -367,6 +369,20 @@ describe("a failed attempt", () => {
     expect(noContent.order?.status).toBe("completed");
     const notOk = await attemptAgainst(always(300));
     expect(notOk.report.result).toMatchObject({ success: false, statusCode: 300 });
+  });
+
+  it("names a timeout the same way whether the attempt's timer or undici's own timeouts end it", () => {
+    // Under CI's load undici's headers timer once fired before the attempt's own, equal, timer and the
+    // attempt was logged as plain "timeout". Both now say how long was waited.
+    const idle = new AbortController().signal;
+    for (const error of [
+      new undiciErrors.HeadersTimeoutError(),
+      new undiciErrors.BodyTimeoutError(),
+      new undiciErrors.ConnectTimeoutError(),
+      Object.assign(new TypeError("fetch failed"), { cause: new undiciErrors.HeadersTimeoutError() }),
+    ]) {
+      expect(describeError(error, idle, 10_000)).toBe("timeout after 10000 ms");
+    }
   });
 
   it("gives up on a hanging receiver after the default 10 s", { timeout: 30_000 }, async () => {
