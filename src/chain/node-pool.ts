@@ -6,8 +6,9 @@
  * set aside gets no traffic; a probe (one getnowblock) tries it again after a pause that doubles
  * while it keeps failing, and a success makes it eligible again, so calls return to the preferred
  * node once it recovers. Heads are compared every `probeIntervalMs` by asking every node at once
- * (the node in use is not asked when it reported a head moments ago), and only while calls are being
- * made: an idle process makes no probe calls. When every node is set aside, calls still go to the
+ * (the node in use is not asked when it reported a head moments ago; a node whose kept head looks too
+ * far behind is asked again before it is judged), and only while calls are being made: an idle
+ * process makes no probe calls. When every node is set aside, calls still go to the
  * best of them (a lagging one before a failing one) rather than fail without trying.
  *
  * `select()` names one node for a group of calls that must agree: the scanner takes a block's header
@@ -252,9 +253,18 @@ export function poolOf(
         !(m.state === "healthy" && m.head !== null && started - m.headAt <= freshHeadMs),
     );
     await Promise.all(asked.map((m) => m.client.getNowBlock().catch(() => undefined)));
-    const current = members.filter((m) => m.head !== null && m.headAt >= started - freshHeadMs);
-    const best = Math.max(...current.map((m) => m.head as number));
-    for (const m of current) {
+    const current = () => members.filter((m) => m.head !== null && m.headAt >= started - freshHeadMs);
+    const bestOf = (ms: Member[]) => Math.max(...ms.map((m) => m.head as number));
+    // A head kept from before this round is up to freshHeadMs old: on fast blocks that alone can
+    // put it more than maxLag behind. Such a node is asked again before it is judged.
+    const best0 = bestOf(current());
+    const stale = current().filter(
+      (m) => m.state !== "failing" && m.headAt < started && best0 - (m.head as number) > maxLag,
+    );
+    await Promise.all(stale.map((m) => m.client.getNowBlock().catch(() => undefined)));
+    const judged = current();
+    const best = bestOf(judged);
+    for (const m of judged) {
       const lag = best - (m.head as number);
       m.lag = lag;
       if (m.state === "failing") continue;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import type { DevnetListener } from "../../devnet/index.js";
 import { transfers } from "../../src/db/schema.js";
+import { createNodePool } from "../../src/chain/node-pool.js";
 import { buildApp } from "../../src/http/app.js";
 import { createLogger } from "../../src/logger.js";
 import { chainTransfers, startChainTest, type ChainTest } from "./helpers.js";
@@ -172,6 +173,40 @@ describe("node failover", () => {
     await running(300, () =>
       waitFor("caught-up node back", () => node(0).state === "healthy" && node(0).active),
     );
+  });
+
+  it("asks again before setting aside a node whose kept head is only old, not behind", async () => {
+    // The fallback's head is read, then blocks come faster than the head comparisons' freshness
+    // window: its kept head (1 s old, still "fresh") is 10 blocks behind the preferred node's new
+    // one. Judged on that, it was set aside as lagging (which flaked the dashboard's node test).
+    let clock = 1_000_000;
+    const pool = createNodePool([primary.url, fallback.url], {}, { now: () => clock });
+    try {
+      await pool.probe();
+      const start = pool.status().map((s) => s.head);
+      expect(start[0]).toBe(start[1]);
+      t.mine(10);
+      clock += 1_000;
+      await pool.getNowBlock();
+      await pool.probe();
+      const [preferred, other] = pool.status();
+      expect(preferred).toMatchObject({ state: "healthy", active: true, head: (start[0] as number) + 10 });
+      expect(other).toMatchObject({ state: "healthy", lag: 0, head: (start[0] as number) + 10 });
+
+      // A node that is behind stays judged as such.
+      await fetch(fallback.url + "/devnet/faults", {
+        method: "POST",
+        body: JSON.stringify({ lag_blocks: 8 }),
+      });
+      t.mine(1);
+      clock += 3_000;
+      await pool.getNowBlock();
+      await pool.probe();
+      expect(pool.status()[1]).toMatchObject({ state: "lagging", lag: 8 });
+    } finally {
+      await fetch(fallback.url + "/devnet/faults", { method: "POST", body: "{}" });
+      await pool.close();
+    }
   });
 
   it("skips nothing when every node is down for a while", async () => {
