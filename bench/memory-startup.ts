@@ -48,6 +48,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
 const starts = Number(process.env.BENCH_STARTS ?? 5);
+const WARMUP_S = 3;
 /** The Dockerfile's NODE_OPTIONS (docs/deploy.md, "Start-up and memory"): keep the two equal. */
 const nodeOptions = (process.env.BENCH_NODE_OPTIONS ?? "--max-semi-space-size=8").split(" ").filter(Boolean);
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
@@ -244,16 +245,18 @@ async function main(): Promise<void> {
 
     // Addresses for every order of the run, derived before measuring (the worker's filler would
     // otherwise compete with the api for the same two cores).
+    // The warm-up's rate then sizes the pool for the measured rounds: on an empty pool the api
+    // derives every address on the request path, and the rounds would measure that instead.
     const ctx = await createContext(loadConfig(env), { log: createLogger({ level: "silent" }) });
-    const addressCount = (2 * rounds + 1) * duration * 2000 + 10_000;
-    while ((await fillAddressPool(ctx, { target: addressCount, batchSize: 2000 })).more);
+    const fillPool = async (target: number) => {
+      while ((await fillAddressPool(ctx, { target, batchSize: 2000 })).more);
+      console.log(`address pool: ${target} free addresses ready`);
+    };
+    await fillPool(WARMUP_S * 10_000 + 10_000);
     const { apiKey } = await createMerchant(ctx, {
       name: "Bench Shop",
       webhookSecret: "bench-webhook-secret",
     });
-    await ctx.database.close();
-    await ctx.chain.close();
-    console.log(`address pool: ${addressCount} addresses ready`);
 
     // 1. Start-up, compiled, to the first healthy reply.
     console.log(`node ${process.version}, V8 flags: ${nodeOptions.join(" ") || "(none)"}`);
@@ -291,7 +294,10 @@ async function main(): Promise<void> {
     // 3. Throughput with and without a scrape every second, in rounds whose order alternates
     // (plain, scraped, scraped, plain, ...) so a drift of the machine's load hits both alike;
     // RSS peaks meanwhile.
-    await orderLoad(api.url, apiKey, "warmup", 3);
+    const warmup = await orderLoad(api.url, apiKey, "warmup", WARMUP_S);
+    await fillPool(Math.ceil(2 * rounds * duration * warmup.rps * 1.5) + 10_000);
+    await ctx.database.close();
+    await ctx.chain.close();
     const plain: LoadResult[] = [];
     const scraped: LoadResult[] = [];
     let scrapes = 0;
@@ -301,7 +307,11 @@ async function main(): Promise<void> {
     const plainRound = async (round: number) => {
       const busy = machineBusyMs();
       const began = performance.now();
-      plain.push(await orderLoad(api.url, apiKey, `plain-${round}`, duration));
+      const { result, peaks: round_ } = await peakRss([apiPid], () =>
+        orderLoad(api.url, apiKey, `plain-${round}`, duration),
+      );
+      plain.push(result);
+      roundPeaks.push(`plain ${Math.round(result.rps)}/s ${mb(round_[0] as number)}`);
       plainBusyMs += machineBusyMs() - busy;
       plainWallMs += performance.now() - began;
     };
@@ -315,11 +325,16 @@ async function main(): Promise<void> {
         }
       }, 1_000);
       try {
-        scraped.push(await orderLoad(api.url, apiKey, `scraped-${round}`, duration));
+        const { result, peaks: round_ } = await peakRss([apiPid], () =>
+          orderLoad(api.url, apiKey, `scraped-${round}`, duration),
+        );
+        scraped.push(result);
+        roundPeaks.push(`scraped ${Math.round(result.rps)}/s ${mb(round_[0] as number)}`);
       } finally {
         clearInterval(scraper);
       }
     };
+    const roundPeaks: string[] = [];
     const { peaks } = await peakRss([apiPid, workerPid], async () => {
       for (let round = 0; round < rounds; round++) {
         if (round % 2 === 0) {
@@ -336,6 +351,7 @@ async function main(): Promise<void> {
       `RSS peak under order-creation load: api ${mb(apiPeak)}, worker ${mb(workerPeak)} (load ${load()})\n` +
         goal(apiPeak <= 150 * MB && workerPeak <= 150 * MB, "<= 150 MB each"),
     );
+    console.log(`  api peak per round: ${roundPeaks.join("; ")}`);
     for (const [name, service] of [
       ["api", api],
       ["worker", worker],
