@@ -22,6 +22,7 @@
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { listConfirmableTransfers, settleOrderTransfers } from "../payments/confirm-transfers.js";
+import { confirmStrayTransfers, listConfirmableStrays } from "../strays/confirm-stray-transfers.js";
 import { sql } from "drizzle-orm";
 import { retryNode, type RetryTiming } from "./backoff.js";
 
@@ -66,7 +67,15 @@ export interface ConfirmInput {
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
-  const candidates = await listConfirmableTransfers(ctx, input.scannedHead);
+  // Order transfers and stray transfers (orderId null) are proven final alike.
+  const [payments, strays] = await Promise.all([
+    listConfirmableTransfers(ctx, input.scannedHead),
+    listConfirmableStrays(ctx, input.scannedHead),
+  ]);
+  const candidates: { id: string; orderId: string | null; blockNumber: number; blockHash: string }[] = [
+    ...payments,
+    ...strays.map((s) => ({ ...s, orderId: null })),
+  ];
   // The first run reads the solidified head whatever is due: once per process, it tells when
   // transfers will be solidified, so the first one due costs one reading, not a guess and a retry.
   const firstReading = input.solid.lag < 0;
@@ -133,7 +142,12 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
   result.waiting = candidates.length - verified.length;
 
   const byOrder = new Map<string, string[]>();
-  for (const t of verified) byOrder.set(t.orderId, [...(byOrder.get(t.orderId) ?? []), t.id]);
+  const finalStrays: string[] = [];
+  for (const t of verified) {
+    if (t.orderId === null) finalStrays.push(t.id);
+    else byOrder.set(t.orderId, [...(byOrder.get(t.orderId) ?? []), t.id]);
+  }
+  result.confirmed += await confirmStrayTransfers(ctx, finalStrays);
   for (const [orderId, ids] of byOrder) {
     const settled = await settleOrderTransfers(ctx, orderId, ids);
     result.confirmed += ids.length;

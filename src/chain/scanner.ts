@@ -13,7 +13,8 @@
 import type { Context } from "../context.js";
 import { hexToBase58 } from "../tron/address.js";
 import type { BlockJson } from "../tron/node-types.js";
-import { creditTransfers, ordersByAddress, type ChainTransfer } from "../payments/apply-transfers.js";
+import { addressHolders } from "../payments/address-holders.js";
+import { applyTransfers, type ChainTransfer } from "../payments/apply-transfers.js";
 import { revertTransfersAbove } from "../payments/revert-fork.js";
 import { AbortedError, backoffMs, retryNode, sleep, type RetryTiming } from "./backoff.js";
 import { BlockTiming } from "./block-timing.js";
@@ -242,7 +243,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       await lockCursor(ctx, tx, expected);
       let count = 0;
       if (candidates.length > 0) {
-        const owners = await ordersByAddress(
+        const owners = await addressHolders(
           tx,
           candidates.map((c) => toBase58(c.toEvm)),
         );
@@ -261,7 +262,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
             amount: t.amount,
           });
         }
-        count = (await creditTransfers(ctx, tx, matched, owners)).credited;
+        count = (await applyTransfers(ctx, tx, matched, owners)).credited;
       }
       await recordScannedBlocks(
         ctx,

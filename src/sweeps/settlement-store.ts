@@ -144,7 +144,9 @@ export async function finishSettlement(
       row,
       sql`${setClause(columns)}, ${next}, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL`,
     );
-    if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
+    // An address-level settlement has no order to tell: its row (status, swept_at) is the record.
+    if (event && row.order_id !== null)
+      await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
     return figures;
   });
   ctx.metrics.sweeps.inc({ result: "completed" });

@@ -11,7 +11,8 @@ import type { TransactionJson } from "../tron/protobuf.js";
 
 export interface SettlementRow extends Record<string, unknown> {
   id: string;
-  order_id: string;
+  /** null: an address-level settlement (a stray balance, DESIGN.md 4) */
+  order_id: string | null;
   address: string;
   step: string | null;
   attempts: number;
