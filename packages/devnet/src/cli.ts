@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // npm run devnet -- [--port 9090] [--host 127.0.0.1] [--block-time-ms 3000] [--solidify-after 19]
 //                    [--faucet-key HEX] [--state-file path] [--quiet] [--extra-port P]...
 //                    [--total-energy-limit N] [--total-energy-weight N] [--unfreeze-delay-ms N]

@@ -1,7 +1,7 @@
 // Applies one transaction to the state the way java-tron's Manager.processTransaction does: bandwidth
 // first (it needs the owner account), then the contract; a refusal leaves the state untouched.
-import { hexToBase58 } from "../src/tron/address.js";
-import type { RawDataJson, TransferContractJson, TriggerSmartContractJson } from "../src/tron/protobuf.js";
+import { hexToBase58 } from "@stablegate/tron/address";
+import type { RawDataJson, TransferContractJson, TriggerSmartContractJson } from "@stablegate/tron/protobuf";
 import type { ContractRet, TxInfoCore } from "./blocks.js";
 import {
   BANDWIDTH_PRICE_SUN,

@@ -1,6 +1,6 @@
 /**
  * The SDK's names for the API's shapes, every one picked out of the types openapi-typescript
- * generates from the OpenAPI document (src/sdk/api-types.ts). Nothing here is written by hand, so a
+ * generates from the OpenAPI document (packages/sdk/src/api-types.ts). Nothing here is written by hand, so a
  * schema change reaches merchants' compilers through `npm run generate:openapi`.
  */
 import type { components, operations } from "./api-types.js";

@@ -1,5 +1,5 @@
 // broadcasttransaction and broadcasthex: java-tron's reply shapes around Chain.broadcast.
-import { decodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
+import { decodeRawData, type RawDataJson } from "@stablegate/tron/protobuf";
 import { javaError, returnMessage, type Ctx, type Handler, type Params } from "./api-util.js";
 import { Refusal } from "./refusal.js";
 import { bytesToHex, hexToBytes, sha256Hex, toJson } from "./util.js";

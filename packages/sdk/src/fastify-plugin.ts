@@ -4,7 +4,7 @@
  * registers, inside its own encapsulated scope only, a parser that keeps application/json bodies
  * as a Buffer. The rest of your app keeps Fastify's JSON parser.
  */
-import type { WebhookHeaders } from "../webhooks/verify-webhook.js";
+import type { WebhookHeaders } from "./verify-webhook.js";
 import {
   createWebhookProcessor,
   type WebhookHandlerOptions,

@@ -1,9 +1,9 @@
 // Block headers as java-tron hashes them: blockID = 8-byte big-endian number + the last 24 bytes of
 // sha256(BlockHeader.raw). txTrieRoot is simplified to sha256 over the concatenated txIDs.
-import { signDigest } from "../src/tron/sign.js";
+import { signDigest } from "@stablegate/tron/sign";
 import type { Journal } from "./state.js";
 import type { Log } from "./trc20.js";
-import type { RawDataJson } from "../src/tron/protobuf.js";
+import type { RawDataJson } from "@stablegate/tron/protobuf";
 import { addressTopic, TRANSFER_TOPIC } from "./abi.js";
 import { bytesToHex, hexToBytes, sha256Bytes, sha256Hex, word } from "./util.js";
 

@@ -4,7 +4,7 @@
  * dedupes on X-Idempotency-Key through the store, and runs the merchant's handler at most once per
  * successfully processed event. The node:http, Express and Fastify adapters only move bytes.
  */
-import { verifyWebhook, type WebhookHeaders } from "../webhooks/verify-webhook.js";
+import { verifyWebhook, type WebhookHeaders } from "./verify-webhook.js";
 import { MemoryDedupeStore, type WebhookDedupeStore } from "./dedupe-store.js";
 import type { WebhookEvent } from "./types.js";
 

@@ -1,7 +1,7 @@
 // The faucet's transactions: built and signed like any client would (real signature, TAPOS), then
 // broadcast through the same validation and execution as everyone's.
-import { encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
-import { signDigest } from "../src/tron/sign.js";
+import { encodeRawData, type RawDataJson } from "@stablegate/tron/protobuf";
+import { signDigest } from "@stablegate/tron/sign";
 import { refBlockBytes, refBlockHash } from "./blocks.js";
 import type { Chain } from "./chain.js";
 import { Refusal } from "./refusal.js";

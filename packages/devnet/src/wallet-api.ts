@@ -1,7 +1,7 @@
 // Handlers of the java-tron HTTP API (/wallet/* and /walletsolidity/*). Each returns the reply body:
 // an object to serialise or an already serialised string.
-import { hexToBase58 } from "../src/tron/address.js";
-import { decodeRawData, encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
+import { hexToBase58 } from "@stablegate/tron/address";
+import { decodeRawData, encodeRawData, type RawDataJson } from "@stablegate/tron/protobuf";
 import {
   addressParam,
   javaError,

@@ -1,7 +1,7 @@
 // In-process devnet: a local TRON node serving the java-tron HTTP API (see README.md).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { toBase58 } from "../src/tron/address.js";
+import { toBase58 } from "@stablegate/tron/address";
 import { Chain, DEFAULT_FAUCET_KEY } from "./chain.js";
 import type { ControlCtx } from "./control-api.js";
 import { Faults } from "./faults.js";

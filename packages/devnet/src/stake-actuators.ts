@@ -7,7 +7,7 @@ import type {
   FreezeBalanceV2ContractJson,
   UnDelegateResourceContractJson,
   UnfreezeBalanceV2ContractJson,
-} from "../src/tron/protobuf.js";
+} from "@stablegate/tron/protobuf";
 import { validateError } from "./refusal.js";
 import {
   DEFAULT_LOCK_PERIOD,

@@ -1,8 +1,8 @@
 // Broadcast checks in java-tron's order: signature size, expiration against the next slot, signature,
 // TAPOS, size and expiration window, duplicates. Contract checks follow in execute.ts.
-import { hexToBase58, toHex } from "../src/tron/address.js";
-import { decodeRawData, encodeRawData, type RawDataJson } from "../src/tron/protobuf.js";
-import { recoverSigner } from "../src/tron/sign.js";
+import { hexToBase58, toHex } from "@stablegate/tron/address";
+import { decodeRawData, encodeRawData, type RawDataJson } from "@stablegate/tron/protobuf";
+import { recoverSigner } from "@stablegate/tron/sign";
 import { refBlockHash, type Block } from "./blocks.js";
 import { Refusal } from "./execute.js";
 import { bytesToHex, sha256Hex } from "./util.js";

@@ -3,7 +3,7 @@
 // skip broadcast validation and carry a placeholder signature (txID || txID || 1b), which no key made;
 // everything else (raw_data, txID = sha256(raw_data), receipts, logs, state) is consistent.
 import { hash } from "node:crypto";
-import { addressFromPrivateKey, toHex } from "../src/tron/address.js";
+import { addressFromPrivateKey, toHex } from "@stablegate/tron/address";
 import { refBlockBytes, refBlockHash, type TxInfoCore, type TxRecord } from "./blocks.js";
 import { contractAddressFor, type Chain } from "./chain.js";
 import { addressTopic, encodeBool, encodeUint } from "./abi.js";

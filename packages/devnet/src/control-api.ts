@@ -1,5 +1,5 @@
 // /devnet/* control endpoints: never subject to faults, never counted as node requests.
-import { isHexAddress, isValidAddress, toBase58, toHex } from "../src/tron/address.js";
+import { isHexAddress, isValidAddress, toBase58, toHex } from "@stablegate/tron/address";
 import type { Chain } from "./chain.js";
 import { Refusal } from "./execute.js";
 import type { Faults } from "./faults.js";

@@ -1,5 +1,5 @@
 /**
- * stablegate/sdk: the merchant's side of Stablegate. A typed API client (createClient) and webhook
+ * @stablegate/sdk: the merchant's side of Stablegate. A typed API client (createClient) and webhook
  * receivers for node:http, Express and Fastify. Loads nothing but node built-ins at run time: no
  * database, no server code, no web framework.
  */
@@ -14,8 +14,8 @@ export { DEFAULT_RETRY, parseRetryAfterMs, type RetryOptions } from "./retry.js"
 export type { FetchLike, RetryEvent } from "./transport.js";
 export type * from "./types.js";
 
-export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "../webhooks/verify-webhook.js";
-export type { VerifyOptions, VerifyResult, WebhookHeaders } from "../webhooks/verify-webhook.js";
+export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "./verify-webhook.js";
+export type { VerifyOptions, VerifyResult, WebhookHeaders } from "./verify-webhook.js";
 export {
   createWebhookProcessor,
   DEFAULT_MAX_BODY_BYTES,

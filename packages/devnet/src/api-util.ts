@@ -1,6 +1,6 @@
 // What every java-tron API handler of the devnet shares: the request context, the handler shape, and
 // java-tron's ways of reading parameters and reporting errors.
-import { isHexAddress, isValidAddress, toHex } from "../src/tron/address.js";
+import { isHexAddress, isValidAddress, toHex } from "@stablegate/tron/address";
 import type { Chain } from "./chain.js";
 import { utf8ToHex } from "./util.js";
 

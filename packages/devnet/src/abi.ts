@@ -1,5 +1,5 @@
 // The few ABI pieces a TRC20 emulation needs. Kept local because devnet only needs fixed selectors
-// and word-level decoding; src/tron/abi.ts is the service's general encoder.
+// and word-level decoding; @stablegate/tron/abi is the service's general encoder.
 import { utf8ToHex, word } from "./util.js";
 
 export const SELECTORS = {

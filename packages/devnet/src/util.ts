@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, hexToBytes } from "../src/tron/bytes.js";
+import { bytesToHex, hexToBytes } from "@stablegate/tron/bytes";
+import { keccak256 } from "@stablegate/tron/hash";
 
 export { bytesToHex, hexToBytes };
 
@@ -13,7 +13,7 @@ export function sha256Bytes(data: Uint8Array | string): Uint8Array {
 }
 
 export function keccakHex(data: Uint8Array | string): string {
-  return bytesToHex(keccak_256(typeof data === "string" ? new TextEncoder().encode(data) : data));
+  return bytesToHex(keccak256(typeof data === "string" ? new TextEncoder().encode(data) : data));
 }
 
 export function utf8ToHex(s: string): string {

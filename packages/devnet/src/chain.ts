@@ -1,6 +1,6 @@
 // The chain: blocks, the pending pool, the state and the transaction index. Transactions run against the
 // state when they are broadcast (as java-tron's pending session does) and land in the next block.
-import { addressFromPrivateKey, hexToBase58, toHex } from "../src/tron/address.js";
+import { addressFromPrivateKey, hexToBase58, toHex } from "@stablegate/tron/address";
 import { makeBlock, type Block, type TxRecord } from "./blocks.js";
 import { executeTransaction, newAccount, Refusal } from "./execute.js";
 import { billedBytes } from "./resources.js";

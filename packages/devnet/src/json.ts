@@ -1,7 +1,7 @@
 // java-tron's JSON shapes: default (zero/empty) fields omitted, int64 as numbers, bytes as hex, and
 // addresses as '41…' hex unless the request asked for visible=true (base58).
-import { hexToBase58 } from "../src/tron/address.js";
-import { decodeRawDataHex, type ContractJson, type RawDataJson } from "../src/tron/protobuf.js";
+import { hexToBase58 } from "@stablegate/tron/address";
+import { decodeRawDataHex, type ContractJson, type RawDataJson } from "@stablegate/tron/protobuf";
 import { BLOCK_VERSION, logsOf, rawHexOf, signaturesOf, type Block, type TxRecord } from "./blocks.js";
 import type { Account, Token } from "./state.js";
 import { TRC20_ABI } from "./abi.js";
