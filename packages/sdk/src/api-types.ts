@@ -477,7 +477,7 @@ export interface components {
             /** @description a human-readable message; never internals or secrets */
             error: string;
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
         };
     };
     responses: never;
@@ -934,6 +934,12 @@ export interface operations {
                         name: string;
                         api_key_prefix: string;
                         is_active: boolean;
+                        balance: {
+                            /** @description USDT the merchant may refund or pay out now */
+                            available: string;
+                            /** @description USDT held by refunds and payouts not yet completed */
+                            reserved: string;
+                        };
                     };
                 };
             };
@@ -2880,6 +2886,12 @@ export interface operations {
                         last_order_at: string | null;
                         success_rate: string;
                         incident_count: number;
+                        balance: {
+                            /** @description USDT the merchant may refund or pay out now */
+                            available: string;
+                            /** @description USDT held by refunds and payouts not yet completed */
+                            reserved: string;
+                        };
                         recent_orders: {
                             id: string;
                             external_id: string;
