@@ -23,7 +23,7 @@ import { actorRecord, type ResolutionActor } from "../orders/resolution-actor.js
 import { recordResolutionAudit } from "../orders/resolution-audit.js";
 import { appendOrderEvent, transitionOrder, type OrderRow } from "../orders/transitions.js";
 import { settleLockedOrder } from "../payments/confirm-transfers.js";
-import { evmHex } from "../tron/address.js";
+import { evmHex } from "@stablegate/tron/address";
 
 export interface AttachInput {
   orderId: string;
@@ -200,7 +200,10 @@ export async function attachStrayTransfer(ctx: Context, input: AttachInput): Pro
     }
     // The transfer is final already: the outcome follows now unless the order still waits for
     // transfers of its own (then the confirmer sums this one with them).
-    const settled = await settleLockedOrder(ctx, tx, current, [], { sweep: false });
+    const settled = await settleLockedOrder(ctx, tx, current, [], {
+      sweep: false,
+      ledgerKind: "stray_attached",
+    });
     await recordResolutionAudit(ctx, tx, {
       actor: input.actor,
       action: "order.attach_transfer",

@@ -10,7 +10,7 @@ import { addresses, settlements, strayTransfers } from "../../src/db/schema.js";
 import { buildApp } from "../../src/http/app.js";
 import { transitionOrder } from "../../src/orders/transitions.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { encodeBalanceOf } from "../../src/tron/abi.js";
+import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
