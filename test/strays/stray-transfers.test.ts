@@ -59,7 +59,12 @@ describe("a payment to a released address", () => {
     t.mine(1);
     await t.scanner.sync();
     const [seen] = await straysTo(t, first.address);
-    expect(seen).toMatchObject({ txHash: txid, amount: 3n * USDT, status: "seen", previousOrderId: first.id });
+    expect(seen).toMatchObject({
+      txHash: txid,
+      amount: 3n * USDT,
+      status: "seen",
+      previousOrderId: first.id,
+    });
     // Out of the pool at once, and not credited to the old order.
     expect(await addressRow(t, first.address)).toMatchObject({ status: "allocated", orderId: null });
     expect((await t.orderRow(first.id)).amountReceived).toBe(10n * USDT);
@@ -81,11 +86,18 @@ describe("a payment to a released address", () => {
     const incidents = await admin("GET", "/api/v1/admin/incidents");
     expect(incidents.statusCode).toBe(200);
     expect(incidents.json().stray_transfers).toEqual([
-      expect.objectContaining({ tx_hash: txid, address: first.address, amount: "3.000000", resolution: null }),
+      expect.objectContaining({
+        tx_hash: txid,
+        address: first.address,
+        amount: "3.000000",
+        resolution: null,
+      }),
     ]);
     const list = await admin("GET", "/api/v1/admin/stray-transfers");
     expect(list.json()).toMatchObject({
-      data: [{ tx_hash: txid, status: "confirmed", previous_order_id: first.id, sweep: { status: "waiting" } }],
+      data: [
+        { tx_hash: txid, status: "confirmed", previous_order_id: first.id, sweep: { status: "waiting" } },
+      ],
       pagination: { total: 1 },
     });
     const strayId = list.json().data[0].id as string;
@@ -121,7 +133,9 @@ describe("a payment to a released address", () => {
     expect(attach.statusCode).toBe(200);
     expect(attach.json()).toMatchObject({
       order: { status: "confirmed", amount_received: "3.000000", tx_hash: txid },
-      resolutions: [{ action: "attach", reason: "customer paid order 2 to last month's address", tx_hash: txid }],
+      resolutions: [
+        { action: "attach", reason: "customer paid order 2 to last month's address", tx_hash: txid },
+      ],
     });
     expect(await t.events(meant.id)).toEqual([
       "order_created",
@@ -218,7 +232,9 @@ describe("a payment to a released address", () => {
       resolution_reason: "operator's own test transfer",
       resolved_by: { kind: "operator" },
     });
-    const twice = await admin("POST", `/api/v1/admin/stray-transfers/${stray?.id}/dismiss`, { reason: "again" });
+    const twice = await admin("POST", `/api/v1/admin/stray-transfers/${stray?.id}/dismiss`, {
+      reason: "again",
+    });
     expect(twice.statusCode).toBe(409);
     // Dismissed, and swept all the same.
     await sweepAll(t);
