@@ -210,7 +210,7 @@ try {
         block_time_ms: BLOCK_TIME_MS,
         solidify_after_blocks: SOLIDIFY_AFTER,
         load_average: loadavg().map((l) => Number(l.toFixed(2))),
-        // The devnet's prices against mainnet's (../shared/tron-real/ transaction infos).
+        // The devnet's prices against mainnet's (test/fixtures/tron-real/ transaction infos).
         devnet_energy_price_sun: params.getEnergyFee,
         devnet_bandwidth_price_sun: params.getTransactionFee,
         devnet_usdt_transfer_energy_to_holder: burn.avg_energy_used_reused,
