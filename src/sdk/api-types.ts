@@ -6427,6 +6427,21 @@ export interface operations {
                             free: number;
                             allocated: number;
                         };
+                        /** @description confirmed deposits to static addresses, by UTC day of detection */
+                        deposits: {
+                            today: {
+                                deposit_count: number;
+                                total_received: string;
+                            };
+                            week: {
+                                deposit_count: number;
+                                total_received: string;
+                            };
+                            total: {
+                                deposit_count: number;
+                                total_received: string;
+                            };
+                        };
                     };
                 };
             };
