@@ -39,7 +39,10 @@ export async function createDepositAddress(
     throw new AppError("INVALID_BODY", "body.customer_ref: must be 1 to 128 characters");
   const metadata = input.metadata ?? null;
   if (metadata !== null && Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES)
-    throw new AppError("INVALID_BODY", `body.metadata: must serialize to at most ${METADATA_MAX_BYTES} bytes`);
+    throw new AppError(
+      "INVALID_BODY",
+      `body.metadata: must serialize to at most ${METADATA_MAX_BYTES} bytes`,
+    );
   assertCallbackUrlAccepted(ctx.config, input.callbackUrl);
   const byRef = and(
     eq(depositAddresses.merchantId, merchantId),

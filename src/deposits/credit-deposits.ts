@@ -115,7 +115,13 @@ export async function creditDeposits(
       block_number: deposit.blockNumber,
       below_minimum: deposit.belowMinimum,
     };
-    events.push({ id: newId(), depositId: deposit.id, eventType: "deposit_detected", payload, createdAt: now });
+    events.push({
+      id: newId(),
+      depositId: deposit.id,
+      eventType: "deposit_detected",
+      payload,
+      createdAt: now,
+    });
     if (deposit.addressStatus === "disabled") {
       // Credited all the same: the money is on our address. The incident tells an operator.
       events.push({

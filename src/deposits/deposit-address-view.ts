@@ -6,12 +6,7 @@
 import { desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Config } from "../config.js";
 import type { Executor } from "../db/connection.js";
-import {
-  depositAddresses,
-  deposits,
-  type DepositAddressStatus,
-  type DepositStatus,
-} from "../db/schema.js";
+import { depositAddresses, deposits, type DepositAddressStatus, type DepositStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { USDT_CURSOR } from "../payments/merchant-order.js";
 
@@ -162,7 +157,11 @@ export async function selectDeposits(
   page: { limit: number; offset: number } = { limit: 1, offset: 0 },
 ): Promise<(DepositView & { merchant_id: string })[]> {
   const rows = await db
-    .select({ row: deposits, customerRef: depositAddresses.customerRef, confirmations: depositConfirmationsSql })
+    .select({
+      row: deposits,
+      customerRef: depositAddresses.customerRef,
+      confirmations: depositConfirmationsSql,
+    })
     .from(deposits)
     .innerJoin(depositAddresses, eq(depositAddresses.id, deposits.depositAddressId))
     .where(where)
@@ -183,4 +182,3 @@ export async function countDeposits(db: Executor, where: SQL | undefined): Promi
     .where(where);
   return Number(row?.n ?? "0");
 }
-

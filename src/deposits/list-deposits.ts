@@ -25,14 +25,18 @@ export async function listDeposits(
   if (filter.merchantId !== undefined) conditions.push(eq(deposits.merchantId, filter.merchantId));
   if (filter.depositAddressId !== undefined) {
     // A malformed id matches nothing, like an unknown one.
-    if (!isUuid(filter.depositAddressId)) return { data: [], pagination: pagination(filter.page, filter.limit, 0) };
+    if (!isUuid(filter.depositAddressId))
+      return { data: [], pagination: pagination(filter.page, filter.limit, 0) };
     conditions.push(eq(deposits.depositAddressId, filter.depositAddressId));
   }
   if (filter.customerRef !== undefined) conditions.push(eq(depositAddresses.customerRef, filter.customerRef));
   if (filter.status !== undefined) conditions.push(eq(deposits.status, filter.status));
   const where = and(...conditions);
   const [data, total] = await Promise.all([
-    selectDeposits(ctx.db, ctx.config, where, { limit: filter.limit, offset: (filter.page - 1) * filter.limit }),
+    selectDeposits(ctx.db, ctx.config, where, {
+      limit: filter.limit,
+      offset: (filter.page - 1) * filter.limit,
+    }),
     countDeposits(ctx.db, where),
   ]);
   return { data, pagination: pagination(filter.page, filter.limit, total) };

@@ -41,6 +41,9 @@ export async function revertDepositsAbove(ctx: Context, tx: Executor, forkPoint:
     })),
   );
   for (const d of reverted)
-    ctx.log.warn({ depositId: d.id, txHash: d.txHash, forkPoint }, "deposit dropped by a chain reorganisation");
+    ctx.log.warn(
+      { depositId: d.id, txHash: d.txHash, forkPoint },
+      "deposit dropped by a chain reorganisation",
+    );
   return reverted.length;
 }

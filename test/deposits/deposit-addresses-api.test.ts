@@ -74,8 +74,14 @@ describe("POST /api/v1/deposit-addresses", () => {
   });
 
   it("gives two merchants asking for the same customer_ref two different addresses", async () => {
-    const a = await post(shop.apiKey, "/api/v1/deposit-addresses", { customer_ref: "shared-ref", callback_url: HOOK });
-    const b = await post(other.apiKey, "/api/v1/deposit-addresses", { customer_ref: "shared-ref", callback_url: HOOK });
+    const a = await post(shop.apiKey, "/api/v1/deposit-addresses", {
+      customer_ref: "shared-ref",
+      callback_url: HOOK,
+    });
+    const b = await post(other.apiKey, "/api/v1/deposit-addresses", {
+      customer_ref: "shared-ref",
+      callback_url: HOOK,
+    });
     expect(a.statusCode).toBe(201);
     expect(b.statusCode).toBe(201);
     expect(a.json().address).not.toBe(b.json().address);
@@ -92,7 +98,10 @@ describe("POST /api/v1/deposit-addresses", () => {
     expect(await getAddressPoolCounts(t.ctx)).toEqual(before);
     const order = await postOrder(t, shop.apiKey, orderBody());
     expect(order.statusCode).toBe(201);
-    const statics = await queryRows<{ address: string }>(t.ctx.db, sql`SELECT address FROM deposit_addresses`);
+    const statics = await queryRows<{ address: string }>(
+      t.ctx.db,
+      sql`SELECT address FROM deposit_addresses`,
+    );
     expect(statics.map((s) => s.address)).not.toContain(order.json().address);
     const rows = await queryRows<{ n: number }>(
       t.ctx.db,
@@ -118,22 +127,36 @@ describe("POST /api/v1/deposit-addresses", () => {
     ]) {
       const res = await post(shop.apiKey, "/api/v1/deposit-addresses", body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
-      expect(res.json()).toEqual({ error: expect.any(String), code: expect.stringMatching(/^INVALID_BODY|VALIDATION_ERROR$/) });
+      expect(res.json()).toEqual({
+        error: expect.any(String),
+        code: expect.stringMatching(/^INVALID_BODY|VALIDATION_ERROR$/),
+      });
     }
     const [{ n: after } = { n: -2 }] = await queryRows<{ n: number }>(
       t.ctx.db,
       sql`SELECT count(*)::int AS n FROM deposit_addresses`,
     );
     expect(after).toBe(before);
-    expect((await post("sg_test_nope", "/api/v1/deposit-addresses", { customer_ref: "a", callback_url: HOOK })).statusCode).toBe(401);
+    expect(
+      (await post("sg_test_nope", "/api/v1/deposit-addresses", { customer_ref: "a", callback_url: HOOK }))
+        .statusCode,
+    ).toBe(401);
   });
 
   it("disables and enables an address, idempotently, for the merchant and the admin", async () => {
-    const created = (await post(shop.apiKey, "/api/v1/deposit-addresses", { customer_ref: "toggle", callback_url: HOOK })).json();
+    const created = (
+      await post(shop.apiKey, "/api/v1/deposit-addresses", { customer_ref: "toggle", callback_url: HOOK })
+    ).json();
     const disabled = await post(shop.apiKey, `/api/v1/deposit-addresses/${created.id}/disable`);
     expect(disabled.statusCode).toBe(200);
-    expect(disabled.json()).toMatchObject({ status: "disabled", disabled_at: expect.any(String), recent_deposits: [] });
-    expect((await post(shop.apiKey, `/api/v1/deposit-addresses/${created.id}/disable`)).json().status).toBe("disabled");
+    expect(disabled.json()).toMatchObject({
+      status: "disabled",
+      disabled_at: expect.any(String),
+      recent_deposits: [],
+    });
+    expect((await post(shop.apiKey, `/api/v1/deposit-addresses/${created.id}/disable`)).json().status).toBe(
+      "disabled",
+    );
     expect((await post(other.apiKey, `/api/v1/deposit-addresses/${created.id}/enable`)).statusCode).toBe(404);
     expect((await post(shop.apiKey, `/api/v1/deposit-addresses/not-a-uuid/enable`)).statusCode).toBe(404);
 
@@ -143,7 +166,9 @@ describe("POST /api/v1/deposit-addresses", () => {
       headers: { cookie },
     });
     expect(list.statusCode).toBe(200);
-    expect(list.json().data).toEqual([expect.objectContaining({ id: created.id, merchant_id: shop.id, status: "disabled" })]);
+    expect(list.json().data).toEqual([
+      expect.objectContaining({ id: created.id, merchant_id: shop.id, status: "disabled" }),
+    ]);
     const enabled = await t.app.inject({
       method: "POST",
       url: `/api/v1/admin/deposit-addresses/${created.id}/enable`,
@@ -151,7 +176,9 @@ describe("POST /api/v1/deposit-addresses", () => {
     });
     expect(enabled.statusCode).toBe(200);
     expect(enabled.json()).toMatchObject({ status: "active", disabled_at: null, merchant_id: shop.id });
-    expect((await t.app.inject({ method: "GET", url: "/api/v1/admin/deposit-addresses" })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: "GET", url: "/api/v1/admin/deposit-addresses" })).statusCode).toBe(
+      401,
+    );
   });
 
   it("paginates the list like the order lists and filters deposits", async () => {
@@ -162,7 +189,10 @@ describe("POST /api/v1/deposit-addresses", () => {
     expect(body.pagination).toEqual({ page: 1, limit: 2, total: 4, total_pages: 2 });
     expect((await get(shop.apiKey, "/api/v1/deposit-addresses?limit=0")).statusCode).toBe(400);
     const deposits = await get(shop.apiKey, "/api/v1/deposits?customer_ref=player-1");
-    expect(deposits.json()).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0 } });
+    expect(deposits.json()).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 20, total: 0, total_pages: 0 },
+    });
     expect((await get(shop.apiKey, "/api/v1/deposits?status=lost")).statusCode).toBe(400);
     expect((await get(shop.apiKey, `/api/v1/deposits/${created0()}`)).statusCode).toBe(404);
   });

@@ -77,9 +77,9 @@ describe("deposits to one static address", () => {
     ]);
     await t.finalize();
     rows = await depositRows(da.id);
-    expect(rows.every((r) => r.status === "confirmed" && !r.belowMinimum && r.addressStatus === "active")).toBe(
-      true,
-    );
+    expect(
+      rows.every((r) => r.status === "confirmed" && !r.belowMinimum && r.addressStatus === "active"),
+    ).toBe(true);
 
     // One below DEPOSIT_MIN_USDT: credited and flagged.
     const small = await t.pay(da.address, 500_000n);
@@ -109,8 +109,16 @@ describe("deposits to one static address", () => {
 
     rows = await depositRows(da.id);
     const byTx = new Map(rows.map((r) => [r.txHash, r]));
-    expect(byTx.get(small)).toMatchObject({ status: "confirmed", belowMinimum: true, addressStatus: "active" });
-    expect(byTx.get(late)).toMatchObject({ status: "confirmed", belowMinimum: false, addressStatus: "disabled" });
+    expect(byTx.get(small)).toMatchObject({
+      status: "confirmed",
+      belowMinimum: true,
+      addressStatus: "active",
+    });
+    expect(byTx.get(late)).toMatchObject({
+      status: "confirmed",
+      belowMinimum: false,
+      addressStatus: "disabled",
+    });
     const incidents = await t.ctx.db
       .select()
       .from(depositEvents)
@@ -152,7 +160,8 @@ describe("deposits to one static address", () => {
       below_minimum: true,
       address_status: "active",
     });
-    for (const h of confirmedHooks) expect(h.key).toBe(`evt_${h.payload.deposit_id}_deposit.confirmed_${Date.parse(h.payload.timestamp)}`);
+    for (const h of confirmedHooks)
+      expect(h.key).toBe(`evt_${h.payload.deposit_id}_deposit.confirmed_${Date.parse(h.payload.timestamp)}`);
 
     // Against the chain: every USDT transfer to the address is exactly one deposit that is not reverted.
     const head = (await t.cursor()) ?? 0;

@@ -44,7 +44,9 @@ export const depositReply = z.object({
   block_number: z.number().int(),
   status: z.enum(DEPOSIT_STATUSES),
   confirmations: z.number().int(),
-  below_minimum: z.boolean().meta({ description: "the amount is below DEPOSIT_MIN_USDT (credited all the same)" }),
+  below_minimum: z
+    .boolean()
+    .meta({ description: "the amount is below DEPOSIT_MIN_USDT (credited all the same)" }),
   address_status: z
     .enum(DEPOSIT_ADDRESS_STATUSES)
     .meta({ description: "the address's status when the deposit was detected" }),
@@ -203,7 +205,10 @@ export const adminSetDepositAddressStatusSchema = (action: "disable" | "enable")
 export const adminListDepositsSchema = {
   ...admin,
   summary: "Deposits to static addresses of every merchant, newest first",
-  querystring: z.object({ ...depositListQuery, merchant_id: z.string().refine(isUuid, "must be a UUID").optional() }),
+  querystring: z.object({
+    ...depositListQuery,
+    merchant_id: z.string().refine(isUuid, "must be a UUID").optional(),
+  }),
   response: {
     200: z.object({ data: z.array(adminDepositReply), pagination: paginationReply }),
     400: errorReply,
