@@ -196,6 +196,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deposit-addresses/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a deposit to one of your static addresses from the devnet faucet (sandbox; devnet only)
+         * @description A real signed USDT transfer from the devnet faucet, answered once the node accepted it (202). The deposit is then detected and confirmed, with its webhooks, as a customer's would be. 404 on any network other than the devnet.
+         */
+        post: operations["postDepositAddressesIdSimulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deposits": {
         parameters: {
             query?: never;
@@ -597,6 +617,46 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "deposit.detected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.detected: a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)
+         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
+         */
+        post: operations["webhook_deposit_detected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.confirmed: a deposit reached the confirmations and the solidified chain: final, credit it
+         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
+         */
+        post: operations["webhook_deposit_confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.confirmed": {
         parameters: {
             query?: never;
@@ -3428,6 +3488,259 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postDepositAddressesIdSimulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 25 */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deposit_address_id: string;
+                        tx_hash: string;
+                        amount: string;
+                        from_address: string;
+                        to_address: string;
+                        /** @enum {string} */
+                        network: "devnet";
                     };
                 };
             };
@@ -8875,6 +9188,170 @@ export interface operations {
                         code?: "SERVICE_UNAVAILABLE";
                     };
                 };
+            };
+        };
+    };
+    webhook_deposit_detected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
+                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "deposit.detected",
+                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
+                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "customer_ref": "player-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
+                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
+                 *       "status": "detected",
+                 *       "confirmations": 1,
+                 *       "below_minimum": false,
+                 *       "address_status": "active",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "deposit.detected";
+                    /** Format: uuid */
+                    deposit_id: string;
+                    /** Format: uuid */
+                    deposit_address_id: string;
+                    /** @description the merchant's own reference of the customer */
+                    customer_ref: string;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    tx_hash: string;
+                    from_address: string;
+                    /** @description the static deposit address */
+                    to_address: string;
+                    /** @enum {string} */
+                    status: "detected" | "confirmed";
+                    confirmations: number;
+                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
+                    below_minimum: boolean;
+                    /**
+                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
+                     * @enum {string}
+                     */
+                    address_status: "active" | "disabled";
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_deposit_confirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
+                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "deposit.confirmed",
+                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
+                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "customer_ref": "player-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
+                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
+                 *       "status": "confirmed",
+                 *       "confirmations": 19,
+                 *       "below_minimum": false,
+                 *       "address_status": "active",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "deposit.confirmed";
+                    /** Format: uuid */
+                    deposit_id: string;
+                    /** Format: uuid */
+                    deposit_address_id: string;
+                    /** @description the merchant's own reference of the customer */
+                    customer_ref: string;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    tx_hash: string;
+                    from_address: string;
+                    /** @description the static deposit address */
+                    to_address: string;
+                    /** @enum {string} */
+                    status: "detected" | "confirmed";
+                    confirmations: number;
+                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
+                    below_minimum: boolean;
+                    /**
+                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
+                     * @enum {string}
+                     */
+                    address_status: "active" | "disabled";
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

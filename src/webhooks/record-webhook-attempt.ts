@@ -78,7 +78,12 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const locked =
       orderIds.length === 0
         ? []
-        : await tx.select().from(orders).where(inArray(orders.id, orderIds)).orderBy(asc(orders.id)).for("update");
+        : await tx
+            .select()
+            .from(orders)
+            .where(inArray(orders.id, orderIds))
+            .orderBy(asc(orders.id))
+            .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
 
     const plans = records.map(({ claim, result }) => {

@@ -4,9 +4,16 @@ import { DEPOSIT_ADDRESS_STATUSES, DEPOSIT_STATUSES } from "../../db/schema.js";
 import { isUuid } from "../../ids.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { createPaymentBody } from "./payments.js";
+import { parseAmount } from "../../money.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, paginationReply } from "./order-query.js";
+
+const AMOUNT_MESSAGE = 'must be a decimal string greater than 0 with at most 6 decimals, e.g. "10.5"';
+const simulatePaymentBodyAmount = z
+  .string({ error: AMOUNT_MESSAGE })
+  .refine((value) => (parseAmount(value) ?? 0n) > 0n, AMOUNT_MESSAGE)
+  .meta({ pattern: "^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$", example: "25" });
 
 const typeError = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
@@ -213,5 +220,31 @@ export const adminListDepositsSchema = {
     200: z.object({ data: z.array(adminDepositReply), pagination: paginationReply }),
     400: errorReply,
     ...adminErrors,
+  },
+};
+
+export const simulateDepositSchema = {
+  tags: ["deposit addresses", "sandbox"],
+  security: [{ apiKey: [] }],
+  summary: "Send a deposit to one of your static addresses from the devnet faucet (sandbox; devnet only)",
+  description:
+    "A real signed USDT transfer from the devnet faucet, answered once the node accepted it (202). " +
+    "The deposit is then detected and confirmed, with its webhooks, as a customer's would be. 404 on " +
+    "any network other than the devnet.",
+  params: idParams,
+  body: z.object({ amount: simulatePaymentBodyAmount }),
+  response: {
+    202: z.object({
+      deposit_address_id: z.string(),
+      tx_hash: z.string(),
+      amount: z.string(),
+      from_address: z.string(),
+      to_address: z.string(),
+      network: z.literal("devnet"),
+    }),
+    400: errorReply,
+    404: errorReply,
+    503: errorReply,
+    ...merchantErrors,
   },
 };

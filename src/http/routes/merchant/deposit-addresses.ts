@@ -17,7 +17,9 @@ import {
   listDepositAddressesSchema,
   listDepositsSchema,
   setDepositAddressStatusSchema,
+  simulateDepositSchema,
 } from "../../schemas/deposit-addresses.js";
+import { simulateDeposit } from "../../../deposits/simulate-deposit.js";
 import type { RateLimiter } from "../../rate-limiter.js";
 import { AppError } from "../../../errors.js";
 
@@ -75,6 +77,20 @@ export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter
         ),
     );
   }
+
+  // Sandbox (devnet only; NOT_FOUND elsewhere).
+  app.post(
+    "/api/v1/deposit-addresses/:id/simulate",
+    { schema: simulateDepositSchema },
+    async (request, reply) =>
+      reply.status(202).send(
+        await simulateDeposit(request.ctx, {
+          depositAddressId: request.params.id,
+          merchantId: requireMerchant(request).id,
+          amount: request.body.amount,
+        }),
+      ),
+  );
 
   app.get("/api/v1/deposits", { schema: listDepositsSchema }, async (request) => {
     const page = await listDeposits(request.ctx, {
