@@ -10,7 +10,7 @@ import type { Executor } from "../db/connection.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
-import type { DepositEvent, DepositWebhookPayload } from "../webhooks/webhook-payload.js";
+import type { DepositEvent, DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
 import { CURRENCY, type DepositRow } from "./deposit-address-view.js";
 
 export function depositIdempotencyKey(depositId: string, event: DepositEvent, at: Date): string {

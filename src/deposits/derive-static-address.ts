@@ -11,7 +11,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { deriveAddress, STATIC_BRANCH } from "../tron/hd.js";
+import { deriveAddress, STATIC_BRANCH } from "@stablegate/tron/hd";
 
 export interface StaticAddress {
   addressId: number;

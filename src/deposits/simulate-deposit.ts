@@ -10,7 +10,7 @@ import { depositAddresses } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
-import { TronNodeError } from "../tron/node-errors.js";
+import { TronNodeError } from "@stablegate/tron/node-errors";
 
 export interface SimulatedDeposit {
   deposit_address_id: string;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
-import { deriveAddress, STATIC_BRANCH } from "../../src/tron/hd.js";
+import { deriveAddress, STATIC_BRANCH } from "@stablegate/tron/hd";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { getAddressPoolCounts } from "../../src/wallet/get-address-pool-counts.js";
 import { adminCookie } from "../helpers/admin.js";

@@ -6,8 +6,8 @@ import { depositEvents, deposits } from "../../src/db/schema.js";
 import { getStats } from "../../src/stats/get-stats.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
-import { verifyWebhook } from "../../src/webhooks/verify-webhook.js";
-import type { DepositWebhookPayload } from "../../src/webhooks/webhook-payload.js";
+import { verifyWebhook } from "@stablegate/sdk/verify-webhook";
+import type { DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
 import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { startReceiver, type Receiver } from "./helpers.js";
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
-import { deriveAddress, ORDER_BRANCH, STATIC_BRANCH } from "../../src/tron/hd.js";
+import { deriveAddress, ORDER_BRANCH, STATIC_BRANCH } from "@stablegate/tron/hd";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { addMerchant } from "../payments/helpers.js";
 import { deriveConcurrently } from "./derive-loop.js";

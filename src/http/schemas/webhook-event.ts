@@ -10,7 +10,7 @@ import {
   DEPOSIT_EVENTS,
   type DepositEvent,
   type DepositWebhookPayload,
-} from "../../webhooks/webhook-payload.js";
+} from "@stablegate/sdk/webhook-payload";
 
 const STATUS_OF: Record<OutcomeEvent, string> = {
   "payment.confirmed": "confirmed",
