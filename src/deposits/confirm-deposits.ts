@@ -1,13 +1,14 @@
 /**
  * Deposits become final exactly as order transfers do (the confirmer proves their block is in the
- * solidified chain with CONFIRMATIONS on top). Confirming one records deposit_confirmed, enqueues
- * its deposit.confirmed webhook and, when sweeping is on, makes its address due for a sweep by
- * balance, all in one transaction. Safe to run twice: only `detected` rows change.
+ * solidified chain with CONFIRMATIONS on top). Confirming one records deposit_confirmed, credits
+ * the merchant's ledger balance, enqueues its deposit.confirmed webhook and, when sweeping is on,
+ * makes its address due for a sweep by balance, all in one transaction. Safe to run twice: only `detected` rows change.
  */
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { depositAddresses, depositEvents, deposits } from "../db/schema.js";
 import { newId } from "../ids.js";
+import { creditMerchant } from "../ledger/post-ledger.js";
 import { formatAmount } from "../money.js";
 import { enqueueDepositWebhook } from "./deposit-webhook.js";
 import { queueStaticSweeps } from "./sweep-static-addresses.js";
@@ -63,6 +64,15 @@ export async function confirmDeposits(
       })),
     );
     for (const deposit of confirmed) {
+      // Credited whatever its flags (below the minimum, disabled address): the money is ours.
+      await creditMerchant(tx, {
+        merchantId: deposit.merchantId,
+        amount: deposit.amount,
+        kind: "deposit_confirmed",
+        refType: "deposit",
+        refId: deposit.id,
+        at: now,
+      });
       await enqueueDepositWebhook(ctx, tx, {
         deposit,
         customerRef: refById.get(deposit.depositAddressId) ?? "",

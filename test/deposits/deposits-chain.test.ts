@@ -5,6 +5,8 @@ import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-
 import { depositEvents, deposits } from "../../src/db/schema.js";
 import { getStats } from "../../src/stats/get-stats.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
+import { checkLedger } from "../../src/ledger/check-ledger.js";
+import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { verifyWebhook } from "@stablegate/sdk/verify-webhook";
 import type { DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
@@ -177,5 +179,9 @@ describe("deposits to one static address", () => {
     expect(stats.deposits.total).toEqual({ deposit_count: 5, total_received: "20.500000" });
     expect(stats.deposits.today).toEqual({ deposit_count: 5, total_received: "20.500000" });
     expect(await checkRollups(t.ctx.db)).toEqual([]);
+
+    // The merchant's ledger balance holds every confirmed deposit, and check-ledger agrees.
+    expect(await getMerchantBalance(t.ctx.db, t.merchantId)).toMatchObject({ available: 20_500_000n });
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
