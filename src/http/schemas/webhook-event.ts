@@ -105,11 +105,9 @@ export const depositWebhookPayloadSchema = z.object({
   status: z.enum(["detected", "confirmed"]),
   confirmations: z.number().int(),
   below_minimum: z.boolean().meta({ description: "amount < DEPOSIT_MIN_USDT; credited all the same" }),
-  address_status: z
-    .enum(["active", "disabled"])
-    .meta({
-      description: "disabled: the deposit reached an address the merchant had disabled (still credited)",
-    }),
+  address_status: z.enum(["active", "disabled"]).meta({
+    description: "disabled: the deposit reached an address the merchant had disabled (still credited)",
+  }),
   timestamp: z.string().meta({ format: "date-time" }),
 });
 
