@@ -459,6 +459,22 @@ describe("PostgreSQL down at start-up and crash-restarted under load (real proce
         /Unhandled 'error' event|uncaughtException|Connection terminated unexpectedly\n\s+at/,
       );
     }
+    // Every loop that failed for the outage logged that it resumed (each backs off 4 s at most).
+    let failedLoops = 0;
+    for (const p of processes) {
+      const lines = p
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg?: string; task?: string });
+      const failed = new Set(
+        lines.filter((l) => l.msg === "background task failed: database unavailable").map((l) => l.task),
+      );
+      const resumed = new Set(lines.filter((l) => l.msg === "background task resumed").map((l) => l.task));
+      failedLoops += failed.size;
+      for (const task of failed) expect(resumed.has(task), `${p.role}: ${task} never resumed`).toBe(true);
+    }
+    expect(failedLoops).toBeGreaterThan(0);
     const leadership = processes
       .filter((p) => p.role !== "api")
       .map((p) => (p.output().match(/scanner leadership acquired/g) ?? []).length)
