@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { TronWeb } from "tronweb";
-import { startDevnet } from "../devnet/index.js";
+import { startDevnet } from "@stablegate/devnet";
 import { createPgCluster, freePort } from "../test/helpers/pg-cluster.js";
 import { startServiceProcess, waitUntil } from "../test/helpers/service-process.js";
 import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../test/helpers/config.js";
