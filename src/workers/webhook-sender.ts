@@ -88,6 +88,7 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
    * does not make the merchant receive the webhook a second time. Record is guarded by the lease
    * owner, so a late retry after another worker took the delivery over changes nothing.
    */
+  const stopping = new AbortController();
   const recordWhileLeased = async (delivery: ClaimedDelivery, record: () => Promise<unknown>) => {
     for (let failures = 1; ; failures++) {
       try {
@@ -96,8 +97,12 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
       } catch (error) {
         const wait = Math.min(UNAVAILABLE_BACKOFF_MS, 250 * 2 ** failures);
         const leaseLeft = delivery.leaseExpiresAt.getTime() - ctx.clock.now().getTime();
-        if (!isDatabaseUnavailable(error) || leaseLeft < wait + 5_000) throw error;
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        // A stopping sender does not wait for the database: the lease covers the attempt.
+        if (!isDatabaseUnavailable(error) || leaseLeft < wait + 5_000 || stopping.signal.aborted) throw error;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          stopping.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        });
       }
     }
   };
@@ -136,6 +141,7 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
     inFlight: () => sending.size,
     async stop() {
       await loop.stop();
+      stopping.abort();
       // Claimed and in-flight attempts finish (each bounded by the attempt timeout) and are
       // recorded, so no lease is left behind to expire.
       while (sending.size > 0 || ready.length > 0) {
