@@ -3,8 +3,8 @@
  * address the service ever derived, and each transfer is dispatched by the address's holder.
  *  - an order holds it (allocated, through quarantine): the order's payment (apply-transfers.ts);
  *  - nobody holds it (free in the pool, or released): a stray transfer (src/strays/).
- * Issue 25's static deposit addresses are rows of the same table; their holder kind ("deposit")
- * goes in `holderOf` below, before the stray fallback.
+ *  - a static deposit address (issue 25, status 'static'): a deposit, credited by creditDeposits
+ *    (the scanner calls it beside applyTransfers).
  *
  * Runs inside the scanner's transaction. The addresses are locked (FOR SHARE) until it commits, so
  * the holder read here is the holder the transfer is credited to: an order creation claiming a
@@ -17,6 +17,8 @@ import { queryRows } from "../db/query-rows.js";
 
 export type AddressHolder =
   | { kind: "order"; addressId: number; orderId: string }
+  /** a static deposit address (issue 25): its transfers are deposits (src/deposits/credit-deposits.ts) */
+  | { kind: "deposit"; addressId: number }
   | {
       kind: "stray";
       addressId: number;
@@ -37,6 +39,7 @@ interface AddressRow extends Record<string, unknown> {
 function holderOf(row: AddressRow): AddressHolder {
   const addressId = Number(row.id);
   if (row.order_id !== null) return { kind: "order", addressId, orderId: row.order_id };
+  if (row.status === "static") return { kind: "deposit", addressId };
   return { kind: "stray", addressId, previousOrderId: row.last_order_id, free: row.status === "free" };
 }
 

@@ -71,6 +71,9 @@ export async function applyTransfers(
       case "stray":
         strays.push({ transfer, holder });
         break;
+      case "deposit":
+        // credited by creditDeposits (src/deposits), which the scanner runs in the same transaction
+        break;
       default:
         assertNever(holder);
     }

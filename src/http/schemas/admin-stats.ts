@@ -10,6 +10,8 @@ const statsBlock = z.object({
   success_rate: z.string(),
 });
 
+const depositStatsBlock = z.object({ deposit_count: z.number().int(), total_received: z.string() });
+
 export const addressPoolReply = z.object({
   total: z.number().int(),
   free: z.number().int(),
@@ -31,6 +33,9 @@ export const getStatsSchema = {
         unresolved_count: z.number().int(),
         unresolved_amount: z.string(),
       }),
+      deposits: z
+        .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
+        .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
     }),
     401: errorReply,
   },
