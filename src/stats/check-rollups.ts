@@ -123,7 +123,7 @@ const ATTACHED = sql`
          (SELECT count(*) FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index)::text
            AS credited
   FROM stray_transfers st
-  WHERE (st.resolution = 'attached') IS DISTINCT FROM EXISTS (
+  WHERE coalesce(st.resolution = 'attached', false) IS DISTINCT FROM EXISTS (
           SELECT 1 FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index)
      OR (st.resolution = 'attached' AND (
           SELECT count(*) FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index

@@ -80,13 +80,13 @@ describe("every derived address", () => {
     await sweepAll(t);
     // quarantined: expired, still held by its order
     const expired = await t.order("7", { expiresIn: 60 });
+    // allocated: a pending order (created before the release, so it cannot take the freed address)
+    const pending = await t.order("5", { expiresIn: 86_400 });
     t.clock.advanceSeconds(QUARANTINE_S + 61);
     await expireOrders(t.ctx);
     await releaseAddresses(t.ctx);
     expect(await addressRow(t, released.address)).toMatchObject({ status: "free", orderId: null });
     expect(await addressRow(t, expired.address)).toMatchObject({ status: "allocated", orderId: expired.id });
-    // allocated: a pending order
-    const pending = await t.order("5");
     // never handed out
     const spare = await neverHandedOut();
     expect(new Set([released.address, expired.address, pending.address, spare]).size).toBe(4);
