@@ -102,7 +102,6 @@ function Shell({ onOut }: { onOut: () => void }) {
   if (depositMatch) page = <DepositAddressDetailPage id={decodeURIComponent(depositMatch[1] ?? "")} />;
   else if (path === "/admin/deposit-addresses") page = <DepositAddressesPage query={query} />;
   else if (orderMatch) page = <OrderDetailPage id={decodeURIComponent(orderMatch[1] ?? "")} />;
-  else if (orderMatch) page = <OrderDetailPage id={decodeURIComponent(orderMatch[1] ?? "")} />;
   else if (strayMatch) page = <StrayTransferPage id={decodeURIComponent(strayMatch[1] ?? "")} />;
   else if (path === "/admin/stray-transfers") page = <StrayTransfersPage />;
   else if (path === "/admin/orders") page = <OrdersPage query={query} />;
