@@ -115,7 +115,7 @@ export function OverviewPage() {
         <h2>Incidents</h2>
         {incidents.length === 0 && strays.length === 0 ? (
           <p className="muted" data-testid="no-incidents">
-            No failed webhooks or sweeps, and no unresolved stray transfers.
+            No failed webhooks or sweeps.
           </p>
         ) : (
           <table data-testid="incidents">
