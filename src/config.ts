@@ -9,8 +9,8 @@ import { join, resolve } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { generateMnemonic, validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { addressFromPrivateKey, isValidAddress } from "./tron/address.js";
-import { mnemonicToAccountXpub } from "./tron/hd.js";
+import { addressFromPrivateKey, isValidAddress } from "@stablegate/tron/address";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { parseAmount } from "./money.js";
 
 export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;

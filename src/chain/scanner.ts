@@ -11,8 +11,8 @@
  * leadership beyond the cursor check.
  */
 import type { Context } from "../context.js";
-import { hexToBase58 } from "../tron/address.js";
-import type { BlockJson } from "../tron/node-types.js";
+import { hexToBase58 } from "@stablegate/tron/address";
+import type { BlockJson } from "@stablegate/tron/node-types";
 import { creditTransfers, ordersByAddress, type ChainTransfer } from "../payments/apply-transfers.js";
 import { revertTransfersAbove } from "../payments/revert-fork.js";
 import { AbortedError, backoffMs, retryNode, sleep, type RetryTiming } from "./backoff.js";

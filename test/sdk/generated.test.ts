@@ -4,7 +4,7 @@ import { OPENAPI_FILE, TYPES_FILE, renderFiles } from "../../scripts/generate-op
 
 // docs/openapi.json (linted by `npm run lint`) and the SDK's generated types must be what the app
 // serves today: `npm run generate:openapi` after changing a route's schema.
-it("docs/openapi.json and src/sdk/api-types.ts are up to date with the app's document", async () => {
+it("docs/openapi.json and packages/sdk/src/api-types.ts are up to date with the app's document", async () => {
   const { openapi, types } = await renderFiles();
   expect(
     readFileSync(OPENAPI_FILE, "utf8") === openapi,
@@ -12,7 +12,7 @@ it("docs/openapi.json and src/sdk/api-types.ts are up to date with the app's doc
   ).toBe(true);
   expect(
     readFileSync(TYPES_FILE, "utf8") === types,
-    "src/sdk/api-types.ts is stale: npm run generate:openapi",
+    "packages/sdk/src/api-types.ts is stale: npm run generate:openapi",
   ).toBe(true);
   const doc = JSON.parse(openapi);
   expect(doc.openapi).toBe("3.1.0");

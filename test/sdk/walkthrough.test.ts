@@ -21,7 +21,7 @@ import {
   MemoryDedupeStore,
   type WebhookDelivery,
   type WebhookEvent,
-} from "../../src/sdk/index.js";
+} from "@stablegate/sdk";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { closedPort, waitFor } from "./helpers.js";
@@ -194,7 +194,7 @@ describe("docs/sdk.md against the running service", () => {
     const file = join(mkdtempSync(join(tmpdir(), "stablegate-shop-")), "shop.mjs");
     writeFileSync(
       file,
-      script!.replace('"stablegate/sdk"', JSON.stringify(resolve(ROOT, "src/sdk/index.ts"))),
+      script!.replace('"@stablegate/sdk"', JSON.stringify(resolve(ROOT, "packages/sdk/src/index.ts"))),
     );
     const child = spawn(process.execPath, ["--import", "tsx", file], {
       cwd: ROOT,

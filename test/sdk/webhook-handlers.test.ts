@@ -17,7 +17,7 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
   type WebhookHandlerOptions,
-} from "../../src/sdk/index.js";
+} from "@stablegate/sdk";
 import { signWebhookBody } from "../../src/webhooks/signature.js";
 import { outsideContract } from "../helpers/contract.js";
 

@@ -2,7 +2,7 @@ import { TronWeb } from "tronweb";
 import { describe, expect, it } from "vitest";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { addressFromPrivateKey, addressFromPublicKey } from "../../src/tron/address.js";
+import { addressFromPrivateKey, addressFromPublicKey } from "@stablegate/tron/address";
 import {
   deriveAddress,
   deriveAddresses,
@@ -10,7 +10,7 @@ import {
   generateMnemonic,
   isValidMnemonic,
   mnemonicToAccountXpub,
-} from "../../src/tron/hd.js";
+} from "@stablegate/tron/hd";
 
 const ABANDON =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";

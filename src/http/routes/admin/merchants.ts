@@ -67,9 +67,12 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/merchants/:id",
     { schema: getMerchantDetailSchema, config: { permission: "merchants.read" } },
     async (request) => {
-      const { merchant, stats, recentOrders, recentIncidents } = await getMerchantDetail(request.ctx, {
-        id: request.params.id,
-      });
+      const { merchant, stats, recentOrders, recentIncidents, balance } = await getMerchantDetail(
+        request.ctx,
+        {
+          id: request.params.id,
+        },
+      );
       return {
         ...toMerchantSummary(merchant),
         order_count: stats.orderCount,
@@ -80,6 +83,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
         last_order_at: stats.lastOrderAt?.toISOString() ?? null,
         success_rate: formatPercent(stats.completedCount, stats.orderCount),
         incident_count: stats.incidentCount,
+        balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
         recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
         recent_incidents: recentIncidents.map((incident) => ({
           id: incident.id,
