@@ -14,7 +14,17 @@ const TRON_DEPENDENCIES = [
 const boundary = (options) => ({ "stablegate/package-boundaries": ["error", options] });
 
 export default tseslint.config(
-  { ignores: ["**/dist/", "node_modules/", "data/", "web/dist/", "coverage/", "test/fixtures/"] },
+  {
+    ignores: [
+      "**/dist/",
+      "packages/*/dist.tmp/",
+      "node_modules/",
+      "data/",
+      "web/dist/",
+      "coverage/",
+      "test/fixtures/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

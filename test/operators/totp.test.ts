@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { queryRows } from "../../src/db/query-rows.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCookie, createMerchantViaApi } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -56,11 +57,10 @@ describe("TOTP sign-in", () => {
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     // secrets and recovery codes are not stored in the clear
-    const dump = JSON.stringify(
-      (await t.ctx.db.execute(sql`SELECT * FROM operators; `)).rows.concat(
-        (await t.ctx.db.execute(sql`SELECT * FROM operator_recovery_codes`)).rows,
-      ),
-    );
+    const dump = JSON.stringify([
+      await queryRows(t.ctx.db, sql`SELECT * FROM operators`),
+      await queryRows(t.ctx.db, sql`SELECT * FROM operator_recovery_codes`),
+    ]);
     expect(dump).not.toContain(secret);
     for (const code of codes) expect(dump).not.toContain(code.replace("-", ""));
   });

@@ -11,6 +11,7 @@ import { adminAlertRoutes } from "./alerts.js";
 import { adminAuditRoutes } from "./audit.js";
 import { adminAuthRoutes } from "./auth.js";
 import { adminChainRoutes } from "./chain.js";
+import { adminDepositAddressRoutes } from "./deposit-addresses.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOperatorRoutes } from "./operators.js";
 import { adminOrderRoutes } from "./orders.js";
@@ -34,6 +35,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminOperatorRoutes, { ctx });
   await app.register(adminAccountRoutes, { ctx });
   await app.register(adminAuditRoutes, { ctx });
+  await app.register(adminDepositAddressRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 
