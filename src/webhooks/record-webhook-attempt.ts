@@ -11,7 +11,7 @@
  */
 import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { orderEvents, orders, webhookAttempts } from "../db/schema.js";
+import { depositEvents, orderEvents, orders, webhookAttempts } from "../db/schema.js";
 import { newId } from "../ids.js";
 import {
   type OrderEventType,
@@ -72,13 +72,18 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // Orders are locked first, in id order, like the outcome path (an order, then its
     // deliveries): two batches or a batch and an outcome never deadlock, and the statuses read
     // here cannot change before this transaction ends.
-    const orderIds = [...new Set(records.map((record) => record.claim.orderId))].sort();
-    const locked = await tx
-      .select()
-      .from(orders)
-      .where(inArray(orders.id, orderIds))
-      .orderBy(asc(orders.id))
-      .for("update");
+    const orderIds = [
+      ...new Set(records.flatMap((record) => (record.claim.orderId === null ? [] : [record.claim.orderId]))),
+    ].sort();
+    const locked =
+      orderIds.length === 0
+        ? []
+        : await tx
+            .select()
+            .from(orders)
+            .where(inArray(orders.id, orderIds))
+            .orderBy(asc(orders.id))
+            .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
 
     const plans = records.map(({ claim, result }) => {
@@ -139,8 +144,15 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const toComplete = new Map<string, OrderRow>();
     const toFail = new Map<string, { order: OrderRow; payload: Record<string, unknown> }>();
     const outcomes: RecordOutcome[] = [];
+    const depositEventRows: (typeof depositEvents.$inferInsert)[] = [];
     for (const plan of plans) {
-      const order = orderById.get(plan.claim.orderId);
+      if (plan.claim.depositId !== null) {
+        // A deposit webhook (issue 25): the delivery row is the whole state; its history goes to
+        // the deposit's events, and the 10th failure is an incident there.
+        outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
+        continue;
+      }
+      const order = plan.claim.orderId === null ? undefined : orderById.get(plan.claim.orderId);
       if (!updated.has(plan.claim.id) || !order) {
         outcomes.push("lease_lost");
         continue;
@@ -198,6 +210,49 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     });
     // Events that do not change a status: one insert for the whole batch.
     if (events.length > 0) await tx.insert(orderEvents).values(events);
+    if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
     return outcomes;
   });
+}
+
+interface DepositPlan {
+  claim: ClaimedDelivery;
+  result: AttemptResult;
+  attempt: number;
+  reason: string | null;
+  status: string;
+}
+
+function depositOutcome(
+  plan: DepositPlan,
+  updated: ReadonlySet<string>,
+  out: (typeof depositEvents.$inferInsert)[],
+  now: Date,
+): RecordOutcome {
+  if (!updated.has(plan.claim.id) || plan.claim.depositId === null) return "lease_lost";
+  const base = {
+    delivery_id: plan.claim.id,
+    event: plan.claim.event,
+    idempotency_key: plan.claim.idempotencyKey,
+    attempt: plan.attempt,
+  };
+  if (plan.result.success) {
+    out.push({
+      id: newId(),
+      depositId: plan.claim.depositId,
+      eventType: "webhook_delivered",
+      payload: { ...base, status_code: plan.result.statusCode },
+      createdAt: now,
+    });
+    return "delivered";
+  }
+  if (plan.status === "pending") return "retry_scheduled";
+  out.push({
+    id: newId(),
+    depositId: plan.claim.depositId,
+    eventType: "webhook_failed",
+    payload: { ...base, reason: plan.reason ?? "failed" },
+    createdAt: now,
+  });
+  return "failed";
 }

@@ -16,7 +16,13 @@ it("docs/openapi.json and packages/sdk/src/api-types.ts are up to date with the 
   ).toBe(true);
   const doc = JSON.parse(openapi);
   expect(doc.openapi).toBe("3.1.0");
-  expect(Object.keys(doc.webhooks)).toEqual(["payment.confirmed", "payment.underpaid", "payment.overpaid"]);
+  expect(Object.keys(doc.webhooks)).toEqual([
+    "deposit.detected",
+    "deposit.confirmed",
+    "payment.confirmed",
+    "payment.underpaid",
+    "payment.overpaid",
+  ]);
   expect(doc.components.securitySchemes).toMatchObject({
     apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
     adminCookie: { type: "apiKey", in: "cookie", name: "admin_token" },

@@ -215,7 +215,9 @@ describe("Express", () => {
     expect(await deliver(`${url}/raw`, eventBody(), { secret: "wrong-secret" })).toMatchObject({
       status: 400,
     });
-    expect(rec.received.map((r) => r.event.order_id)).toEqual([JSON.parse(delivery.body).order_id]);
+    expect(rec.received.map((r) => ("order_id" in r.event ? r.event.order_id : null))).toEqual([
+      JSON.parse(delivery.body).order_id,
+    ]);
   });
 
   it("reads the stream itself on a route without a body parser", async () => {

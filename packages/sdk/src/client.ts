@@ -5,13 +5,23 @@
 import { retryPolicy, type RetryOptions } from "./retry.js";
 import { callApi, type FetchLike, type RetryEvent, type TransportOptions } from "./transport.js";
 import type {
+  CreateDepositAddressParams,
   CreatePaymentParams,
+  Deposit,
+  DepositAddress,
+  DepositAddressPage,
+  DepositAddressWithDeposits,
+  DepositPage,
+  ListDepositAddressesFilters,
+  ListDepositsFilters,
   ListPaymentsFilters,
   Payment,
   PaymentPage,
   PaymentWithEvents,
   SimulatePaymentParams,
   SimulatedPayment,
+  SimulateDepositParams,
+  SimulatedDeposit,
 } from "./types.js";
 
 export interface ClientOptions extends RetryOptions {
@@ -47,6 +57,27 @@ export interface StablegateClient {
    * only 429 and 503 (refused before anything was sent) are retried.
    */
   simulatePayment(id: string, params?: SimulatePaymentParams): Promise<SimulatedPayment>;
+  /**
+   * A customer's permanent deposit address (static: every deposit to it is credited and reported
+   * by deposit.* webhooks to `callback_url`). Idempotent on customer_ref: asking again answers the
+   * existing address unchanged, so it is safe to call on every page view. Retries like
+   * createPayment.
+   */
+  createDepositAddress(params: CreateDepositAddressParams): Promise<DepositAddress>;
+  /** One of your static addresses with its newest deposits; unknown ids throw NOT_FOUND. */
+  getDepositAddress(id: string): Promise<DepositAddressWithDeposits>;
+  /** Every static address matching `filters` (e.g. customer_ref), newest first. */
+  listDepositAddresses(filters?: ListDepositAddressesFilters): AsyncIterableIterator<DepositAddress>;
+  /** Every deposit matching `filters` (deposit_address_id, customer_ref, status), newest first. */
+  listDeposits(filters?: ListDepositsFilters): AsyncIterableIterator<Deposit>;
+  /** Stop showing an address: deposits to it are still credited, flagged address_status "disabled". */
+  disableDepositAddress(id: string): Promise<DepositAddressWithDeposits>;
+  enableDepositAddress(id: string): Promise<DepositAddressWithDeposits>;
+  /**
+   * Devnet only (NOT_FOUND elsewhere): sends `amount` USDT from the devnet faucet to the address
+   * with a real signed transfer. Only 429 and 503 are retried (each call sends a new transfer).
+   */
+  simulateDeposit(id: string, params: SimulateDepositParams): Promise<SimulatedDeposit>;
 }
 
 const USER_AGENT = "stablegate-sdk/0.1";
@@ -82,7 +113,69 @@ export function createClient(options: ClientOptions): StablegateClient {
     });
   };
 
+  const pageQuery = (filters: { pageSize?: number; page?: number } & Record<string, unknown>) => {
+    const { pageSize, page, ...query } = filters;
+    const out: Record<string, string | undefined> = {
+      page: page === undefined ? undefined : String(page),
+      limit: String(pageSize ?? MAX_PAGE_SIZE),
+    };
+    for (const [key, value] of Object.entries(query))
+      out[key] = value === undefined ? undefined : String(value);
+    return out;
+  };
+  const depositAddressPath = (id: string) => `/api/v1/deposit-addresses/${encodeURIComponent(id)}`;
+
   return {
+    createDepositAddress: (params) =>
+      callApi<DepositAddress>(transport, {
+        method: "POST",
+        path: "/api/v1/deposit-addresses",
+        body: params,
+        retryOn: "idempotent",
+      }),
+    getDepositAddress: (id) =>
+      callApi<DepositAddressWithDeposits>(transport, {
+        method: "GET",
+        path: depositAddressPath(id),
+        retryOn: "idempotent",
+      }),
+    listDepositAddresses: (filters = {}) =>
+      iteratePages<DepositAddress>((page) =>
+        callApi<DepositAddressPage>(transport, {
+          method: "GET",
+          path: "/api/v1/deposit-addresses",
+          query: pageQuery({ ...filters, page }),
+          retryOn: "idempotent",
+        }),
+      ),
+    listDeposits: (filters = {}) =>
+      iteratePages<Deposit>((page) =>
+        callApi<DepositPage>(transport, {
+          method: "GET",
+          path: "/api/v1/deposits",
+          query: pageQuery({ ...filters, page }),
+          retryOn: "idempotent",
+        }),
+      ),
+    disableDepositAddress: (id) =>
+      callApi<DepositAddressWithDeposits>(transport, {
+        method: "POST",
+        path: `${depositAddressPath(id)}/disable`,
+        retryOn: "idempotent",
+      }),
+    enableDepositAddress: (id) =>
+      callApi<DepositAddressWithDeposits>(transport, {
+        method: "POST",
+        path: `${depositAddressPath(id)}/enable`,
+        retryOn: "idempotent",
+      }),
+    simulateDeposit: (id, params) =>
+      callApi<SimulatedDeposit>(transport, {
+        method: "POST",
+        path: `${depositAddressPath(id)}/simulate`,
+        body: params,
+        retryOn: "refused-only",
+      }),
     createPayment: (params) =>
       callApi<Payment>(transport, {
         method: "POST",
@@ -130,6 +223,26 @@ async function* iteratePayments(
       if (!previous.has(payment.id)) yield payment;
     }
     previous = seen;
+    if (data.length === 0 || page >= pagination.total_pages) return;
+  }
+}
+
+/**
+ * Pages of a newest-first list without a time bound: an item created while we page pushes others
+ * one place back, so an item already yielded may show up again at the top of the next page; those
+ * are dropped by id (nothing is skipped).
+ */
+async function* iteratePages<T extends { id: string }>(
+  fetchPage: (page: number) => Promise<{ data: T[]; pagination: { total_pages: number } }>,
+): AsyncIterableIterator<T> {
+  const yielded = new Set<string>();
+  for (let page = 1; ; page++) {
+    const { data, pagination } = await fetchPage(page);
+    for (const item of data) {
+      if (yielded.has(item.id)) continue;
+      yielded.add(item.id);
+      yield item;
+    }
     if (data.length === 0 || page >= pagination.total_pages) return;
   }
 }

@@ -43,6 +43,50 @@ export type PaymentConfirmedEvent = WebhookBody<"webhook_payment_confirmed">;
 export type PaymentUnderpaidEvent = WebhookBody<"webhook_payment_underpaid">;
 export type PaymentOverpaidEvent = WebhookBody<"webhook_payment_overpaid">;
 
+/** deposit.detected: seen in a block, not final (static addresses created with notify_detected). */
+export type DepositDetectedEvent = WebhookBody<"webhook_deposit_detected">;
+/** deposit.confirmed: final; credit the customer (below_minimum and address_status are flags). */
+export type DepositConfirmedEvent = WebhookBody<"webhook_deposit_confirmed">;
+
+export type PaymentWebhookEvent = PaymentConfirmedEvent | PaymentUnderpaidEvent | PaymentOverpaidEvent;
+export type DepositWebhookEvent = DepositDetectedEvent | DepositConfirmedEvent;
+
 /** A verified webhook payload; switch on `event` to narrow it. */
-export type WebhookEvent = PaymentConfirmedEvent | PaymentUnderpaidEvent | PaymentOverpaidEvent;
+export type WebhookEvent = PaymentWebhookEvent | DepositWebhookEvent;
 export type WebhookEventType = WebhookEvent["event"];
+
+/** POST /api/v1/deposit-addresses body. */
+export type CreateDepositAddressParams = Json<operations["postDepositAddresses"]["requestBody"]>;
+
+/** A customer's static deposit address. */
+export type DepositAddress = Json<operations["postDepositAddresses"]["responses"][201]>;
+
+/** GET /api/v1/deposit-addresses/:id: the address and its newest deposits. */
+export type DepositAddressWithDeposits = Json<operations["getDepositAddressesId"]["responses"][200]>;
+
+/** Filters of GET /api/v1/deposit-addresses; the iterator does the paging itself. */
+export type ListDepositAddressesFilters = Omit<
+  NonNullable<operations["getDepositAddresses"]["parameters"]["query"]>,
+  "page" | "limit"
+> & { pageSize?: number };
+
+export type DepositAddressPage = Json<operations["getDepositAddresses"]["responses"][200]>;
+
+/** One USDT transfer to a static address. */
+export type Deposit = Json<operations["getDepositsId"]["responses"][200]>;
+
+/** Filters of GET /api/v1/deposits; the iterator does the paging itself. */
+export type ListDepositsFilters = Omit<
+  NonNullable<operations["getDeposits"]["parameters"]["query"]>,
+  "page" | "limit"
+> & {
+  pageSize?: number;
+};
+
+export type DepositPage = Json<operations["getDeposits"]["responses"][200]>;
+
+/** POST /api/v1/deposit-addresses/:id/simulate body (devnet only). */
+export type SimulateDepositParams = Json<operations["postDepositAddressesIdSimulate"]["requestBody"]>;
+
+/** The devnet transfer that made the deposit. */
+export type SimulatedDeposit = Json<operations["postDepositAddressesIdSimulate"]["responses"][202]>;

@@ -45,7 +45,8 @@ export type WebhookProcessor = ((
 };
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
-const EVENTS = new Set<string>(["payment.confirmed", "payment.underpaid", "payment.overpaid"]);
+const PAYMENT_EVENTS = new Set<string>(["payment.confirmed", "payment.underpaid", "payment.overpaid"]);
+const DEPOSIT_EVENTS = new Set<string>(["deposit.detected", "deposit.confirmed"]);
 
 /** One processor per endpoint: it owns the default store, so create it once, not per request. */
 export function createWebhookProcessor(options: WebhookHandlerOptions): WebhookProcessor {
@@ -65,7 +66,7 @@ export function createWebhookProcessor(options: WebhookHandlerOptions): WebhookP
     const idempotencyKey = single(headers, "x-idempotency-key");
     if (!idempotencyKey) return refuse(400, "missing X-Idempotency-Key header");
     const event = verified.payload as unknown;
-    if (!isWebhookEvent(event)) return refuse(400, "not a Stablegate payment event");
+    if (!isWebhookEvent(event)) return refuse(400, "not a Stablegate payment or deposit event");
     const delivery: WebhookDelivery = {
       idempotencyKey,
       timestamp: Number(single(headers, "x-timestamp")),
@@ -118,9 +119,18 @@ function single(headers: WebhookHeaders, name: string): string | undefined {
 function isWebhookEvent(value: unknown): value is WebhookEvent {
   if (typeof value !== "object" || value === null) return false;
   const event = value as Record<string, unknown>;
+  if (typeof event.event !== "string") return false;
+  if (DEPOSIT_EVENTS.has(event.event)) {
+    return (
+      typeof event.deposit_id === "string" &&
+      typeof event.deposit_address_id === "string" &&
+      typeof event.customer_ref === "string" &&
+      typeof event.amount === "string" &&
+      typeof event.status === "string"
+    );
+  }
   return (
-    typeof event.event === "string" &&
-    EVENTS.has(event.event) &&
+    PAYMENT_EVENTS.has(event.event) &&
     typeof event.order_id === "string" &&
     typeof event.amount_expected === "string" &&
     typeof event.amount_received === "string" &&

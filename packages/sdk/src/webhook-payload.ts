@@ -19,3 +19,27 @@ export interface WebhookPayload {
   status: string;
   timestamp: string;
 }
+
+/** Webhooks of static deposit addresses (DESIGN.md 15). */
+export const DEPOSIT_EVENTS = ["deposit.detected", "deposit.confirmed"] as const;
+export type DepositEvent = (typeof DEPOSIT_EVENTS)[number];
+
+export interface DepositWebhookPayload {
+  event: DepositEvent;
+  deposit_id: string;
+  deposit_address_id: string;
+  customer_ref: string;
+  amount: string;
+  currency: string;
+  network: string;
+  tx_hash: string;
+  from_address: string;
+  to_address: string;
+  status: "detected" | "confirmed";
+  confirmations: number;
+  /** The amount is below DEPOSIT_MIN_USDT; it is credited all the same. */
+  below_minimum: boolean;
+  /** "disabled" when the deposit reached an address the merchant had disabled. */
+  address_status: "active" | "disabled";
+  timestamp: string;
+}

@@ -48,11 +48,32 @@ function checkIndex(index: number): void {
     throw new RangeError("invalid address index");
 }
 
-/** The private key of m/44'/195'/0'/0/index. The caller must wipe it (`key.fill(0)`) after signing. */
-export function derivePrivateKey(mnemonic: string, index: number, passphrase = ""): Uint8Array {
+/**
+ * The BIP44 change level under the account: 0 is the external chain (order addresses), 1 the branch
+ * of the static deposit addresses (m/44'/195'/0'/1/i). Two branches never derive the same key.
+ */
+export type Branch = 0 | 1;
+export const ORDER_BRANCH: Branch = 0;
+export const STATIC_BRANCH: Branch = 1;
+
+function checkBranch(branch: number): void {
+  if (branch !== 0 && branch !== 1) throw new RangeError("invalid branch");
+}
+
+/**
+ * The private key of m/44'/195'/0'/branch/index. The caller must wipe it (`key.fill(0)`) after
+ * signing.
+ */
+export function derivePrivateKey(
+  mnemonic: string,
+  index: number,
+  passphrase = "",
+  branch: Branch = ORDER_BRANCH,
+): Uint8Array {
   checkIndex(index);
+  checkBranch(branch);
   const account = accountNode(mnemonic, passphrase);
-  const chain = account.deriveChild(0);
+  const chain = account.deriveChild(branch);
   const leaf = chain.deriveChild(index);
   const key = Uint8Array.from(leaf.privateKey as Uint8Array);
   account.wipePrivateData();
@@ -61,13 +82,15 @@ export function derivePrivateKey(mnemonic: string, index: number, passphrase = "
   return key;
 }
 
-// Deriving the external chain node (/0) costs as much as a leaf; pools derive hundreds of leaves
+// Deriving a branch node (/0 or /1) costs as much as a leaf; pools derive hundreds of leaves
 // from the same xpub, so the chain node is kept per xpub (public data only).
 const chainCache = new Map<string, HDKey>();
 const CHAIN_CACHE_MAX = 16;
 
-function externalChain(xpub: string): HDKey {
-  const cached = chainCache.get(xpub);
+function branchNode(xpub: string, branch: Branch): HDKey {
+  checkBranch(branch);
+  const cacheKey = `${branch}:${xpub}`;
+  const cached = chainCache.get(cacheKey);
   if (cached) return cached;
   let account: HDKey;
   try {
@@ -77,16 +100,16 @@ function externalChain(xpub: string): HDKey {
   }
   if (account.privateKey) throw new Error("expected an xpub, got a private extended key");
   if (account.depth !== 3) throw new Error("expected the account-level xpub (m/44'/195'/0')");
-  const chain = account.deriveChild(0);
+  const chain = account.deriveChild(branch);
   if (chainCache.size >= CHAIN_CACHE_MAX) chainCache.delete(chainCache.keys().next().value as string);
-  chainCache.set(xpub, chain);
+  chainCache.set(cacheKey, chain);
   return chain;
 }
 
-/** The base58 address of m/44'/195'/0'/0/index, from the account xpub alone. */
-export function deriveAddress(xpub: string, index: number): string {
+/** The base58 address of m/44'/195'/0'/branch/index, from the account xpub alone. */
+export function deriveAddress(xpub: string, index: number, branch: Branch = ORDER_BRANCH): string {
   checkIndex(index);
-  return addressFromPublicKey(externalChain(xpub).deriveChild(index).publicKey as Uint8Array);
+  return addressFromPublicKey(branchNode(xpub, branch).deriveChild(index).publicKey as Uint8Array);
 }
 
 let baseReady = false;
@@ -99,11 +122,16 @@ function base(): typeof secp256k1.Point.BASE {
   return secp256k1.Point.BASE;
 }
 
-export function deriveAddresses(xpub: string, from: number, count: number): string[] {
+export function deriveAddresses(
+  xpub: string,
+  from: number,
+  count: number,
+  branch: Branch = ORDER_BRANCH,
+): string[] {
   checkIndex(from);
   if (!Number.isInteger(count) || count < 0) throw new RangeError("invalid count");
   checkIndex(from + Math.max(count - 1, 0));
-  const chain = externalChain(xpub);
+  const chain = branchNode(xpub, branch);
   const parent = secp256k1.Point.fromBytes(chain.publicKey as Uint8Array);
   const data = Buffer.alloc(37);
   data.set(chain.publicKey as Uint8Array, 0);
