@@ -56,6 +56,12 @@ export interface Config {
   readonly sweepDelegateFallback: SweepDelegateFallback;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
+  /** DESIGN.md 14: refunds and payouts at or below it are approved at creation (0 = never). */
+  readonly payoutAutoApproveUsdt: bigint;
+  /** Per merchant per UTC day, beyond which nothing is auto-approved; undefined = unlimited. */
+  readonly payoutDailyLimitUsdt: bigint | undefined;
+  /** The approver must not be the operator who created the refund or payout. */
+  readonly payoutFourEyes: boolean;
   readonly webhookAllowPrivateNetworks: boolean;
   readonly logLevel: string;
   /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
@@ -229,6 +235,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
+  const autoApproveRaw = read("PAYOUT_AUTO_APPROVE_USDT") ?? "0";
+  const payoutAutoApproveUsdt = /^0+(\.0+)?$/.test(autoApproveRaw) ? 0n : parseAmount(autoApproveRaw);
+  if (payoutAutoApproveUsdt === null) {
+    throw new ConfigError("PAYOUT_AUTO_APPROVE_USDT", "must be 0 or a positive USDT amount");
+  }
+  const dailyLimitRaw = read("PAYOUT_DAILY_LIMIT_USDT");
+  const payoutDailyLimitUsdt = dailyLimitRaw === undefined ? undefined : parseAmount(dailyLimitRaw);
+  if (payoutDailyLimitUsdt === null) {
+    throw new ConfigError("PAYOUT_DAILY_LIMIT_USDT", "must be a positive USDT amount");
+  }
 
   const usdtContract =
     read("USDT_CONTRACT") ?? (tronNetwork === "devnet" ? undefined : DEFAULT_USDT[tronNetwork]);
@@ -291,6 +307,9 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
     sweepMinUsdt,
+    payoutAutoApproveUsdt,
+    payoutDailyLimitUsdt,
+    payoutFourEyes: boolean(read("PAYOUT_FOUR_EYES"), "PAYOUT_FOUR_EYES", true),
     webhookAllowPrivateNetworks: boolean(
       read("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
       "WEBHOOK_ALLOW_PRIVATE_NETWORKS",

@@ -10,7 +10,9 @@ import type { Context } from "../context.js";
 
 export interface ClaimedDelivery {
   id: string;
-  orderId: string;
+  /** null for a refund or payout webhook (DESIGN.md 14), which has payoutId instead */
+  orderId: string | null;
+  payoutId: string | null;
   merchantId: string;
   event: string;
   idempotencyKey: string;
@@ -36,7 +38,8 @@ export interface ClaimOptions {
 
 interface ClaimRow extends Record<string, unknown> {
   id: string;
-  order_id: string;
+  order_id: string | null;
+  payout_id: string | null;
   merchant_id: string;
   event: string;
   idempotency_key: string;
@@ -69,14 +72,14 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
           updated_at = ${now.toISOString()}::timestamptz
       FROM due
       WHERE d.id = due.id
-      RETURNING d.id, d.order_id, d.merchant_id, d.event, d.idempotency_key, d.payload, d.attempts,
-                d.max_attempts, d.callback_url_override, d.lease_expires_at
+      RETURNING d.id, d.order_id, d.payout_id, d.merchant_id, d.event, d.idempotency_key, d.payload,
+                d.attempts, d.max_attempts, d.callback_url_override, d.callback_url, d.lease_expires_at
     )
-    SELECT c.id, c.order_id, c.merchant_id, c.event, c.idempotency_key, c.payload, c.attempts,
-           c.max_attempts, COALESCE(c.callback_url_override, o.callback_url) AS url,
+    SELECT c.id, c.order_id, c.payout_id, c.merchant_id, c.event, c.idempotency_key, c.payload, c.attempts,
+           c.max_attempts, COALESCE(c.callback_url_override, c.callback_url, o.callback_url) AS url,
            m.webhook_secret AS secret, c.lease_expires_at
     FROM claimed c
-    JOIN orders o ON o.id = c.order_id
+    LEFT JOIN orders o ON o.id = c.order_id
     JOIN merchants m ON m.id = c.merchant_id
   `);
   // Both drivers (node-postgres and PGlite) return { rows }.
@@ -84,6 +87,7 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
   return rows.map((row) => ({
     id: row.id,
     orderId: row.order_id,
+    payoutId: row.payout_id,
     merchantId: row.merchant_id,
     event: row.event,
     idempotencyKey: row.idempotency_key,

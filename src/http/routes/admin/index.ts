@@ -10,6 +10,7 @@ import { adminAuthRoutes } from "./auth.js";
 import { adminChainRoutes } from "./chain.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
+import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
 import { adminWalletRoutes } from "./wallet.js";
 import { adminWebhookRoutes } from "./webhooks.js";
@@ -27,6 +28,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminWalletRoutes, { ctx });
   await app.register(adminAlertRoutes, { ctx });
   await app.register(adminChainRoutes, { ctx });
+  await app.register(adminPayoutRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 
