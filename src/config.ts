@@ -9,8 +9,8 @@ import { join, resolve } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { generateMnemonic, validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { addressFromPrivateKey, isValidAddress } from "./tron/address.js";
-import { mnemonicToAccountXpub } from "./tron/hd.js";
+import { addressFromPrivateKey, isValidAddress } from "@stablegate/tron/address";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { parseAmount } from "./money.js";
 
 export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;
@@ -62,6 +62,8 @@ export interface Config {
   readonly payoutDailyLimitUsdt: bigint | undefined;
   /** The approver must not be the operator who created the refund or payout. */
   readonly payoutFourEyes: boolean;
+  /** Static-address deposits below it are flagged below_minimum (DESIGN.md 15); micro-USDT. */
+  readonly depositMinUsdt: bigint;
   readonly webhookAllowPrivateNetworks: boolean;
   readonly logLevel: string;
   /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
@@ -245,6 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (payoutDailyLimitUsdt === null) {
     throw new ConfigError("PAYOUT_DAILY_LIMIT_USDT", "must be a positive USDT amount");
   }
+  const depositMinUsdt = parseAmount(read("DEPOSIT_MIN_USDT") ?? "1");
+  if (depositMinUsdt === null)
+    throw new ConfigError("DEPOSIT_MIN_USDT", "must be a USDT amount with at most 6 decimals");
 
   const usdtContract =
     read("USDT_CONTRACT") ?? (tronNetwork === "devnet" ? undefined : DEFAULT_USDT[tronNetwork]);
@@ -310,6 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
     payoutAutoApproveUsdt,
     payoutDailyLimitUsdt,
     payoutFourEyes: boolean(read("PAYOUT_FOUR_EYES"), "PAYOUT_FOUR_EYES", true),
+    depositMinUsdt,
     webhookAllowPrivateNetworks: boolean(
       read("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
       "WEBHOOK_ALLOW_PRIVATE_NETWORKS",

@@ -32,9 +32,12 @@ export const merchants = pgTable("merchants", {
 
 export const addresses = pgTable("addresses", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-  derivationIndex: integer("derivation_index").notNull().unique(),
+  /** The order branch's index (m/44'/195'/0'/0/i); null on a static address. */
+  derivationIndex: integer("derivation_index").unique(),
+  /** The static branch's index (m/44'/195'/0'/1/i, migration 0012); null on an order address. */
+  staticIndex: integer("static_index").unique(),
   address: text("address").notNull().unique(),
-  status: text("status", { enum: ["free", "allocated"] })
+  status: text("status", { enum: ["free", "allocated", "static"] })
     .notNull()
     .default("free"),
   orderId: uuid("order_id"),
@@ -107,12 +110,14 @@ export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed", "sup
 
 export const webhookDeliveries = pgTable("webhook_deliveries", {
   id: uuid("id").primaryKey(),
-  // NULL for refund and payout webhooks (migration 0011), which set payout_id instead
+  // NULL for refund and payout webhooks (migration 0011), which set payout_id instead, and for
+  // deposit webhooks (migration 0012), which set deposit_id
   orderId: uuid("order_id").references(() => orders.id),
   merchantId: uuid("merchant_id")
     .notNull()
     .references(() => merchants.id),
   orderEventId: uuid("order_event_id").references(() => orderEvents.id),
+  depositId: uuid("deposit_id").references(() => deposits.id),
   payoutId: uuid("payout_id"),
   payoutEventId: uuid("payout_event_id"),
   callbackUrl: text("callback_url"),
@@ -390,4 +395,69 @@ export const payoutTransactions = pgTable("payout_transactions", {
   blockNumber: bigint("block_number", { mode: "number" }),
   createdAt: ts("created_at").notNull(),
   landedAt: ts("landed_at"),
+});
+
+export const DEPOSIT_ADDRESS_STATUSES = ["active", "disabled"] as const;
+export type DepositAddressStatus = (typeof DEPOSIT_ADDRESS_STATUSES)[number];
+
+/** Static deposit addresses (migration 0012, DESIGN.md 15). */
+export const depositAddresses = pgTable("deposit_addresses", {
+  id: uuid("id").primaryKey(),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  customerRef: text("customer_ref").notNull(),
+  addressId: bigint("address_id", { mode: "number" })
+    .notNull()
+    .unique()
+    .references(() => addresses.id),
+  address: text("address").notNull().unique(),
+  status: text("status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull().default("active"),
+  callbackUrl: text("callback_url").notNull(),
+  metadata: jsonb("metadata").$type<Record<string, unknown> | null>(),
+  notifyDetected: boolean("notify_detected").notNull().default(false),
+  disabledAt: ts("disabled_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const DEPOSIT_STATUSES = ["detected", "confirmed", "reverted"] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+export const deposits = pgTable("deposits", {
+  id: uuid("id").primaryKey(),
+  depositAddressId: uuid("deposit_address_id")
+    .notNull()
+    .references(() => depositAddresses.id),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  txHash: text("tx_hash").notNull(),
+  logIndex: integer("log_index").notNull(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  blockTimestamp: ts("block_timestamp").notNull(),
+  fromAddress: text("from_address").notNull(),
+  toAddress: text("to_address").notNull(),
+  amount: money("amount").notNull(),
+  status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
+  belowMinimum: boolean("below_minimum").notNull(),
+  addressStatus: text("address_status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull(),
+  settlementId: uuid("settlement_id"),
+  sweepRound: integer("sweep_round"),
+  detectedAt: ts("detected_at").notNull(),
+  confirmedAt: ts("confirmed_at"),
+  revertedAt: ts("reverted_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const depositEvents = pgTable("deposit_events", {
+  id: uuid("id").primaryKey(),
+  depositId: uuid("deposit_id")
+    .notNull()
+    .references(() => deposits.id),
+  eventType: text("event_type").notNull(),
+  payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: ts("created_at").notNull(),
 });

@@ -35,6 +35,7 @@ export const RESERVED_PAYOUT_STATUSES = [
  */
 export const LEDGER_CREDIT_SOURCES: SQL[] = [
   sql`SELECT merchant_id, amount_received AS amount FROM orders WHERE amount_received <> 0`,
+  sql`SELECT merchant_id, amount FROM deposits WHERE status = 'confirmed'`,
 ];
 
 const reservedStatuses = sql.join(

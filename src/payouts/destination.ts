@@ -9,7 +9,7 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { AppError } from "../errors.js";
-import { addressFromPrivateKey, isValidAddress } from "../tron/address.js";
+import { addressFromPrivateKey, isValidAddress } from "@stablegate/tron/address";
 
 export async function checkDestination(ctx: Context, db: Executor, address: unknown): Promise<string> {
   if (typeof address !== "string" || !isValidAddress(address)) {

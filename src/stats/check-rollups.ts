@@ -14,6 +14,8 @@ export interface RollupDifference {
     | "order_rollups_hourly"
     | "order_rollups_total"
     | "merchant_incidents"
+    | "deposit_rollups_daily"
+    | "deposit_rollups_total"
     | "addresses";
   /** The key: day or hour/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
@@ -96,15 +98,44 @@ const INCIDENTS = sql`
   FROM (SELECT DISTINCT merchant_id FROM wrong) AS w
   ORDER BY 1`;
 
+const DEPOSITS_DAILY = sql`
+  WITH actual AS (
+    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, count(*) AS n, sum(amount) AS amount
+    FROM deposits GROUP BY 1, 2, 3
+  )
+  SELECT to_char(coalesce(a.day, r.day), 'YYYY-MM-DD') AS day,
+         coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
+         coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+  FROM actual a FULL JOIN deposit_rollups_daily r
+    ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2, 3`;
+
+const DEPOSITS_TOTAL = sql`
+  WITH actual AS (
+    SELECT merchant_id, status, count(*) AS n, sum(amount) AS amount FROM deposits GROUP BY 1, 2
+  )
+  SELECT coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
+         coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+  FROM actual a FULL JOIN deposit_rollups_total r ON r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2`;
+
 export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const daily = await queryRows<DiffRow>(db, DAILY);
   const hourly = await queryRows<DiffRow>(db, HOURLY);
   const total = await queryRows<DiffRow>(db, TOTAL);
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
-  // The admin stats take the pool's size as max(derivation_index) + 1 (get-address-pool-counts.ts).
+  const depositsDaily = await queryRows<DiffRow>(db, DEPOSITS_DAILY);
+  const depositsTotal = await queryRows<DiffRow>(db, DEPOSITS_TOTAL);
+  // The admin stats take the pool's size (the order branch; static addresses have no derivation_index) as max(derivation_index) + 1 (get-address-pool-counts.ts).
   const [pool] = await queryRows<{ stored: string; actual: string }>(
     db,
-    sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS stored, count(*)::text AS actual
+    sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS stored, count(derivation_index)::text AS actual
         FROM addresses`,
   );
   return [
@@ -125,6 +156,18 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     })),
     ...total.map((row) => ({
       table: "order_rollups_total" as const,
+      key: { merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n, row.stored_amount ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...depositsDaily.map((row) => ({
+      table: "deposit_rollups_daily" as const,
+      key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n, row.stored_amount ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...depositsTotal.map((row) => ({
+      table: "deposit_rollups_total" as const,
       key: { merchant_id: row.merchant_id, status: row.status ?? "" },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],

@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
-import { deriveAddresses } from "../tron/hd.js";
+import { deriveAddresses } from "@stablegate/tron/hd";
 
 /** Deriving is CPU work on the event loop; small batches keep the API responsive in role "all". */
 export const POOL_BATCH_SIZE = 100;

@@ -11,7 +11,7 @@
  */
 import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { orderEvents, orders, payoutEvents, webhookAttempts } from "../db/schema.js";
+import { depositEvents, orderEvents, orders, payoutEvents, webhookAttempts } from "../db/schema.js";
 import { newId } from "../ids.js";
 import {
   type OrderEventType,
@@ -75,12 +75,15 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const orderIds = [
       ...new Set(records.flatMap((record) => (record.claim.orderId === null ? [] : [record.claim.orderId]))),
     ].sort();
-    const locked = await tx
-      .select()
-      .from(orders)
-      .where(inArray(orders.id, orderIds))
-      .orderBy(asc(orders.id))
-      .for("update");
+    const locked =
+      orderIds.length === 0
+        ? []
+        : await tx
+            .select()
+            .from(orders)
+            .where(inArray(orders.id, orderIds))
+            .orderBy(asc(orders.id))
+            .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
     const payoutEventRows: (typeof payoutEvents.$inferInsert)[] = [];
 
@@ -142,7 +145,14 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const toComplete = new Map<string, OrderRow>();
     const toFail = new Map<string, { order: OrderRow; payload: Record<string, unknown> }>();
     const outcomes: RecordOutcome[] = [];
+    const depositEventRows: (typeof depositEvents.$inferInsert)[] = [];
     for (const plan of plans) {
+      if (plan.claim.depositId !== null) {
+        // A deposit webhook (issue 25): the delivery row is the whole state; its history goes to
+        // the deposit's events, and the 10th failure is an incident there.
+        outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
+        continue;
+      }
       if (plan.claim.payoutId !== null && plan.claim.orderId === null) {
         // A refund or payout webhook (DESIGN.md 14): the delivery records itself and the payout's
         // history notes it; the payout's status never depends on its webhook.
@@ -231,7 +241,50 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     });
     // Events that do not change a status: one insert for the whole batch.
     if (events.length > 0) await tx.insert(orderEvents).values(events);
+    if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
     if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
     return outcomes;
   });
+}
+
+interface DepositPlan {
+  claim: ClaimedDelivery;
+  result: AttemptResult;
+  attempt: number;
+  reason: string | null;
+  status: string;
+}
+
+function depositOutcome(
+  plan: DepositPlan,
+  updated: ReadonlySet<string>,
+  out: (typeof depositEvents.$inferInsert)[],
+  now: Date,
+): RecordOutcome {
+  if (!updated.has(plan.claim.id) || plan.claim.depositId === null) return "lease_lost";
+  const base = {
+    delivery_id: plan.claim.id,
+    event: plan.claim.event,
+    idempotency_key: plan.claim.idempotencyKey,
+    attempt: plan.attempt,
+  };
+  if (plan.result.success) {
+    out.push({
+      id: newId(),
+      depositId: plan.claim.depositId,
+      eventType: "webhook_delivered",
+      payload: { ...base, status_code: plan.result.statusCode },
+      createdAt: now,
+    });
+    return "delivered";
+  }
+  if (plan.status === "pending") return "retry_scheduled";
+  out.push({
+    id: newId(),
+    depositId: plan.claim.depositId,
+    eventType: "webhook_failed",
+    payload: { ...base, reason: plan.reason ?? "failed" },
+    createdAt: now,
+  });
+  return "failed";
 }

@@ -11,8 +11,8 @@ import {
   readHeaderOnly,
   type BlockHeaderInfo,
 } from "../../src/chain/extract-transfers.js";
-import { hexToBase58, toHex } from "../../src/tron/address.js";
-import type { BlockJson, TransactionInfo } from "../../src/tron/node-types.js";
+import { hexToBase58, toHex } from "@stablegate/tron/address";
+import type { BlockJson, TransactionInfo } from "@stablegate/tron/node-types";
 
 const DIR = resolve(import.meta.dirname, "../fixtures/tron-real");
 const USDT: Record<string, string> = {

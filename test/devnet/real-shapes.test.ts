@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, fund, hexToUtf8, newAccount, post, tronWebFor } from "./helpers.js";
 
 const DIR = resolve(import.meta.dirname, "../fixtures/tron-real");

@@ -15,7 +15,7 @@ import { buildApp } from "../../src/http/app.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
-import { encodeBalanceOf } from "../../src/tron/abi.js";
+import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 

@@ -7,7 +7,9 @@ import type { Context } from "../../../context.js";
 import { createPayout, createRefund } from "../../../payouts/create-payout.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { AppError } from "../../../errors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
+import { RateLimiter } from "../../rate-limiter.js";
 import {
   createPayoutSchema,
   createRefundSchema,
@@ -19,7 +21,20 @@ export function claimUrl(ctx: Context, token: string | undefined): string | null
   return token === undefined ? null : `${ctx.config.publicBaseUrl}/refund/${token}`;
 }
 
-export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
+  app,
+  { ctx, limiter: shared },
+) => {
+  // The merchant API's one limit per key (shared with payments and deposit addresses).
+  const limiter = shared ?? new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
+  app.addHook("onRequest", async (request) => {
+    const decision = limiter.take(requireMerchant(request).id);
+    if (!decision.allowed) {
+      throw new AppError("RATE_LIMITED", "rate limit exceeded: slow down and retry later", {
+        retryAfter: decision.retryAfterSeconds,
+      });
+    }
+  });
   const actorOf = (merchant: { id: string; apiKeyPrefix: string }): PayoutActor => ({
     kind: "merchant",
     id: merchant.id,
