@@ -1,6 +1,6 @@
 /**
  * A merchant's clone has nothing beside it: no file the project runs (code, scripts, configs, CI)
- * may reach outside the repository for ../shared, where the team's specification and raw node
+ * may reach outside the repository for the team's shared folder, where the team's specification and raw node
  * captures live. What the tests need is carried in the repository (test/fixtures/). `.ci/run` also
  * runs the whole suite from a clone in an empty directory, which proves the same by running it.
  */
@@ -35,7 +35,7 @@ describe("a plain clone is self-contained", () => {
     expect(sharedReads(`import { x } from "./${SHARED}-fields.js";`)).toHaveLength(0);
   });
 
-  it("has no code, script, config or CI file that reads ../shared", () => {
+  it("has no code, script, config or CI file that reads the shared folder beside the checkout", () => {
     const files = execFileSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" })
       .split("\n")
       .filter((file) => RUN.test(file));
