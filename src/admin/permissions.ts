@@ -55,6 +55,8 @@ export const PERMISSIONS = {
   "payouts.create": ADMIN,
   "payouts.approve": ADMIN,
   "payouts.cancel": ADMIN,
+  /** re-send a refund's or payout's final webhook, like an order's */
+  "payouts.retry_webhook": SUPPORT,
 
   // static deposit addresses (DESIGN.md 15)
   "deposit_addresses.manage": ADMIN,
