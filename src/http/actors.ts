@@ -1,16 +1,8 @@
-/**
- * The actor of a request, for resolutions' events and audit rows. Issue 22 replaces these with
- * auditActorOf(request) (named operators); until then every admin session is the built-in owner.
- */
+/** The actor and origin of a request, for resolutions' events and audit rows (DESIGN.md 12, 13). */
 import type { FastifyRequest } from "fastify";
-import type { ResolutionActor } from "../orders/resolution-actor.js";
-import { requireMerchant } from "./plugins/merchant-auth.js";
+import type { ResolutionActor, ResolutionOrigin } from "../orders/resolution-actor.js";
+import { auditActorOf, requestMeta } from "./audit-context.js";
 
-export function adminActor(_request: FastifyRequest): ResolutionActor {
-  return { kind: "operator", id: "owner", label: "owner" };
-}
-
-export function merchantActor(request: FastifyRequest): ResolutionActor {
-  const merchant = requireMerchant(request);
-  return { kind: "merchant", id: merchant.id, label: merchant.apiKeyPrefix };
+export function resolutionBy(request: FastifyRequest): { actor: ResolutionActor; origin: ResolutionOrigin } {
+  return { actor: auditActorOf(request), origin: requestMeta(request) };
 }

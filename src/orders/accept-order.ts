@@ -14,13 +14,14 @@ import { formatAmount } from "../money.js";
 import { enqueueOutcomeWebhook } from "../webhooks/enqueue-webhook.js";
 import { lockOrder } from "./lock-order.js";
 import { OUTCOME_SETTING_EVENTS } from "./order-resolutions.js";
-import { actorRecord, type ResolutionActor } from "./resolution-actor.js";
+import { actorRecord, type ResolutionActor, type ResolutionOrigin } from "./resolution-actor.js";
 import { recordResolutionAudit } from "./resolution-audit.js";
 import { STATUSES_WITH_OUTCOME, transitionOrder, type OrderRow } from "./transitions.js";
 
 export interface AcceptInput {
   orderId: string;
   actor: ResolutionActor;
+  origin?: ResolutionOrigin;
   reason: string;
 }
 
@@ -76,6 +77,7 @@ export async function acceptOrder(ctx: Context, input: AcceptInput): Promise<Ord
     });
     await recordResolutionAudit(ctx, tx, {
       actor: input.actor,
+      origin: input.origin,
       action: "order.resolve",
       orderId: order.id,
       reason: input.reason,

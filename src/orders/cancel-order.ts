@@ -10,7 +10,7 @@
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import { lockOrder } from "./lock-order.js";
-import { actorRecord, type ResolutionActor } from "./resolution-actor.js";
+import { actorRecord, type ResolutionActor, type ResolutionOrigin } from "./resolution-actor.js";
 import { transitionOrder, type OrderRow } from "./transitions.js";
 import { recordResolutionAudit } from "./resolution-audit.js";
 
@@ -19,6 +19,7 @@ export interface CancelInput {
   /** Set for the merchant API: another merchant's order is NOT_FOUND. */
   merchantId?: string;
   actor: ResolutionActor;
+  origin?: ResolutionOrigin;
   reason: string;
 }
 
@@ -39,6 +40,7 @@ export async function cancelOrder(ctx: Context, input: CancelInput): Promise<Ord
     });
     await recordResolutionAudit(ctx, tx, {
       actor: input.actor,
+      origin: input.origin,
       action: "order.cancel",
       orderId: order.id,
       reason: input.reason,

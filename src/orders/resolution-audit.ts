@@ -1,13 +1,15 @@
 /**
- * The audit row of a resolution (DESIGN.md 12), written in the resolution's own transaction.
- * Issue 22's appendAudit is the audit log; until it is on main this is the one place to wire it.
+ * The audit row of a resolution (DESIGN.md 12), appended in the resolution's own transaction (as
+ * its last statement: appendAudit holds the chain head until commit).
  */
+import { appendAudit } from "../audit/append-audit.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
-import type { ResolutionActor } from "./resolution-actor.js";
+import type { ResolutionActor, ResolutionOrigin } from "./resolution-actor.js";
 
 export interface ResolutionAudit {
   actor: ResolutionActor;
+  origin?: ResolutionOrigin | undefined;
   /** order.cancel, order.resolve, order.attach_transfer, stray.dismiss */
   action: string;
   orderId?: string;
@@ -19,11 +21,22 @@ export interface ResolutionAudit {
 
 export async function recordResolutionAudit(
   ctx: Context,
-  _tx: Executor,
+  tx: Executor,
   entry: ResolutionAudit,
 ): Promise<void> {
-  ctx.log.info(
-    { action: entry.action, orderId: entry.orderId, strayId: entry.strayId, actor: entry.actor.label },
-    "resolution recorded",
-  );
+  await appendAudit(tx, {
+    actor: entry.actor,
+    action: entry.action,
+    targetType: entry.orderId !== undefined ? "order" : "stray_transfer",
+    targetId: entry.orderId ?? entry.strayId,
+    before: entry.before,
+    after: {
+      ...entry.after,
+      ...(entry.orderId && entry.strayId ? { stray_transfer_id: entry.strayId } : {}),
+    },
+    reason: entry.reason,
+    ip: entry.origin?.ip,
+    userAgent: entry.origin?.userAgent,
+    at: ctx.clock.now(),
+  });
 }

@@ -19,7 +19,7 @@ import { AppError, assertNever } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { lockOrder } from "../orders/lock-order.js";
-import { actorRecord, type ResolutionActor } from "../orders/resolution-actor.js";
+import { actorRecord, type ResolutionActor, type ResolutionOrigin } from "../orders/resolution-actor.js";
 import { recordResolutionAudit } from "../orders/resolution-audit.js";
 import { appendOrderEvent, transitionOrder, type OrderRow } from "../orders/transitions.js";
 import { settleLockedOrder } from "../payments/confirm-transfers.js";
@@ -30,6 +30,7 @@ export interface AttachInput {
   txHash: string;
   logIndex?: number | undefined;
   actor: ResolutionActor;
+  origin?: ResolutionOrigin;
   reason: string;
 }
 
@@ -206,6 +207,7 @@ export async function attachStrayTransfer(ctx: Context, input: AttachInput): Pro
     });
     await recordResolutionAudit(ctx, tx, {
       actor: input.actor,
+      origin: input.origin,
       action: "order.attach_transfer",
       orderId: order.id,
       strayId: stray.id,

@@ -8,13 +8,13 @@ import type { Context } from "../context.js";
 import { strayTransfers } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
-import { actorRecord, type ResolutionActor } from "../orders/resolution-actor.js";
+import { actorRecord, type ResolutionActor, type ResolutionOrigin } from "../orders/resolution-actor.js";
 import { recordResolutionAudit } from "../orders/resolution-audit.js";
 import { readStrayViews, type StrayTransferView } from "./stray-view.js";
 
 export async function dismissStrayTransfer(
   ctx: Context,
-  input: { id: string; actor: ResolutionActor; reason: string },
+  input: { id: string; actor: ResolutionActor; origin?: ResolutionOrigin; reason: string },
 ): Promise<StrayTransferView> {
   const notFound = new AppError("NOT_FOUND", "stray transfer not found");
   if (!isUuid(input.id)) throw notFound;
@@ -46,6 +46,7 @@ export async function dismissStrayTransfer(
       .where(eq(strayTransfers.id, stray.id));
     await recordResolutionAudit(ctx, tx, {
       actor: input.actor,
+      origin: input.origin,
       action: "stray.dismiss",
       strayId: stray.id,
       reason: input.reason,

@@ -11,7 +11,7 @@
  */
 import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { depositEvents, orderEvents, orders, webhookAttempts } from "../db/schema.js";
+import { depositEvents, orderEvents, orders, payoutEvents, webhookAttempts } from "../db/schema.js";
 import { newId } from "../ids.js";
 import {
   type OrderEventType,
@@ -85,6 +85,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
             .orderBy(asc(orders.id))
             .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
+    const payoutEventRows: (typeof payoutEvents.$inferInsert)[] = [];
 
     const plans = records.map(({ claim, result }) => {
       const attempt = claim.attempts + 1;
@@ -152,6 +153,36 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
         outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
         continue;
       }
+      if (plan.claim.payoutId !== null && plan.claim.orderId === null) {
+        // A refund or payout webhook (DESIGN.md 14): the delivery records itself and the payout's
+        // history notes it; the payout's status never depends on its webhook.
+        if (!updated.has(plan.claim.id)) {
+          outcomes.push("lease_lost");
+          continue;
+        }
+        const outcome: RecordOutcome = plan.result.success
+          ? "delivered"
+          : plan.status === "pending"
+            ? "retry_scheduled"
+            : "failed";
+        if (outcome !== "retry_scheduled") {
+          payoutEventRows.push({
+            id: newId(),
+            payoutId: plan.claim.payoutId,
+            eventType: outcome === "delivered" ? "webhook_delivered" : "webhook_failed",
+            payload: {
+              delivery_id: plan.claim.id,
+              event: plan.claim.event,
+              attempt: plan.attempt,
+              status_code: plan.result.statusCode,
+              ...(outcome === "failed" ? { reason: plan.reason ?? "failed" } : {}),
+            },
+            createdAt: now,
+          });
+        }
+        outcomes.push(outcome);
+        continue;
+      }
       const order = plan.claim.orderId === null ? undefined : orderById.get(plan.claim.orderId);
       if (!updated.has(plan.claim.id) || !order) {
         outcomes.push("lease_lost");
@@ -211,6 +242,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // Events that do not change a status: one insert for the whole batch.
     if (events.length > 0) await tx.insert(orderEvents).values(events);
     if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
+    if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
     return outcomes;
   });
 }

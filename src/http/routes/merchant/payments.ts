@@ -11,12 +11,13 @@ import { getOrder } from "../../../payments/get-order.js";
 import { listOrders } from "../../../payments/list-orders.js";
 import { simulatePayment } from "../../../payments/simulate-payment.js";
 import { cancelOrder } from "../../../orders/cancel-order.js";
-import { merchantActor } from "../../actors.js";
+import { resolutionBy } from "../../actors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { cancelPaymentSchema } from "../../schemas/resolutions.js";
 import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
 import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
   app,
@@ -76,7 +77,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: Rate
     const order = await cancelOrder(request.ctx, {
       orderId: request.params.id,
       merchantId: merchant.id,
-      actor: merchantActor(request),
+      ...resolutionBy(request),
       reason: request.body.reason,
     });
     return getOrder(request.ctx, merchant.id, order.id);
@@ -84,11 +85,15 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: Rate
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
   app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {
-    const paid = await simulatePayment(ctx, {
-      orderId: request.params.id,
-      merchantId: requireMerchant(request).id,
-      amount: request.body?.amount,
-    });
+    const paid = await simulatePayment(
+      ctx,
+      {
+        orderId: request.params.id,
+        merchantId: requireMerchant(request).id,
+        amount: request.body?.amount,
+      },
+      auditOriginOf(request),
+    );
     return reply.status(202).send(paid);
   });
 };
