@@ -3,26 +3,36 @@
 # user (DESIGN.md 11). Build: docker build -t stablegate . ; run: see compose.yaml and docs/deploy.md.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# 1. Build: every dependency (TypeScript, Vite), then dist/ with the web bundle inside it.
+# 1. Build: every dependency (TypeScript, Vite), then the workspace packages' dist/ (packages/*/dist)
+#    and the service's dist/ with the web bundle inside it. npm ci needs each workspace's package.json.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/tron/package.json ./packages/tron/
+COPY packages/sdk/package.json ./packages/sdk/
+COPY packages/devnet/package.json ./packages/devnet/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
+COPY packages ./packages
 COPY src ./src
-COPY devnet ./devnet
 COPY scripts ./scripts
 COPY web ./web
-RUN npm run build
+RUN npm run build \
+ && for p in tron sdk devnet; do mkdir -p out/packages/$p && cp -r packages/$p/package.json packages/$p/dist out/packages/$p/; done
 
-# 2. Production dependencies only (no tsx, no Vite, no TypeScript), without install scripts.
+# 2. Production dependencies only (no tsx, no Vite, no TypeScript), without install scripts. The
+#    workspace packages are links (node_modules/@stablegate/* -> packages/*), filled in stage 3.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/tron/package.json ./packages/tron/
+COPY packages/sdk/package.json ./packages/sdk/
+COPY packages/devnet/package.json ./packages/devnet/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-# 3. Runtime: node_modules, dist/ and the launcher; nothing else of the repository.
+# 3. Runtime: node_modules, dist/, the packages' package.json and dist/, and the launcher; nothing
+#    else of the repository (no sources).
 FROM ${NODE_IMAGE} AS runtime
 # --max-semi-space-size=8: a 16 MB young generation instead of 32 MB (docs/deploy.md, "Start-up
 # and memory"); bench/memory-startup.ts measures with the same flags (BENCH_NODE_OPTIONS).
@@ -34,6 +44,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
+COPY --from=build --chown=root:root /app/out/packages ./packages
 COPY --chown=root:root package.json ./
 COPY --chown=root:root bin ./bin
 # The code stays root-owned and read-only to the service; only DATA_DIR is the node user's.

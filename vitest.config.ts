@@ -1,8 +1,19 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+// The workspace packages resolve to their TypeScript sources (as tsconfig.json's paths do for tsc and
+// tsx), so tests need no build; their package.json exports point at dist/ for the packed tarballs.
+const packages = fileURLToPath(new URL("./packages/", import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@stablegate\/(tron|sdk|devnet)$/, replacement: `${packages}$1/src/index.ts` },
+      { find: /^@stablegate\/(tron|sdk|devnet)\/([\w-]+)$/, replacement: `${packages}$1/src/$2.ts` },
+    ],
+  },
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts", "devnet/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "src/**/*.test.ts", "packages/*/src/**/*.test.ts"],
     pool: "forks",
     // Every response of an in-process app is checked against docs/openapi.json (the contract).
     setupFiles: ["test/helpers/contract-setup.ts"],

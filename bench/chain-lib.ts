@@ -9,14 +9,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { DEFAULT_FAUCET_KEY } from "../devnet/index.js";
+import { DEFAULT_FAUCET_KEY } from "@stablegate/devnet";
 import { loadConfig } from "../src/config.js";
 import { createContext, type Context } from "../src/context.js";
 import { openDatabase } from "../src/db/connection.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
 import { newId } from "../src/ids.js";
-import { hexToBase58 } from "../src/tron/address.js";
+import { hexToBase58 } from "@stablegate/tron/address";
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -46,7 +46,7 @@ export async function spawnDevnet(
     [
       "--import",
       "tsx",
-      join(import.meta.dirname, "../devnet/cli.ts"),
+      join(import.meta.dirname, "../packages/devnet/src/cli.ts"),
       "--port",
       "0",
       "--block-time-ms",

@@ -11,10 +11,10 @@
  */
 import { sql } from "drizzle-orm";
 import { startScannerLeader } from "../src/chain/scanner-leader.js";
-import { encodeTransfer } from "../src/tron/abi.js";
-import { createNodeClient } from "../src/tron/node-client.js";
-import { signTransaction } from "../src/tron/sign.js";
-import { buildTriggerSmartContract } from "../src/tron/transaction.js";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { createNodeClient } from "@stablegate/tron/node-client";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import { loadavg } from "node:os";
 import { benchContext, confirmationLatencies, insertOrders, percentile, spawnDevnet } from "./chain-lib.js";
 

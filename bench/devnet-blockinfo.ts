@@ -1,7 +1,7 @@
 // Latency of wallet/gettransactioninfobyblocknum on the devnet for 1,200 loaded blocks of
 // mainnet-shaped traffic (300 transactions, 100 USDT transfers each).
 // Run: npx tsx bench/devnet-blockinfo.ts [blocks]
-import { startDevnet } from "../devnet/index.js";
+import { startDevnet } from "@stablegate/devnet";
 
 const blocks = Number(process.argv[2] ?? 1200);
 const devnet = await startDevnet({ blockTimeMs: 0, quiet: true });

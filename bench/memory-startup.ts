@@ -29,12 +29,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
-import { startDevnet } from "../devnet/index.js";
+import { startDevnet } from "@stablegate/devnet";
 import { loadConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
-import { mnemonicToAccountXpub } from "../src/tron/hd.js";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { fillAddressPool } from "../src/wallet/fill-address-pool.js";
 
 const run = promisify(execFile);

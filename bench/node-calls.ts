@@ -16,10 +16,10 @@
  *   npx tsx bench/node-calls.ts [window_seconds]
  */
 import { startWorkers } from "../src/workers/index.js";
-import { encodeTransfer } from "../src/tron/abi.js";
-import { createNodeClient, type NodeClient } from "../src/tron/node-client.js";
-import { signTransaction } from "../src/tron/sign.js";
-import { buildTriggerSmartContract } from "../src/tron/transaction.js";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { createNodeClient, type NodeClient } from "@stablegate/tron/node-client";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import {
   benchContext,
   confirmationLatencies,

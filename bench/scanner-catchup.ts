@@ -20,7 +20,7 @@ const bench = await benchContext(devnet);
 try {
   const { ctx } = bench;
   const watched = await insertOrders(ctx, WATCHED);
-  const { hexToBase58 } = await import("../src/tron/address.js");
+  const { hexToBase58 } = await import("@stablegate/tron/address");
   const { randomBytes } = await import("node:crypto");
   const strangers = Array.from({ length: STRANGERS }, () =>
     hexToBase58(`41${randomBytes(20).toString("hex")}`),

@@ -12,7 +12,7 @@ import { percentile } from "./chain-lib.js";
 
 /**
  * The chain's real price of a USDT transfer to a holder, all of it burnt, from mainnet transaction
- * infos in ../shared/tron-real/: 985e1025 (2026-07) used 64,285 energy and billed 345 bytes
+ * infos in test/fixtures/tron-real/: 985e1025 (2026-07) used 64,285 energy and billed 345 bytes
  * (net_fee 345,000 sun: 1,000 sun a byte); 09ced888 (2026-07) burnt 13,028,500 sun for 130,285
  * energy: 100 sun an energy unit. So 6.4285 TRX of energy plus 0.345 TRX of bandwidth.
  */

@@ -20,7 +20,7 @@ import { generateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { sql } from "drizzle-orm";
 import { loadavg } from "node:os";
-import { startDevnet } from "../devnet/index.js";
+import { startDevnet } from "@stablegate/devnet";
 import { startScannerLeader } from "../src/chain/scanner-leader.js";
 import { stakeHotWallet } from "../src/chain/embedded-devnet.js";
 import type { Context } from "../src/context.js";
@@ -29,11 +29,11 @@ import { createMerchant } from "../src/merchants/create-merchant.js";
 import { formatSun } from "../src/money.js";
 import { createOrder } from "../src/payments/create-order.js";
 import { runDueSweeps } from "../src/sweeps/run-sweeps.js";
-import { encodeTransfer } from "../src/tron/abi.js";
-import { addressFromPrivateKey } from "../src/tron/address.js";
-import { createNodeClient } from "../src/tron/node-client.js";
-import { randomPrivateKey, privateKeyToHex, signTransaction } from "../src/tron/sign.js";
-import { buildTriggerSmartContract } from "../src/tron/transaction.js";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import { createNodeClient } from "@stablegate/tron/node-client";
+import { randomPrivateKey, privateKeyToHex, signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import { fillAddressPool } from "../src/wallet/fill-address-pool.js";
 import { benchContext, type BenchDevnet } from "./chain-lib.js";
 import { goalLines, MAINNET, MAINNET_USDT_TRANSFER_SUN, readModeReport } from "./sweep-cost-report.js";
@@ -210,7 +210,7 @@ try {
         block_time_ms: BLOCK_TIME_MS,
         solidify_after_blocks: SOLIDIFY_AFTER,
         load_average: loadavg().map((l) => Number(l.toFixed(2))),
-        // The devnet's prices against mainnet's (../shared/tron-real/ transaction infos).
+        // The devnet's prices against mainnet's (test/fixtures/tron-real/ transaction infos).
         devnet_energy_price_sun: params.getEnergyFee,
         devnet_bandwidth_price_sun: params.getTransactionFee,
         devnet_usdt_transfer_energy_to_holder: burn.avg_energy_used_reused,

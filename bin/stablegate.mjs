@@ -16,6 +16,8 @@ if (existsSync(compiled)) {
   await import(pathToFileURL(compiled).href);
 } else {
   const { register } = await import("tsx/esm/api");
-  register();
+  // The repository's tsconfig.json, whatever the working directory: its paths resolve the workspace
+  // packages (@stablegate/*) to their TypeScript sources.
+  register({ tsconfig: join(root, "tsconfig.json") });
   await import(pathToFileURL(join(root, "src", "main.ts")).href);
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The compiled production start, as an operator runs it (DESIGN.md 11): `npm run build`, then a
-# scratch directory holding only package.json, package-lock.json, bin/ and dist/, with production
-# dependencies only (`npm ci --omit=dev`: no tsx, no Vite, no TypeScript), then `stablegate migrate`,
-# `serve --role api` and `serve --role worker` with NODE_ENV=production against a fresh PostgreSQL
-# database and a devnet (run from the same compiled output), and a merchant and an order created and
-# read over HTTP (scripts/production-smoke.mjs).
+# scratch directory holding only package.json, package-lock.json, bin/, dist/ and each workspace
+# package's package.json and dist/ (packages/{tron,sdk,devnet}, linked as node_modules/@stablegate/*),
+# with production dependencies only (`npm ci --omit=dev`: no tsx, no Vite, no TypeScript), then
+# `stablegate migrate`, `serve --role api` and `serve --role worker` with NODE_ENV=production against
+# a fresh PostgreSQL database and a devnet (the compiled @stablegate/devnet through its bin,
+# stablegate-devnet), and a merchant and an order created and read over HTTP
+# (scripts/production-smoke.mjs).
 #   SKIP_BUILD=1     reuse the current dist/
 #   ADMIN_DATABASE_URL  where to create the scratch database (default postgres://postgres@127.0.0.1:5432/postgres)
 set -euo pipefail
@@ -41,15 +43,24 @@ fi
 echo "== scratch install (production dependencies only) in $SCRATCH"
 cp package.json package-lock.json "$SCRATCH/"
 cp -r bin dist "$SCRATCH/"
+for pkg in tron sdk devnet; do
+  mkdir -p "$SCRATCH/packages/$pkg"
+  cp -r "packages/$pkg/package.json" "packages/$pkg/dist" "$SCRATCH/packages/$pkg/"
+done
 (cd "$SCRATCH" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
 for dev in tsx vite typescript vitest tronweb; do
   if [ -e "$SCRATCH/node_modules/$dev" ]; then echo "development dependency $dev was installed"; exit 1; fi
 done
-if [ -e "$SCRATCH/src" ] || [ -e "$SCRATCH/web" ]; then echo "sources leaked into the scratch dir"; exit 1; fi
+if [ -e "$SCRATCH/src" ] || [ -e "$SCRATCH/web" ] || ls -d "$SCRATCH"/packages/*/src 2>/dev/null; then
+  echo "sources leaked into the scratch dir"; exit 1
+fi
+for pkg in tron sdk devnet; do
+  [ -e "$SCRATCH/node_modules/@stablegate/$pkg/dist/index.js" ] || { echo "@stablegate/$pkg is not linked"; exit 1; }
+done
 
 echo "== devnet (compiled)"
 DEVNET_PORT=$(free_port)
-node "$SCRATCH/dist/devnet/cli.js" --port "$DEVNET_PORT" --block-time-ms 500 --solidify-after 2 >"$SCRATCH/devnet.log" 2>&1 &
+"$SCRATCH/node_modules/.bin/stablegate-devnet" --port "$DEVNET_PORT" --block-time-ms 500 --solidify-after 2 >"$SCRATCH/devnet.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 60); do grep -q "devnet ready" "$SCRATCH/devnet.log" && break; sleep 0.5; done
 READY=$(grep "devnet ready" "$SCRATCH/devnet.log" | sed 's/^devnet ready //')
@@ -60,7 +71,7 @@ psql "$ADMIN_URL" -qc "CREATE DATABASE $DB"
 DATABASE_URL=$(node -e 'const u=new URL(process.argv[1]);u.pathname="/"+process.argv[2];console.log(u.toString())' "$ADMIN_URL" "$DB")
 MNEMONIC="abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
 XPUB=$(cd "$SCRATCH" && node --input-type=module -e "
-  const { mnemonicToAccountXpub } = await import('./dist/src/tron/hd.js');
+  const { mnemonicToAccountXpub } = await import('@stablegate/tron/hd');
   console.log(mnemonicToAccountXpub(process.argv[1]));" "$MNEMONIC")
 API_PORT=$(free_port)
 export NODE_ENV=production TRON_NETWORK=nile TRON_NODE_URL="http://127.0.0.1:$DEVNET_PORT" USDT_CONTRACT="$USDT"

@@ -9,8 +9,8 @@ import { join, resolve } from "node:path";
 import { HDKey } from "@scure/bip32";
 import { generateMnemonic, validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { addressFromPrivateKey, isValidAddress } from "./tron/address.js";
-import { mnemonicToAccountXpub } from "./tron/hd.js";
+import { addressFromPrivateKey, isValidAddress } from "@stablegate/tron/address";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { parseAmount } from "./money.js";
 
 export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;
@@ -56,6 +56,8 @@ export interface Config {
   readonly sweepDelegateFallback: SweepDelegateFallback;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
+  /** Static-address deposits below it are flagged below_minimum (DESIGN.md 15); micro-USDT. */
+  readonly depositMinUsdt: bigint;
   readonly webhookAllowPrivateNetworks: boolean;
   readonly logLevel: string;
   /** Bearer token of GET /metrics; undefined = open in development, 404 in production. */
@@ -229,6 +231,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
+  const depositMinUsdt = parseAmount(read("DEPOSIT_MIN_USDT") ?? "1");
+  if (depositMinUsdt === null)
+    throw new ConfigError("DEPOSIT_MIN_USDT", "must be a USDT amount with at most 6 decimals");
 
   const usdtContract =
     read("USDT_CONTRACT") ?? (tronNetwork === "devnet" ? undefined : DEFAULT_USDT[tronNetwork]);
@@ -291,6 +296,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
     sweepMinUsdt,
+    depositMinUsdt,
     webhookAllowPrivateNetworks: boolean(
       read("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
       "WEBHOOK_ALLOW_PRIVATE_NETWORKS",

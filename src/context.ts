@@ -9,6 +9,7 @@ import { systemClock } from "./clock.js";
 import type { Database, Db } from "./db/connection.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
+import { retryWhileUnavailable } from "./db/wait-for-database.js";
 import type { Logger } from "./logger.js";
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
@@ -37,6 +38,8 @@ export interface ContextOptions {
   chain?: ChainAccess;
   /** Default: a fresh registry with the default process metrics. */
   metrics?: Metrics;
+  /** How long to wait for an unreachable database at start-up (default: as long as it takes). */
+  databaseWaitMs?: number;
   /** The process role, exported as stablegate_info{role}. */
   role?: string;
 }
@@ -46,9 +49,22 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const database =
     options.database ??
     (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, "pglite") }));
-  if (options.migrate !== false && !options.database) {
-    const applied = await migrate(database);
-    if (applied.length > 0) log.info({ applied }, "migrations applied");
+  if (!options.database) {
+    // A database that is down at start-up is waited for (logged, with backoff), not a reason to exit.
+    try {
+      await retryWhileUnavailable(
+        "start-up",
+        async () => {
+          if (options.migrate === false) return database.ping();
+          const applied = await migrate(database);
+          if (applied.length > 0) log.info({ applied }, "migrations applied");
+        },
+        { log, timeoutMs: options.databaseWaitMs },
+      );
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
   }
   const clock = options.clock ?? systemClock;
   const metrics = options.metrics ?? createMetrics({ role: options.role, now: () => clock.now().getTime() });

@@ -1,5 +1,6 @@
 /**
- * The stablegate command: `serve [--role all|api|worker]`, `migrate` and `check-rollups`.
+ * The stablegate command: `serve [--role all|api|worker]`, `migrate`, `check-rollups` and
+ * `check-ledger`.
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
@@ -7,6 +8,7 @@ import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { ROLES, type Role } from "./commands.js";
 import { runCheckRollups } from "./stats/run-check-rollups.js";
+import { runCheckLedger } from "./ledger/run-check-ledger.js";
 import { startService } from "./server.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +19,8 @@ commands:
   serve [--role all|api|worker]   run the service (default role: all)
   migrate                         apply pending database migrations and exit
   check-rollups                   recount the admin rollups; exit 1 if any counter differs
+  check-ledger                    prove the merchant ledger balances and matches orders, refunds
+                                  and payouts; print the differences and exit 1 if any
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -42,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "check-rollups") return runCheckRollups(config);
+  if (command === "check-ledger") return runCheckLedger(config);
   if (command === "serve") {
     const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
     const role = values.role as Role;

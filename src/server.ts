@@ -3,7 +3,7 @@
  * gracefully on SIGTERM/SIGINT: stop accepting, finish in-flight requests and tasks, close the pool.
  */
 import type { FastifyInstance } from "fastify";
-import type { Devnet } from "../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/embedded-devnet.js";
 import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";

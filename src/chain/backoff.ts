@@ -4,7 +4,7 @@
  * error is retried until it succeeds or the scanner stops.
  */
 import type { Logger } from "../logger.js";
-import { TronNodeError } from "../tron/node-client.js";
+import { TronNodeError } from "@stablegate/tron/node-client";
 
 export class AbortedError extends Error {
   constructor() {

@@ -6,8 +6,8 @@
  */
 import type { Config, TronNetwork } from "../config.js";
 import type { Logger } from "../logger.js";
-import { type NodeClient, TronNodeError } from "../tron/node-client.js";
-import { evmHex } from "../tron/address.js";
+import { type NodeClient, TronNodeError } from "@stablegate/tron/node-client";
+import { evmHex } from "@stablegate/tron/address";
 import { Gauge } from "prom-client";
 import type { Metrics } from "../metrics/metrics.js";
 import { createNodePool, poolOf, type NodePool, type NodePoolOptions } from "./node-pool.js";

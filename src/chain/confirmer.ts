@@ -22,13 +22,14 @@
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { listConfirmableTransfers, settleOrderTransfers } from "../payments/confirm-transfers.js";
+import { confirmDeposits, listConfirmableDeposits } from "../deposits/confirm-deposits.js";
 import { sql } from "drizzle-orm";
 import { retryNode, type RetryTiming } from "./backoff.js";
 
 export interface ConfirmResult {
   /** Transfers verified final this run. */
   confirmed: number;
-  /** Orders that got an outcome. */
+  /** Orders that got an outcome, and deposits confirmed (each owes a webhook). */
   outcomes: number;
   /** Transfers with enough confirmations still waiting for the solidified chain. */
   waiting: number;
@@ -66,7 +67,10 @@ export interface ConfirmInput {
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
-  const candidates = await listConfirmableTransfers(ctx, input.scannedHead);
+  const orderCandidates = await listConfirmableTransfers(ctx, input.scannedHead);
+  // Deposits to static addresses (issue 25) are final by the same proof as order transfers.
+  const depositCandidates = await listConfirmableDeposits(ctx, input.scannedHead);
+  const candidates: { blockNumber: number; blockHash: string }[] = [...orderCandidates, ...depositCandidates];
   // The first run reads the solidified head whatever is due: once per process, it tells when
   // transfers will be solidified, so the first one due costs one reading, not a guess and a retry.
   const firstReading = input.solid.lag < 0;
@@ -127,10 +131,21 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
 
   // The scanner verified every parentHash link from each candidate's block up to the proven block;
   // a transfer whose block hash is not the scanned one is stale (its fork is being rewound).
-  const verified = candidates.filter(
-    (c) => c.blockNumber <= solid.number && stored.get(c.blockNumber) === c.blockHash.toLowerCase(),
-  );
-  result.waiting = candidates.length - verified.length;
+  const isVerified = (c: { blockNumber: number; blockHash: string }) =>
+    c.blockNumber <= solid.number && stored.get(c.blockNumber) === c.blockHash.toLowerCase();
+  const verified = orderCandidates.filter(isVerified);
+  const verifiedDeposits = depositCandidates.filter(isVerified);
+  result.waiting = candidates.length - verified.length - verifiedDeposits.length;
+  if (verifiedDeposits.length > 0) {
+    const confirmed = await confirmDeposits(
+      ctx,
+      verifiedDeposits.map((d) => d.id),
+      scannedHead,
+    );
+    result.confirmed += confirmed;
+    // A confirmed deposit owes a webhook as an order outcome does: the sender is woken for it.
+    result.outcomes += confirmed;
+  }
 
   const byOrder = new Map<string, string[]>();
   for (const t of verified) byOrder.set(t.orderId, [...(byOrder.get(t.orderId) ?? []), t.id]);

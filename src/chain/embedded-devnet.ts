@@ -15,12 +15,12 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import type { Config } from "../config.js";
-import { addressFromPrivateKey } from "../tron/address.js";
-import { createNodeClient } from "../tron/node-client.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildFreezeBalanceV2 } from "../tron/transaction.js";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import { createNodeClient } from "@stablegate/tron/node-client";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildFreezeBalanceV2 } from "@stablegate/tron/transaction";
 
 export const DEVNET_STATE_FILE = "devnet-state.json";
 export const DEVNET_INFO_FILE = "devnet.json";
@@ -48,7 +48,7 @@ export async function startEmbeddedDevnet(
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const stateFile = join(config.dataDir, DEVNET_STATE_FILE);
   // Loaded here, not at the top: production processes (a real TRON node) never load the devnet.
-  const { startDevnet } = await import("../../devnet/index.js");
+  const { startDevnet } = await import("@stablegate/devnet");
   const start = () =>
     startDevnet({
       port: 0,

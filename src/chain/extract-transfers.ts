@@ -3,8 +3,8 @@
  * USDT Transfer logs that could be payments. Runs on every log of every block, so it works on the raw
  * hex; base58 (which costs microseconds per address) is left to the caller for what survives.
  */
-import { TRANSFER_TOPIC } from "../tron/abi.js";
-import type { BlockJson, TransactionInfo } from "../tron/node-types.js";
+import { TRANSFER_TOPIC } from "@stablegate/tron/abi";
+import type { BlockJson, TransactionInfo } from "@stablegate/tron/node-types";
 
 export interface BlockHeaderInfo {
   number: number;

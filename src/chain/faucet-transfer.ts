@@ -3,12 +3,12 @@
  * documented key and broadcast: what a customer's wallet does. Used by `npm run demo:pay` and by
  * the sandbox route POST /api/v1/payments/:id/simulate. Devnet only (the key is public).
  */
-import { DEFAULT_FAUCET_KEY } from "../../devnet/index.js";
-import { encodeTransfer } from "../tron/abi.js";
-import { addressFromPrivateKey } from "../tron/address.js";
-import type { NodeClient } from "../tron/node-client.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildTriggerSmartContract } from "../tron/transaction.js";
+import { DEFAULT_FAUCET_KEY } from "@stablegate/devnet";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import type { NodeClient } from "@stablegate/tron/node-client";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 
 /** 100 TRX: far above a USDT transfer's ~13-27 TRX of burned energy. */
 const FEE_LIMIT_SUN = 100_000_000;

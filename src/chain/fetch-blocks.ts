@@ -5,8 +5,8 @@
  * order, so the scanner applies them in chain order while later ones are still arriving.
  */
 import type { Logger } from "../logger.js";
-import type { NodeClient } from "../tron/node-client.js";
-import type { BlockJson } from "../tron/node-types.js";
+import type { NodeClient } from "@stablegate/tron/node-client";
+import type { BlockJson } from "@stablegate/tron/node-types";
 import { Limiter, retryNode, type RetryTiming } from "./backoff.js";
 import {
   extractUsdtTransfers,

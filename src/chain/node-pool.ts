@@ -16,8 +16,8 @@
  * elsewhere with its own empty answer for a block it has not seen.
  */
 import type { Logger } from "../logger.js";
-import { createNodeClient, type NodeClient, TronNodeError } from "../tron/node-client.js";
-import type { NodeRequestEvent } from "../tron/node-client.js";
+import { createNodeClient, type NodeClient, TronNodeError } from "@stablegate/tron/node-client";
+import type { NodeRequestEvent } from "@stablegate/tron/node-client";
 
 export type NodeState = "healthy" | "failing" | "lagging";
 

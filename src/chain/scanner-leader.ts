@@ -6,9 +6,12 @@
  * stops at once; even a transaction still in flight cannot double-apply blocks, because every
  * batch re-checks the cursor it started from (see scanner.ts). While it leads, the holder also
  * publishes its node pool's view every few seconds (chain-status.ts) for the dashboard and the
- * alert evaluators of other processes.
+ * alert evaluators of other processes. When the database goes away (restart, crash, network), the
+ * lock connection dies with it: the scanner stops, the dead connection is discarded, and the lock
+ * is tried again every ~1.5 s until the database is back, when one worker takes it again.
  */
 import type { Context } from "../context.js";
+import { isDatabaseUnavailable } from "../db/database-error.js";
 import { LOCK_KEYS } from "../db/locks.js";
 import type { Loop } from "../workers/loop.js";
 import { sleep } from "./backoff.js";
@@ -33,12 +36,21 @@ export function startScannerLeader(ctx: Context, options: ScannerLeaderOptions =
   let leader = false;
 
   const lead = async () => {
+    // Failed attempts in a row: while the database is down, logged once and then every 20th time.
+    let attemptFailures = 0;
     while (!stopping.signal.aborted) {
       let lock;
       try {
         lock = await ctx.database.tryLock(LOCK_KEYS.scanner);
+        if (attemptFailures > 0) {
+          ctx.log.info({ failures: attemptFailures }, "scanner lock attempts resumed");
+        }
+        attemptFailures = 0;
       } catch (error) {
-        ctx.log.warn({ err: error }, "scanner lock attempt failed");
+        attemptFailures += 1;
+        if (!isDatabaseUnavailable(error) || attemptFailures === 1 || attemptFailures % 20 === 0) {
+          ctx.log.warn({ err: error, failures: attemptFailures }, "scanner lock attempt failed");
+        }
       }
       if (!lock) {
         await sleep(lockRetryMs * (0.75 + Math.random() * 0.5), stopping.signal);

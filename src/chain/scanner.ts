@@ -11,10 +11,12 @@
  * leadership beyond the cursor check.
  */
 import type { Context } from "../context.js";
-import { hexToBase58 } from "../tron/address.js";
-import type { BlockJson } from "../tron/node-types.js";
+import { hexToBase58 } from "@stablegate/tron/address";
+import type { BlockJson } from "@stablegate/tron/node-types";
 import { creditTransfers, ordersByAddress, type ChainTransfer } from "../payments/apply-transfers.js";
 import { revertTransfersAbove } from "../payments/revert-fork.js";
+import { creditDeposits, staticHoldersByAddress } from "../deposits/credit-deposits.js";
+import { revertDepositsAbove } from "../deposits/revert-deposits.js";
 import { AbortedError, backoffMs, retryNode, sleep, type RetryTiming } from "./backoff.js";
 import { BlockTiming } from "./block-timing.js";
 import { confirmTransfers, initialSolidState, type ConfirmResult } from "./confirmer.js";
@@ -242,14 +244,14 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       await lockCursor(ctx, tx, expected);
       let count = 0;
       if (candidates.length > 0) {
-        const owners = await ordersByAddress(
-          tx,
-          candidates.map((c) => toBase58(c.toEvm)),
-        );
+        const recipients = candidates.map((c) => toBase58(c.toEvm));
+        const owners = await ordersByAddress(tx, recipients);
+        // Static deposit addresses (issue 25): never bound to an order, so never in `owners`.
+        const statics = await staticHoldersByAddress(tx, recipients);
         const matched: ChainTransfer[] = [];
         for (const t of candidates) {
           const to = toBase58(t.toEvm);
-          if (!owners.has(to)) continue;
+          if (!owners.has(to) && !statics.has(to)) continue;
           matched.push({
             txHash: t.txHash,
             logIndex: t.logIndex,
@@ -262,6 +264,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
           });
         }
         count = (await creditTransfers(ctx, tx, matched, owners)).credited;
+        if (statics.size > 0) count += await creditDeposits(ctx, tx, matched, statics, last.number);
       }
       await recordScannedBlocks(
         ctx,
@@ -302,6 +305,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     const reverted = await ctx.db.transaction(async (tx) => {
       await lockCursor(ctx, tx, cursor);
       const result = await revertTransfersAbove(ctx, tx, forkPoint ? forkPoint.number : -1);
+      result.dropped += await revertDepositsAbove(ctx, tx, forkPoint ? forkPoint.number : -1);
       if (forkPoint) {
         await forgetBlocksAbove(tx, forkPoint.number);
       } else {

@@ -8,6 +8,9 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "./schema.js";
+import { isDatabaseUnavailable } from "./database-error.js";
+
+const ignoreConnectionError = (): void => undefined;
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -57,12 +60,36 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPglite(options.dataDir);
 }
 
+/**
+ * How long a statement may wait for a connection (a new one to the server, or a free one of the
+ * pool) before it fails as unavailable: while PostgreSQL is unreachable an api request answers 503
+ * within this bound instead of hanging, and a loop backs off.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 // node-postgres returns int8 and numeric as strings by default; keep that (no float ever), and let
 // Drizzle's bigint-mode columns convert. timestamptz stays a Date.
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A server that vanished without closing the socket (host down, network cut) is noticed by
+    // TCP keepalive instead of never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  // A client whose connection dies emits 'error'; with no listener that is an uncaught exception
+  // that ends the process. The pool listens only while a client is idle, so every client gets a
+  // listener of its own for its whole life, checked out or not (sessions, locks, Drizzle's
+  // transactions): the statement in flight fails with the error, and the pool discards the client
+  // when it comes back (it is no longer queryable).
+  pool.on("connect", (client) => {
+    client.on("error", ignoreConnectionError);
+  });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-  pool.on("error", () => undefined);
+  pool.on("error", ignoreConnectionError);
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
 
   const wrap = (client: pg.PoolClient): RawSession => ({
@@ -92,14 +119,33 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     maxConnections: poolSize,
     async session(fn) {
       const client = await pool.connect();
+      let failure: Error | undefined;
       try {
         return await fn(wrap(client));
+      } catch (error) {
+        // A session that died with its connection is not handed out again.
+        if (isDatabaseUnavailable(error)) failure = error as Error;
+        throw error;
       } finally {
-        client.release();
+        client.release(failure);
       }
     },
     async tryLock(key) {
       const client = await pool.connect();
+      // Listen before the first statement: the connection may die while the lock is being taken.
+      let markLost: () => void = () => undefined;
+      const lost = new Promise<void>((resolve) => (markLost = resolve));
+      let dead = false;
+      const onGone = () => {
+        dead = true;
+        markLost();
+      };
+      client.on("error", onGone);
+      client.on("end", onGone);
+      const detach = () => {
+        client.off("error", onGone);
+        client.off("end", onGone);
+      };
       let ok = false;
       try {
         const { rows } = await client.query<{ locked: boolean }>(
@@ -107,27 +153,36 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
           [key],
         );
         ok = rows[0]?.locked === true;
-      } finally {
-        if (!ok) client.release();
+      } catch (error) {
+        detach();
+        client.release(error as Error);
+        throw error;
       }
-      if (!ok) return null;
-      let markLost: () => void = () => undefined;
-      const lost = new Promise<void>((resolve) => (markLost = resolve));
-      const onError = () => markLost();
-      client.on("error", onError);
-      client.on("end", onError);
+      if (!ok) {
+        detach();
+        client.release();
+        return null;
+      }
       let released = false;
       return {
         lost,
         async release() {
           if (released) return;
           released = true;
-          client.off("error", onError);
-          client.off("end", onError);
+          // The lock died with its connection: nothing to unlock, and the client is discarded.
+          // (The client keeps the pool-wide 'error' listener, so a late 'end' cannot crash us.)
+          if (dead) {
+            detach();
+            client.release(new Error("lock connection closed"));
+            return;
+          }
           try {
             await client.query("SELECT pg_advisory_unlock($1)", [key]);
+            detach();
             client.release();
           } catch (error) {
+            detach();
+            // Closing the connection frees a session lock the unlock could not.
             client.release(error as Error);
           }
         },
@@ -135,15 +190,31 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     },
     async withLock(key, fn) {
       const client = await pool.connect();
+      let failure: Error | undefined;
       try {
         await client.query("SELECT pg_advisory_lock($1)", [key]);
+        let value: Awaited<ReturnType<typeof fn>>;
         try {
-          return await fn(wrap(client));
-        } finally {
-          await client.query("SELECT pg_advisory_unlock($1)", [key]);
+          value = await fn(wrap(client));
+        } catch (error) {
+          // Unlock best effort; a failed unlock discards the connection, which frees the lock.
+          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch((unlockError: unknown) => {
+            failure = unlockError as Error;
+          });
+          throw error;
         }
+        try {
+          await client.query("SELECT pg_advisory_unlock($1)", [key]);
+        } catch (error) {
+          failure = error as Error;
+          throw error;
+        }
+        return value;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) failure ??= error as Error;
+        throw error;
       } finally {
-        client.release();
+        client.release(failure);
       }
     },
     async ping() {

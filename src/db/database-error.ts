@@ -73,3 +73,44 @@ export function describeDatabaseError(error: unknown): DatabaseErrorSummary | nu
   if (!found) return null;
   return { type: "DatabaseError", sqlstate: sqlstate ?? "unknown", statement: statement ?? "unnamed" };
 }
+
+/** The Retry-After (seconds) of a 503 answered because the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+// Connection-level failures of PostgreSQL (SQLSTATE class 08, admin or crash shutdown 57P01-57P03,
+// too many connections 53300, the system starting up or shutting down), socket errors, the pool's
+// connect timeout, a client whose connection died, and a closed pool or PGlite instance: the same
+// statement may succeed later, so callers answer 503 or retry instead of failing hard.
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "53300",
+  "57P01",
+  "57P02",
+  "57P03",
+]);
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|cannot use a pool after calling end|pglite is closed|connection timeout|timeout exceeded when trying to connect|not queryable|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/** True when `error` (or an error in its cause chain) says the database cannot be reached now. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 6; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
+    if (UNAVAILABLE_MESSAGE.test(current.message)) return true;
+    // Node reports a refused connection to every address of a name (::1 and 127.0.0.1) as one
+    // AggregateError whose own code may be missing.
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) {
+      return true;
+    }
+    current = current.cause;
+  }
+  return false;
+}

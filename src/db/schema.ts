@@ -32,9 +32,12 @@ export const merchants = pgTable("merchants", {
 
 export const addresses = pgTable("addresses", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-  derivationIndex: integer("derivation_index").notNull().unique(),
+  /** The order branch's index (m/44'/195'/0'/0/i); null on a static address. */
+  derivationIndex: integer("derivation_index").unique(),
+  /** The static branch's index (m/44'/195'/0'/1/i, migration 0012); null on an order address. */
+  staticIndex: integer("static_index").unique(),
   address: text("address").notNull().unique(),
-  status: text("status", { enum: ["free", "allocated"] })
+  status: text("status", { enum: ["free", "allocated", "static"] })
     .notNull()
     .default("free"),
   orderId: uuid("order_id"),
@@ -107,15 +110,17 @@ export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed", "sup
 
 export const webhookDeliveries = pgTable("webhook_deliveries", {
   id: uuid("id").primaryKey(),
-  orderId: uuid("order_id")
-    .notNull()
-    .references(() => orders.id),
+  // NULL for refund and payout webhooks (migration 0011), which set payout_id instead, and for
+  // deposit webhooks (migration 0012), which set deposit_id
+  orderId: uuid("order_id").references(() => orders.id),
   merchantId: uuid("merchant_id")
     .notNull()
     .references(() => merchants.id),
-  orderEventId: uuid("order_event_id")
-    .notNull()
-    .references(() => orderEvents.id),
+  orderEventId: uuid("order_event_id").references(() => orderEvents.id),
+  depositId: uuid("deposit_id").references(() => deposits.id),
+  payoutId: uuid("payout_id"),
+  payoutEventId: uuid("payout_event_id"),
+  callbackUrl: text("callback_url"),
   event: text("event").notNull(),
   idempotencyKey: text("idempotency_key").notNull(),
   payload: text("payload").notNull(),
@@ -268,5 +273,191 @@ export const orderRollupsTotal = pgTable("order_rollups_total", {
 export const merchantIncidents = pgTable("merchant_incidents", {
   eventId: uuid("event_id").primaryKey(),
   merchantId: uuid("merchant_id").notNull(),
+  createdAt: ts("created_at").notNull(),
+});
+
+// Migration 0011: the merchant ledger, refunds and payouts (DESIGN.md 14).
+export const ledgerTransactions = pgTable("ledger_transactions", {
+  id: bigint("id", { mode: "bigint" }).primaryKey().generatedAlwaysAsIdentity(),
+  kind: text("kind").notNull(),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  refType: text("ref_type").notNull(),
+  refId: text("ref_id").notNull(),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const ledgerPostings = pgTable("ledger_postings", {
+  txnId: bigint("txn_id", { mode: "bigint" })
+    .notNull()
+    .references(() => ledgerTransactions.id),
+  merchantId: uuid("merchant_id").notNull(),
+  account: text("account", { enum: ["available", "reserved", "received", "paid_out"] }).notNull(),
+  amount: money("amount").notNull(),
+});
+
+export const merchantBalances = pgTable("merchant_balances", {
+  merchantId: uuid("merchant_id")
+    .primaryKey()
+    .references(() => merchants.id),
+  available: money("available").notNull().default(0n),
+  reserved: money("reserved").notNull().default(0n),
+  paidOut: money("paid_out").notNull().default(0n),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const PAYOUT_KINDS = ["refund", "payout"] as const;
+export const PAYOUT_STATUSES = [
+  "awaiting_address",
+  "pending_approval",
+  "approved",
+  "sending",
+  "completed",
+  "failed",
+  "rejected",
+  "cancelled",
+] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+export const payouts = pgTable("payouts", {
+  id: uuid("id").primaryKey(),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  kind: text("kind", { enum: PAYOUT_KINDS }).notNull(),
+  status: text("status", { enum: PAYOUT_STATUSES }).notNull(),
+  externalId: text("external_id"),
+  orderId: uuid("order_id").references(() => orders.id),
+  strayTransferId: uuid("stray_transfer_id"),
+  amount: money("amount").notNull(),
+  address: text("address"),
+  reason: text("reason"),
+  callbackUrl: text("callback_url"),
+  metadata: jsonb("metadata").$type<Record<string, unknown> | null>(),
+  createdByKind: text("created_by_kind", { enum: ["merchant", "operator", "system"] }).notNull(),
+  createdById: text("created_by_id"),
+  createdByLabel: text("created_by_label").notNull(),
+  decidedById: text("decided_by_id"),
+  decidedByLabel: text("decided_by_label"),
+  decidedAt: ts("decided_at"),
+  autoApproved: boolean("auto_approved").notNull().default(false),
+  claimTokenHash: text("claim_token_hash").unique(),
+  claimExpiresAt: ts("claim_expires_at"),
+  claimedAt: ts("claimed_at"),
+  txHash: text("tx_hash"),
+  trxBurntSun: money("trx_burnt_sun"),
+  energyUsed: bigint("energy_used", { mode: "bigint" }),
+  attempts: integer("attempts").notNull().default(0),
+  lastError: text("last_error"),
+  nextAttemptAt: ts("next_attempt_at"),
+  leaseOwner: text("lease_owner"),
+  leaseExpiresAt: ts("lease_expires_at"),
+  approvedAt: ts("approved_at"),
+  sentAt: ts("sent_at"),
+  completedAt: ts("completed_at"),
+  failedAt: ts("failed_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const payoutEvents = pgTable("payout_events", {
+  id: uuid("id").primaryKey(),
+  payoutId: uuid("payout_id")
+    .notNull()
+    .references(() => payouts.id),
+  eventType: text("event_type").notNull(),
+  fromStatus: text("from_status"),
+  toStatus: text("to_status"),
+  actor: jsonb("actor").$type<Record<string, unknown> | null>(),
+  payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const PAYOUT_TX_STATES = ["signed", "sent", "solid", "failed", "expired"] as const;
+
+export const payoutTransactions = pgTable("payout_transactions", {
+  txHash: text("tx_hash").primaryKey(),
+  payoutId: uuid("payout_id")
+    .notNull()
+    .references(() => payouts.id),
+  attempt: integer("attempt").notNull(),
+  signed: jsonb("signed").notNull(),
+  expirationMs: bigint("expiration_ms", { mode: "number" }).notNull(),
+  mode: text("mode", { enum: ["burn", "delegate"] }).notNull(),
+  state: text("state", { enum: PAYOUT_TX_STATES }).notNull().default("signed"),
+  result: text("result"),
+  feeSun: money("fee_sun"),
+  energyFeeSun: money("energy_fee_sun"),
+  netFeeSun: money("net_fee_sun"),
+  energyUsed: bigint("energy_used", { mode: "bigint" }),
+  netUsage: bigint("net_usage", { mode: "bigint" }),
+  blockNumber: bigint("block_number", { mode: "number" }),
+  createdAt: ts("created_at").notNull(),
+  landedAt: ts("landed_at"),
+});
+
+export const DEPOSIT_ADDRESS_STATUSES = ["active", "disabled"] as const;
+export type DepositAddressStatus = (typeof DEPOSIT_ADDRESS_STATUSES)[number];
+
+/** Static deposit addresses (migration 0012, DESIGN.md 15). */
+export const depositAddresses = pgTable("deposit_addresses", {
+  id: uuid("id").primaryKey(),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  customerRef: text("customer_ref").notNull(),
+  addressId: bigint("address_id", { mode: "number" })
+    .notNull()
+    .unique()
+    .references(() => addresses.id),
+  address: text("address").notNull().unique(),
+  status: text("status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull().default("active"),
+  callbackUrl: text("callback_url").notNull(),
+  metadata: jsonb("metadata").$type<Record<string, unknown> | null>(),
+  notifyDetected: boolean("notify_detected").notNull().default(false),
+  disabledAt: ts("disabled_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const DEPOSIT_STATUSES = ["detected", "confirmed", "reverted"] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+export const deposits = pgTable("deposits", {
+  id: uuid("id").primaryKey(),
+  depositAddressId: uuid("deposit_address_id")
+    .notNull()
+    .references(() => depositAddresses.id),
+  merchantId: uuid("merchant_id")
+    .notNull()
+    .references(() => merchants.id),
+  txHash: text("tx_hash").notNull(),
+  logIndex: integer("log_index").notNull(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  blockTimestamp: ts("block_timestamp").notNull(),
+  fromAddress: text("from_address").notNull(),
+  toAddress: text("to_address").notNull(),
+  amount: money("amount").notNull(),
+  status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
+  belowMinimum: boolean("below_minimum").notNull(),
+  addressStatus: text("address_status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull(),
+  settlementId: uuid("settlement_id"),
+  sweepRound: integer("sweep_round"),
+  detectedAt: ts("detected_at").notNull(),
+  confirmedAt: ts("confirmed_at"),
+  revertedAt: ts("reverted_at"),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const depositEvents = pgTable("deposit_events", {
+  id: uuid("id").primaryKey(),
+  depositId: uuid("deposit_id")
+    .notNull()
+    .references(() => deposits.id),
+  eventType: text("event_type").notNull(),
+  payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
   createdAt: ts("created_at").notNull(),
 });

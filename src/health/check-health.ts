@@ -21,8 +21,10 @@ export async function checkDatabase(ctx: Context): Promise<DatabaseCheck> {
       ctx.database.ping(),
       new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), DATABASE_TIMEOUT_MS).unref()),
     ]);
+    ctx.metrics.databaseUp.set(1);
     return { status: "ok", latency_ms: Math.round((performance.now() - started) * 100) / 100 };
   } catch {
+    ctx.metrics.databaseUp.set(0);
     // The driver's message may name hosts or users; the probe only says it failed.
     return {
       status: "unavailable",

@@ -7,6 +7,11 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "./app.js";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { AppError, type ErrorCode } from "../errors.js";
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  describeDatabaseError,
+  isDatabaseUnavailable,
+} from "../db/database-error.js";
 
 export interface ErrorBody {
   error: string;
@@ -80,40 +85,22 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError("SERVICE_UNAVAILABLE", "service temporarily unavailable, retry shortly", {
-      retryAfter: 5,
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
     });
   }
   return new AppError("INTERNAL_ERROR", "internal error");
 }
 
-// Connection-level failures of PostgreSQL (SQLSTATE class 08, admin shutdown 57P0x, socket errors)
-// and of a closed pool or PGlite instance: the request may succeed later, so 503, not 500.
-const UNAVAILABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EPIPE",
-  "57P01",
-  "57P02",
-  "57P03",
-]);
-const UNAVAILABLE_MESSAGE =
-  /connection terminated|cannot use a pool after calling end|pglite is closed|connection timeout/i;
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && (UNAVAILABLE_CODES.has(code) || code.startsWith("08"))) return true;
-    if (UNAVAILABLE_MESSAGE.test(current.message)) return true;
-    current = current.cause;
-  }
-  return false;
-}
-
 export function registerErrorHandling(app: App): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
-    if (appError.status >= 500) {
+    if (appError.code === "SERVICE_UNAVAILABLE" && !(error instanceof AppError)) {
+      // A database outage: one line per refused request, without the driver's stack.
+      request.log.warn(
+        { code: appError.code, status: appError.status, err: describeDatabaseError(error) ?? undefined },
+        "request refused: database unavailable",
+      );
+    } else if (appError.status >= 500) {
       request.log.error({ err: error }, "request failed");
     } else {
       request.log.info({ code: appError.code, status: appError.status }, "request refused");

@@ -3,6 +3,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { merchantIncidents, type OrderStatus, orderEvents, orders } from "../db/schema.js";
 import { STATUSES_WITH_OUTCOME, type OrderRow } from "../orders/transitions.js";
+import { getMerchantBalance, type MerchantBalance } from "../ledger/post-ledger.js";
 import { findMerchant } from "./find-merchant.js";
 import type { MerchantRow } from "./types.js";
 
@@ -38,6 +39,7 @@ export interface MerchantDetail {
   stats: MerchantStats;
   recentOrders: OrderRow[];
   recentIncidents: MerchantIncident[];
+  balance: MerchantBalance;
 }
 
 interface TotalsRow extends Record<string, unknown> {
@@ -65,7 +67,7 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     ACTIVE_STATUSES.map((status) => sql`${status}`),
     sql`, `,
   );
-  const [[totals], recentOrders, recentIncidents] = await Promise.all([
+  const [[totals], recentOrders, recentIncidents, balance] = await Promise.all([
     queryRows<TotalsRow>(
       ctx.db,
       // numeric(38,0) summed in SQL and read as text, so no float ever holds the amount.
@@ -101,6 +103,7 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
       .where(eq(merchantIncidents.merchantId, merchant.id))
       .orderBy(desc(merchantIncidents.createdAt), desc(merchantIncidents.eventId))
       .limit(RECENT_LIMIT),
+    getMerchantBalance(ctx.db, merchant.id),
   ]);
 
   return {
@@ -116,5 +119,6 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     },
     recentOrders,
     recentIncidents,
+    balance,
   };
 }

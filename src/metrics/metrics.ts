@@ -19,6 +19,8 @@ export interface Metrics {
   readonly scannerHeadBlock: Gauge;
   readonly scannerScannedBlock: Gauge;
   readonly scannerLagBlocks: Gauge;
+  /** 1 while this process reaches the database (its last snapshot read or health probe), else 0. */
+  readonly databaseUp: Gauge;
   readonly nodeCalls: Counter<"node" | "endpoint" | "result">;
   readonly nodeCallDuration: Histogram<"node" | "endpoint">;
   readonly webhookDeliveries: Counter<"result">;
@@ -92,6 +94,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       help: "Blocks between the node's head and the scanned block",
       registers,
     }),
+    databaseUp: new Gauge({
+      name: "stablegate_database_up",
+      help: "1 while this process reaches the database (last snapshot read or health probe succeeded), 0 during an outage",
+      registers,
+    }),
     nodeCalls: new Counter({
       name: "stablegate_node_calls_total",
       help: "TRON node HTTP calls by node base URL, endpoint and result (ok or error)",
@@ -135,6 +142,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       metrics.nodeCallDuration.observe({ node, endpoint }, durationMs / 1000);
     },
   };
+  // A process runs only once its start-up reached the database.
+  metrics.databaseUp.set(1);
   registerSnapshotGauges(metrics, registers, now);
   return metrics;
 }

@@ -3,7 +3,8 @@
  * (scanned head - its block + 1) and the solidified chain holds it (checked by the caller). When
  * every transfer of an order is final, amount_received becomes the sum of its confirmed transfers and
  * the order gets its outcome (confirmed / underpaid / overpaid) with the outcome webhook in the same
- * transaction. An order that already had an outcome gets a new one (additional_payment).
+ * transaction, and the merchant's ledger is credited with what the outcome adds. An order that
+ * already had an outcome gets a new one (additional_payment).
  */
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -16,6 +17,7 @@ import {
   transitionOrder,
   type OutcomeStatus,
 } from "../orders/transitions.js";
+import { creditMerchant } from "../ledger/post-ledger.js";
 import { enqueueSweep } from "../sweeps/enqueue-sweep.js";
 import { enqueueOutcomeWebhook, type OutcomeEvent } from "../webhooks/enqueue-webhook.js";
 
@@ -133,6 +135,18 @@ export async function settleOrderTransfers(
         txHash: order.txHash ?? totals.first,
       },
     });
+    // The merchant's balance grows by what this outcome adds, in the same transaction (DESIGN 14).
+    const credited = received - order.amountReceived;
+    if (credited !== 0n) {
+      await creditMerchant(tx, {
+        merchantId: order.merchantId,
+        amount: credited,
+        kind: "payment_confirmed",
+        refType: "order",
+        refId: order.id,
+        at: now,
+      });
+    }
     await enqueueOutcomeWebhook(ctx, tx, {
       order: transition.order,
       event: webhookEventFor(outcome),

@@ -12,7 +12,7 @@ import { orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
-import { TronNodeError } from "../tron/node-errors.js";
+import { TronNodeError } from "@stablegate/tron/node-errors";
 
 export interface SimulatedPayment {
   order_id: string;

@@ -16,6 +16,8 @@ export interface RollupDifference {
     | "address_pool_counts"
     | "order_rollups_total"
     | "merchant_incidents"
+    | "deposit_rollups_daily"
+    | "deposit_rollups_total"
     | "addresses";
   /** The key: day, hour or minute/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
@@ -113,15 +115,45 @@ const INCIDENTS = sql`
   FROM (SELECT DISTINCT merchant_id FROM wrong) AS w
   ORDER BY 1`;
 
+const DEPOSITS_DAILY = sql`
+  WITH actual AS (
+    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, count(*) AS n, sum(amount) AS amount
+    FROM deposits GROUP BY 1, 2, 3
+  )
+  SELECT to_char(coalesce(a.day, r.day), 'YYYY-MM-DD') AS day,
+         coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
+         coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+  FROM actual a FULL JOIN deposit_rollups_daily r
+    ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2, 3`;
+
+const DEPOSITS_TOTAL = sql`
+  WITH actual AS (
+    SELECT merchant_id, status, count(*) AS n, sum(amount) AS amount FROM deposits GROUP BY 1, 2
+  )
+  SELECT coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
+         coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+  FROM actual a FULL JOIN deposit_rollups_total r ON r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2`;
+
 export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const daily = await queryRows<DiffRow>(db, DAILY);
   const hourly = await queryRows<DiffRow>(db, HOURLY);
   const total = await queryRows<DiffRow>(db, TOTAL);
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
+  const depositsDaily = await queryRows<DiffRow>(db, DEPOSITS_DAILY);
+  const depositsTotal = await queryRows<DiffRow>(db, DEPOSITS_TOTAL);
   const minutely = await queryRows<DiffRow>(db, MINUTELY);
   // The pool's counters (address_pool_counts: free and total, as the admin stats and the filler
-  // read them) and its next index (address_pool_state: indexes are contiguous from 0, so it is
-  // max(derivation_index) + 1 and the number of addresses).
+  // read them) and its next index (address_pool_state: the order branch's indexes are contiguous
+  // from 0, so it is max(derivation_index) + 1 and the number of pool addresses). Static addresses
+  // (issue 25) have no derivation_index and are never in the pool.
   const [pool] = await queryRows<{
     stored_free: string;
     actual_free: string;
@@ -134,7 +166,7 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     sql`SELECT (SELECT coalesce(sum(free), 0) FROM address_pool_counts)::text AS stored_free,
           (SELECT count(*) FROM addresses WHERE status = 'free')::text AS actual_free,
           (SELECT coalesce(sum(total), 0) FROM address_pool_counts)::text AS stored_total,
-          (SELECT count(*) FROM addresses)::text AS actual_total,
+          (SELECT count(derivation_index) FROM addresses)::text AS actual_total,
           (SELECT next_index FROM address_pool_state)::text AS next_index,
           (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS max_next`,
   );
@@ -175,6 +207,18 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     })),
     ...total.map((row) => ({
       table: "order_rollups_total" as const,
+      key: { merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n, row.stored_amount ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...depositsDaily.map((row) => ({
+      table: "deposit_rollups_daily" as const,
+      key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n, row.stored_amount ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...depositsTotal.map((row) => ({
+      table: "deposit_rollups_total" as const,
       key: { merchant_id: row.merchant_id, status: row.status ?? "" },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],

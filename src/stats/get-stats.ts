@@ -23,11 +23,18 @@ export interface StatsBlock {
   success_rate: string;
 }
 
+/** Confirmed deposits to static addresses (DESIGN.md 15) detected in a window, and their sum. */
+export interface DepositStatsBlock {
+  deposit_count: number;
+  total_received: string;
+}
+
 export interface AdminStats {
   today: StatsBlock;
   week: StatsBlock;
   total: StatsBlock & { merchant_count: number };
   address_pool: AddressPoolCounts;
+  deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
 }
 
 /** `status IN (...)` of the statuses whose amount_received is confirmed. */
@@ -64,7 +71,7 @@ function figures(name: string, where: ReturnType<typeof sql>) {
 export async function getStats(ctx: Context): Promise<AdminStats> {
   const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
   const today = utcDate(todayStart);
-  const [[recent], [total], addressPool] = await Promise.all([
+  const [[recent], [total], addressPool, depositStats] = await Promise.all([
     queryRows<Row>(
       ctx.db,
       sql`SELECT ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
@@ -77,6 +84,7 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
         FROM order_rollups_total`,
     ),
     getAddressPoolCounts(ctx),
+    getDepositStats(ctx, today, utcDate(weekStart), utcDate(tomorrowStart)),
   ]);
   const totalRow = total ?? {};
   return {
@@ -84,5 +92,39 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
     week: block(recent ?? {}, "week"),
     total: { ...block(totalRow, "total"), merchant_count: Number(totalRow.merchant_count ?? "0") },
     address_pool: addressPool,
+    deposits: depositStats,
+  };
+}
+
+/** From the deposit rollups (migration 0012), like the order figures: confirmed deposits only. */
+async function getDepositStats(
+  ctx: Context,
+  today: string,
+  weekStart: string,
+  tomorrowStart: string,
+): Promise<AdminStats["deposits"]> {
+  const [[recent], [total]] = await Promise.all([
+    queryRows<Row>(
+      ctx.db,
+      sql`SELECT coalesce(sum(deposit_count) FILTER (WHERE day = ${today}::date), 0)::text AS today_n,
+                 coalesce(sum(amount) FILTER (WHERE day = ${today}::date), 0)::text AS today_amount,
+                 coalesce(sum(deposit_count), 0)::text AS week_n, coalesce(sum(amount), 0)::text AS week_amount
+          FROM deposit_rollups_daily
+          WHERE status = 'confirmed' AND day >= ${weekStart}::date AND day < ${tomorrowStart}::date`,
+    ),
+    queryRows<Row>(
+      ctx.db,
+      sql`SELECT coalesce(sum(deposit_count), 0)::text AS total_n, coalesce(sum(amount), 0)::text AS total_amount
+          FROM deposit_rollups_total WHERE status = 'confirmed'`,
+    ),
+  ]);
+  const depositBlock = (row: Row | undefined, prefix: string): DepositStatsBlock => ({
+    deposit_count: Number(row?.[`${prefix}_n`] ?? "0"),
+    total_received: formatAmount(BigInt(row?.[`${prefix}_amount`] ?? "0")),
+  });
+  return {
+    today: depositBlock(recent, "today"),
+    week: depositBlock(recent, "week"),
+    total: depositBlock(total, "total"),
   };
 }

@@ -9,8 +9,8 @@
  *   sweep       sign the transfer of the whole USDT balance (sweep-transfer.ts)
  *   sweep_sent  wait until it is solidified with a SUCCESS receipt -> completed, `sweep_completed`
  */
-import { signTransaction } from "../tron/sign.js";
-import { buildTrxTransfer } from "../tron/transaction.js";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTrxTransfer } from "@stablegate/tron/transaction";
 import { landing, signStoreBroadcast, transferCost, usdtBalance } from "./sweep-chain.js";
 import { planFunding } from "./sweep-plan.js";
 import { awaitSweep, signSweep } from "./sweep-transfer.js";

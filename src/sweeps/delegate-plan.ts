@@ -25,8 +25,12 @@ import { sql } from "drizzle-orm";
 import { LOCK_KEYS } from "../db/locks.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildDelegateResource, buildTrxTransfer, buildUnDelegateResource } from "../tron/transaction.js";
+import { signTransaction } from "@stablegate/tron/sign";
+import {
+  buildDelegateResource,
+  buildTrxTransfer,
+  buildUnDelegateResource,
+} from "@stablegate/tron/transaction";
 import { awaitFunding, fund } from "./burn-plan.js";
 import { landing, signStoreBroadcast, transferCost, usdtBalance } from "./sweep-chain.js";
 import { latestLedgerTx } from "./sweep-ledger.js";

@@ -9,11 +9,11 @@
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
-import { toBase58 } from "../tron/address.js";
-import { TronNodeError } from "../tron/node-errors.js";
-import type { TransactionJson } from "../tron/protobuf.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildUnDelegateResource } from "../tron/transaction.js";
+import { toBase58 } from "@stablegate/tron/address";
+import { TronNodeError } from "@stablegate/tron/node-errors";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildUnDelegateResource } from "@stablegate/tron/transaction";
 import { delegatedTo } from "./delegate-plan.js";
 import { sweepDeps } from "./run-sweeps.js";
 import { broadcast, landing, refBlock } from "./sweep-chain.js";

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import { appendOrderEvent } from "../orders/transitions.js";
-import { TronNodeError } from "../tron/node-errors.js";
+import { TronNodeError } from "@stablegate/tron/node-errors";
 import { updateLeased } from "./settlement-store.js";
 import { SWEEP_MAX_ATTEMPTS, sweepBackoffMs } from "./sweep-plan.js";
 import { LeaseLost, type SettlementRow, type SweepDeps } from "./sweep-types.js";

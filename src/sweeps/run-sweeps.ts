@@ -6,7 +6,7 @@
  */
 import type { SweepMode } from "../config.js";
 import type { Context } from "../context.js";
-import { addressFromPrivateKey } from "../tron/address.js";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
 import { burnPlan } from "./burn-plan.js";
 import { delegatePlan } from "./delegate-plan.js";
 import { recordSweepFailure } from "./record-sweep-failure.js";

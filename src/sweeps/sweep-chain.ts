@@ -7,11 +7,11 @@
  * instead of paying twice. A transaction that expired unseen can never land and is built again.
  */
 import type { Executor } from "../db/connection.js";
-import { encodeBalanceOf, encodeTransfer } from "../tron/abi.js";
-import { TronNodeError } from "../tron/node-errors.js";
-import type { TransactionInfo } from "../tron/node-types.js";
-import type { TransactionJson } from "../tron/protobuf.js";
-import type { RefBlock } from "../tron/transaction.js";
+import { encodeBalanceOf, encodeTransfer } from "@stablegate/tron/abi";
+import { TronNodeError } from "@stablegate/tron/node-errors";
+import type { TransactionInfo } from "@stablegate/tron/node-types";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
+import type { RefBlock } from "@stablegate/tron/transaction";
 import { savePatch } from "./settlement-store.js";
 import { insertLedgerTx, recordLanding, type LedgerEntry } from "./sweep-ledger.js";
 import type { ChainPrices } from "./sweep-plan.js";

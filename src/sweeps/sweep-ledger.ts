@@ -7,8 +7,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import type { TransactionInfo } from "../tron/node-types.js";
-import type { TransactionJson } from "../tron/protobuf.js";
+import type { TransactionInfo } from "@stablegate/tron/node-types";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { SettlementRow, SweepDeps } from "./sweep-types.js";
 
 export type SweepTxKind = "fund" | "activate" | "delegate" | "sweep" | "undelegate" | "reclaim";

@@ -5,12 +5,12 @@
  * mode's business; what follows the solidified sweep is too (`after`).
  */
 import { formatAmount } from "../money.js";
-import { encodeTransfer } from "../tron/abi.js";
-import { addressFromPrivateKey } from "../tron/address.js";
-import { derivePrivateKey } from "../tron/hd.js";
-import type { TransactionJson } from "../tron/protobuf.js";
-import { signTransaction } from "../tron/sign.js";
-import { buildTriggerSmartContract } from "../tron/transaction.js";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import { derivePrivateKey } from "@stablegate/tron/hd";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import { savePatch } from "./settlement-store.js";
 import { landing, signStoreBroadcast, transferCost, usdtBalance, type Landing } from "./sweep-chain.js";
 import { sweepFeeLimit } from "./sweep-plan.js";

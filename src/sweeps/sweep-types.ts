@@ -6,8 +6,8 @@
  */
 import type { SweepMode } from "../config.js";
 import type { Context } from "../context.js";
-import type { NodeClient } from "../tron/node-client.js";
-import type { TransactionJson } from "../tron/protobuf.js";
+import type { NodeClient } from "@stablegate/tron/node-client";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
 
 export interface SettlementRow extends Record<string, unknown> {
   id: string;

@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
-import { deriveAddresses } from "../tron/hd.js";
+import { deriveAddresses } from "@stablegate/tron/hd";
 
 /** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;

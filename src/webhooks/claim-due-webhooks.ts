@@ -10,7 +10,10 @@ import type { Context } from "../context.js";
 
 export interface ClaimedDelivery {
   id: string;
-  orderId: string;
+  /** The order of an order webhook; null for a deposit webhook. */
+  orderId: string | null;
+  /** The deposit of a deposit webhook (issue 25); null for an order webhook. */
+  depositId: string | null;
   merchantId: string;
   event: string;
   idempotencyKey: string;
@@ -18,7 +21,7 @@ export interface ClaimedDelivery {
   /** Attempts already recorded before this one. */
   attempts: number;
   maxAttempts: number;
-  /** The one-shot override of a retry run, else the order's callback_url. */
+  /** The one-shot override of a retry run, else the order's (or the deposit address's) callback_url. */
   url: string;
   /** The merchant's webhook_secret as it is now: a rotated secret signs the next attempt. */
   secret: string;
@@ -36,7 +39,8 @@ export interface ClaimOptions {
 
 interface ClaimRow extends Record<string, unknown> {
   id: string;
-  order_id: string;
+  order_id: string | null;
+  deposit_id: string | null;
   merchant_id: string;
   event: string;
   idempotency_key: string;
@@ -69,14 +73,16 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
           updated_at = ${now.toISOString()}::timestamptz
       FROM due
       WHERE d.id = due.id
-      RETURNING d.id, d.order_id, d.merchant_id, d.event, d.idempotency_key, d.payload, d.attempts,
-                d.max_attempts, d.callback_url_override, d.lease_expires_at
+      RETURNING d.id, d.order_id, d.deposit_id, d.merchant_id, d.event, d.idempotency_key, d.payload,
+                d.attempts, d.max_attempts, d.callback_url_override, d.lease_expires_at
     )
-    SELECT c.id, c.order_id, c.merchant_id, c.event, c.idempotency_key, c.payload, c.attempts,
-           c.max_attempts, COALESCE(c.callback_url_override, o.callback_url) AS url,
+    SELECT c.id, c.order_id, c.deposit_id, c.merchant_id, c.event, c.idempotency_key, c.payload, c.attempts,
+           c.max_attempts, COALESCE(c.callback_url_override, o.callback_url, da.callback_url) AS url,
            m.webhook_secret AS secret, c.lease_expires_at
     FROM claimed c
-    JOIN orders o ON o.id = c.order_id
+    LEFT JOIN orders o ON o.id = c.order_id
+    LEFT JOIN deposits dep ON dep.id = c.deposit_id
+    LEFT JOIN deposit_addresses da ON da.id = dep.deposit_address_id
     JOIN merchants m ON m.id = c.merchant_id
   `);
   // Both drivers (node-postgres and PGlite) return { rows }.
@@ -84,6 +90,7 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
   return rows.map((row) => ({
     id: row.id,
     orderId: row.order_id,
+    depositId: row.deposit_id,
     merchantId: row.merchant_id,
     event: row.event,
     idempotencyKey: row.idempotency_key,

@@ -9,9 +9,9 @@ import type { orders } from "../db/schema.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { newId } from "../ids.js";
-import type { OutcomeEvent, WebhookPayload } from "./webhook-payload.js";
+import type { OutcomeEvent, WebhookPayload } from "@stablegate/sdk/webhook-payload";
 
-export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "./webhook-payload.js";
+export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "@stablegate/sdk/webhook-payload";
 
 export type OrderRow = typeof orders.$inferSelect;
 

@@ -13,7 +13,7 @@ import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { orderEvents, orders } from "../db/schema.js";
+import { depositEvents, orderEvents, orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import {
@@ -116,13 +116,18 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // Orders are locked first, in id order, like the outcome path (an order, then its
     // deliveries): two batches or a batch and an outcome never deadlock, and the statuses read
     // here cannot change before this transaction ends.
-    const orderIds = [...new Set(records.map((record) => record.claim.orderId))].sort();
-    const locked = await tx
-      .select()
-      .from(orders)
-      .where(inArray(orders.id, orderIds))
-      .orderBy(asc(orders.id))
-      .for("update");
+    const orderIds = [
+      ...new Set(records.flatMap((record) => (record.claim.orderId === null ? [] : [record.claim.orderId]))),
+    ].sort();
+    const locked =
+      orderIds.length === 0
+        ? []
+        : await tx
+            .select()
+            .from(orders)
+            .where(inArray(orders.id, orderIds))
+            .orderBy(asc(orders.id))
+            .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
 
     const plans = records.map(({ claim, result }) => {
@@ -189,8 +194,15 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const toComplete = new Map<string, OrderRow>();
     const toFail = new Map<string, { order: OrderRow; payload: Record<string, unknown> }>();
     const outcomes: RecordOutcome[] = [];
+    const depositEventRows: (typeof depositEvents.$inferInsert)[] = [];
     for (const plan of plans) {
-      const order = orderById.get(plan.claim.orderId);
+      if (plan.claim.depositId !== null) {
+        // A deposit webhook (issue 25): the delivery row is the whole state; its history goes to
+        // the deposit's events, and the 10th failure is an incident there.
+        outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
+        continue;
+      }
+      const order = plan.claim.orderId === null ? undefined : orderById.get(plan.claim.orderId);
       if (!updated.has(plan.claim.id) || !order) {
         outcomes.push("lease_lost");
         continue;
@@ -238,6 +250,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // completing orders of the same merchant needs: they come last, so the rollup rows stay locked
     // for one statement and the commit only.
     if (events.length > 0) await tx.insert(orderEvents).values(events);
+    if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
     const failing = [...toFail.values()].filter((entry) => !toComplete.has(entry.order.id));
     await transitionOrders(ctx, tx, {
       orders: failing.map((entry) => entry.order),
@@ -248,4 +261,46 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     await completeOrders(ctx, tx, [...toComplete.values()], now);
     return outcomes;
   });
+}
+
+interface DepositPlan {
+  claim: ClaimedDelivery;
+  result: AttemptResult;
+  attempt: number;
+  reason: string | null;
+  status: string;
+}
+
+function depositOutcome(
+  plan: DepositPlan,
+  updated: ReadonlySet<string>,
+  out: (typeof depositEvents.$inferInsert)[],
+  now: Date,
+): RecordOutcome {
+  if (!updated.has(plan.claim.id) || plan.claim.depositId === null) return "lease_lost";
+  const base = {
+    delivery_id: plan.claim.id,
+    event: plan.claim.event,
+    idempotency_key: plan.claim.idempotencyKey,
+    attempt: plan.attempt,
+  };
+  if (plan.result.success) {
+    out.push({
+      id: newId(),
+      depositId: plan.claim.depositId,
+      eventType: "webhook_delivered",
+      payload: { ...base, status_code: plan.result.statusCode },
+      createdAt: now,
+    });
+    return "delivered";
+  }
+  if (plan.status === "pending") return "retry_scheduled";
+  out.push({
+    id: newId(),
+    depositId: plan.claim.depositId,
+    eventType: "webhook_failed",
+    payload: { ...base, reason: plan.reason ?? "failed" },
+    createdAt: now,
+  });
+  return "failed";
 }

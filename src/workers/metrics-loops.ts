@@ -1,9 +1,11 @@
 /**
  * The two timers behind the database-derived gauges (src/metrics/metrics-snapshot.ts): every process
  * reads the shared snapshot into memory; worker processes also offer to recompute it, and the
- * compare-and-set in refreshMetricsSnapshot lets one of them do so per interval.
+ * compare-and-set in refreshMetricsSnapshot lets one of them do so per interval. The reader also
+ * keeps stablegate_database_up: 0 while the database is unreachable from this process.
  */
 import type { Context } from "../context.js";
+import { isDatabaseUnavailable } from "../db/database-error.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
 import { refreshMetricsSnapshot, SNAPSHOT_REFRESH_MS } from "../metrics/refresh-metrics-snapshot.js";
 import { startLoop, type Loop } from "./loop.js";
@@ -17,7 +19,13 @@ export function startMetricsSnapshotReader(ctx: Context): Loop {
     log: ctx.log,
     intervalMs: SNAPSHOT_READ_MS,
     task: async () => {
-      await readMetricsSnapshot(ctx);
+      try {
+        await readMetricsSnapshot(ctx);
+        ctx.metrics.databaseUp.set(1);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) ctx.metrics.databaseUp.set(0);
+        throw error;
+      }
     },
   });
 }

@@ -8,6 +8,9 @@ import { fillAddressPool } from "../wallet/fill-address-pool.js";
 import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
+import { eq } from "drizzle-orm";
+import { isDatabaseUnavailable } from "../db/database-error.js";
+import { settlements } from "../db/schema.js";
 import { startLoop, type Loop } from "./loop.js";
 
 /** The pool filler: runs back to back while the pool is short of its target, else every 5 s. */
@@ -29,13 +32,7 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       intervalMs: 5_000,
       task: async () => (await expireOrders(ctx)).more,
     }),
-    startLoop({
-      name: "sweeper",
-      log: ctx.log,
-      intervalMs: 2_000,
-      // Five settlements per claim: a slow node never holds many leases at once.
-      task: async () => (await runDueSweeps(ctx, { limit: 5 })).claimed === 5,
-    }),
+    startSweeperLoop(ctx),
     startLoop({
       name: "delegation-reconciler",
       log: ctx.log,
@@ -51,4 +48,40 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       task: async () => (await releaseAddresses(ctx)).more,
     }),
   ];
+}
+
+/**
+ * The sweeper under one lease owner per process. A database outage in the middle of a step leaves
+ * that settlement leased to this process (SWEEP_LEASE_MS, minutes) although nothing works on it any
+ * more: once the database is back, and before its next claim, the loop hands its own leases back,
+ * exactly as their expiry would, so the sweep resumes within seconds instead of minutes.
+ */
+function startSweeperLoop(ctx: Context): Loop {
+  const owner = `sweeper-${process.pid}`;
+  let abandoned = false;
+  return startLoop({
+    name: "sweeper",
+    log: ctx.log,
+    intervalMs: 2_000,
+    task: async () => {
+      try {
+        if (abandoned) {
+          const released = await ctx.db
+            .update(settlements)
+            .set({ leaseOwner: null, leaseExpiresAt: null })
+            .where(eq(settlements.leaseOwner, owner))
+            .returning({ id: settlements.id });
+          abandoned = false;
+          if (released.length > 0) {
+            ctx.log.info({ settlements: released.length }, "sweep leases released after a database outage");
+          }
+        }
+        // Five settlements per claim: a slow node never holds many leases at once.
+        return (await runDueSweeps(ctx, { limit: 5, owner })).claimed === 5;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) abandoned = true;
+        throw error;
+      }
+    },
+  });
 }

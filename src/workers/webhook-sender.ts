@@ -16,7 +16,8 @@ import {
   type WebhookDeliverer,
 } from "../webhooks/deliver-webhooks.js";
 import type { ClaimedDelivery } from "../webhooks/claim-due-webhooks.js";
-import { startLoop, type Loop } from "./loop.js";
+import { isDatabaseUnavailable } from "../db/database-error.js";
+import { startLoop, UNAVAILABLE_BACKOFF_MS, type Loop } from "./loop.js";
 
 export const DEFAULT_WEBHOOK_CONCURRENCY = 64;
 export const DEFAULT_WEBHOOK_POLL_MS = 50;
@@ -61,10 +62,11 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
     const sent = deliverer.send(delivery).then((result) => {
       track(
         recording,
-        deliverer.record(delivery, result).then(
+        recordWhileLeased(delivery, () => deliverer.record(delivery, result)).then(
           () => undefined,
           (error: unknown) => {
-            // Recording failed (database gone): the lease expires and another attempt follows.
+            // Recording failed for good (lease over, or not a database outage): the lease
+            // expires and another attempt follows.
             ctx.log.warn(
               { err: error, deliveryId: delivery.id, orderId: delivery.orderId },
               "webhook attempt could not be recorded",
@@ -78,6 +80,31 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
       pump();
       slotFreed?.();
     });
+  };
+
+  /**
+   * The receiver has answered; only the database is missing (restarting, unreachable). Recording
+   * is retried until shortly before the lease ends, so a database outage shorter than the lease
+   * does not make the merchant receive the webhook a second time. Record is guarded by the lease
+   * owner, so a late retry after another worker took the delivery over changes nothing.
+   */
+  const stopping = new AbortController();
+  const recordWhileLeased = async (delivery: ClaimedDelivery, record: () => Promise<unknown>) => {
+    for (let failures = 1; ; failures++) {
+      try {
+        await record();
+        return;
+      } catch (error) {
+        const wait = Math.min(UNAVAILABLE_BACKOFF_MS, 250 * 2 ** failures);
+        const leaseLeft = delivery.leaseExpiresAt.getTime() - ctx.clock.now().getTime();
+        // A stopping sender does not wait for the database: the lease covers the attempt.
+        if (!isDatabaseUnavailable(error) || leaseLeft < wait + 5_000 || stopping.signal.aborted) throw error;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          stopping.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        });
+      }
+    }
   };
 
   const nextSlot = () => new Promise<void>((resolve) => (slotFreed = resolve));
@@ -114,6 +141,7 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
     inFlight: () => sending.size,
     async stop() {
       await loop.stop();
+      stopping.abort();
       // Claimed and in-flight attempts finish (each bounded by the attempt timeout) and are
       // recorded, so no lease is left behind to expire.
       while (sending.size > 0 || ready.length > 0) {

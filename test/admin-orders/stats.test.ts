@@ -129,6 +129,12 @@ describe("GET /api/v1/admin/stats", () => {
         merchant_count: 3,
       },
       address_pool: { total: 4, free: 4, allocated: 0 },
+      // no static-address deposits in this fixture (test/deposits/deposits-chain.test.ts has them)
+      deposits: {
+        today: { deposit_count: 0, total_received: "0.000000" },
+        week: { deposit_count: 0, total_received: "0.000000" },
+        total: { deposit_count: 0, total_received: "0.000000" },
+      },
     });
   });
 

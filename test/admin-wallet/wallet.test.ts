@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet, type Devnet } from "../../devnet/index.js";
-import { addressFromPrivateKey } from "../../src/tron/address.js";
+import { startDevnet, type Devnet } from "@stablegate/devnet";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
 import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { TEST_MNEMONIC, testConfig } from "../helpers/config.js";
-import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 
 const HOT_KEY = "1f".repeat(32);
 const COLD = "TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC";

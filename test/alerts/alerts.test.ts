@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DevnetListener } from "../../devnet/index.js";
+import type { DevnetListener } from "@stablegate/devnet";
 import { deliverDueAlerts, alertRetryDelayMs } from "../../src/alerts/deliver-alerts.js";
 import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { queryRows } from "../../src/db/query-rows.js";

@@ -8,8 +8,8 @@ import {
   needsEmbeddedDevnet,
   startEmbeddedDevnet,
 } from "../../src/chain/embedded-devnet.js";
-import { createNodeClient } from "../../src/tron/node-client.js";
-import { addressFromPrivateKey } from "../../src/tron/address.js";
+import { createNodeClient } from "@stablegate/tron/node-client";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
 import { testConfig } from "../helpers/config.js";
 
 // The devnet `npm start` runs in-process when TRON_NETWORK=devnet and no TRON_NODE_URL is given.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import type { DevnetListener } from "../../devnet/index.js";
+import type { DevnetListener } from "@stablegate/devnet";
 import { transfers } from "../../src/db/schema.js";
 import { createNodePool } from "../../src/chain/node-pool.js";
 import { buildApp } from "../../src/http/app.js";

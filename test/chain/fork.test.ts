@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevnet } from "../../devnet/index.js";
+import { startDevnet } from "@stablegate/devnet";
 import { createChainAccess } from "../../src/chain/chain-access.js";
 import { readCursor } from "../../src/chain/cursor.js";
 import { createScanner } from "../../src/chain/scanner.js";

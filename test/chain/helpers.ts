@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
-import { startDevnet, type Devnet, type DevnetOptions } from "../../devnet/index.js";
+import { startDevnet, type Devnet, type DevnetOptions } from "@stablegate/devnet";
 import { createScanner, type Scanner, type ScannerOptions } from "../../src/chain/scanner.js";
 import { readCursor } from "../../src/chain/cursor.js";
 import { createChainAccess } from "../../src/chain/chain-access.js";

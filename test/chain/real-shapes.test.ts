@@ -1,5 +1,5 @@
 // The scanner's parsing over real java-tron responses (mainnet, Nile, Shasta) saved by others in
-// ../shared/tron-real (see its SOURCES.md; never copied into this repository). ground-truth.json was
+// test/fixtures/tron-real (public chain data; its SOURCES.md names every origin). ground-truth.json was
 // computed from the same files by an independent script (ground-truth.mjs, no project code).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -11,10 +11,10 @@ import {
   readHeaderOnly,
   type BlockHeaderInfo,
 } from "../../src/chain/extract-transfers.js";
-import { hexToBase58, toHex } from "../../src/tron/address.js";
-import type { BlockJson, TransactionInfo } from "../../src/tron/node-types.js";
+import { hexToBase58, toHex } from "@stablegate/tron/address";
+import type { BlockJson, TransactionInfo } from "@stablegate/tron/node-types";
 
-const DIR = resolve(import.meta.dirname, "../../../shared/tron-real");
+const DIR = resolve(import.meta.dirname, "../fixtures/tron-real");
 const USDT: Record<string, string> = {
   mainnet: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
   nile: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",

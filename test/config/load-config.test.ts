@@ -5,8 +5,8 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { describe, expect, it } from "vitest";
 import { checkSweeperSecrets, ConfigError, loadConfig } from "../../src/config.js";
-import { addressFromPrivateKey } from "../../src/tron/address.js";
-import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "stablegate-config-"));

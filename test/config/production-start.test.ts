@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");

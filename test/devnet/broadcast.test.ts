@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, hexToUtf8, newAccount, post, tronWebFor } from "./helpers.js";
 
 let devnet: Devnet;

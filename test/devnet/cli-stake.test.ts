@@ -7,7 +7,7 @@ describe("devnet CLI stake flags", () => {
     const args = [
       "--import",
       "tsx",
-      "devnet/cli.ts",
+      "packages/devnet/src/cli.ts",
       "--port",
       "0",
       "--block-time-ms",

@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 
 describe("devnet CLI", () => {
   it("prints one `devnet ready {json}` line, serves the API and exits cleanly on SIGTERM", async () => {
-    // node --import tsx is what `npm run devnet` (tsx devnet/cli.ts) runs, minus the npm wrapper that would
+    // node --import tsx is what `npm run devnet` (tsx packages/devnet/src/cli.ts) runs, minus the npm wrapper that would
     // swallow the signal.
     const args = [
       "--import",
       "tsx",
-      "devnet/cli.ts",
+      "packages/devnet/src/cli.ts",
       "--port",
       "0",
       "--block-time-ms",
@@ -53,7 +53,16 @@ describe("devnet CLI", () => {
   }, 30_000);
 
   it("--extra-port serves the same chain on more listeners, listed in the ready line", async () => {
-    const args = ["--import", "tsx", "devnet/cli.ts", "--port", "0", "--block-time-ms", "0", "--quiet"];
+    const args = [
+      "--import",
+      "tsx",
+      "packages/devnet/src/cli.ts",
+      "--port",
+      "0",
+      "--block-time-ms",
+      "0",
+      "--quiet",
+    ];
     const child = spawn(process.execPath, [...args, "--extra-port", "0", "--extra-port", "0"], {
       cwd: process.cwd(),
       stdio: ["ignore", "pipe", "inherit"],

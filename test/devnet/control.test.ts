@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, fund, newAccount, post, postStatus, tronWebFor, type Info } from "./helpers.js";
 
 let devnet: Devnet;

@@ -1,5 +1,5 @@
 import { TronWeb } from "tronweb";
-import { startDevnet, type Devnet, type DevnetOptions } from "../../devnet/index.js";
+import { startDevnet, type Devnet, type DevnetOptions } from "@stablegate/devnet";
 
 export async function freshDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   return startDevnet({ blockTimeMs: 0, solidifyAfter: 3, quiet: true, ...opts });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet } from "./helpers.js";
 
 let devnet: Devnet;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, newAccount, post, tronWebFor, type Info } from "./helpers.js";
 
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";

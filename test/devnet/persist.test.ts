@@ -2,10 +2,10 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { toHex } from "../../src/tron/address.js";
-import { Chain } from "../../devnet/chain.js";
-import { LoadGenerator } from "../../devnet/load.js";
-import { ChainLog, loadChain, writeSnapshot } from "../../devnet/persist.js";
+import { toHex } from "@stablegate/tron/address";
+import { Chain } from "@stablegate/devnet/chain";
+import { LoadGenerator } from "@stablegate/devnet/load";
+import { ChainLog, loadChain, writeSnapshot } from "@stablegate/devnet/persist";
 import { freshDevnet, newAccount, post, tronWebFor } from "./helpers.js";
 
 const dirs: string[] = [];

@@ -1,14 +1,14 @@
-// The devnet's JSON next to real java-tron responses (../shared/tron-real, see its SOURCES.md): the
+// The devnet's JSON next to real java-tron responses (test/fixtures/tron-real, see its SOURCES.md): the
 // same kinds of objects must have the same keys, omit the same defaults and fail the same way. Where
 // the devnet differs on purpose the difference is named here and in devnet/README.md.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
+import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, fund, hexToUtf8, newAccount, post, tronWebFor } from "./helpers.js";
 
-const DIR = resolve(import.meta.dirname, "../../../shared/tron-real");
+const DIR = resolve(import.meta.dirname, "../fixtures/tron-real");
 type Json = Record<string, unknown>;
 const TRX = 1_000_000;
 

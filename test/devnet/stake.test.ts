@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
-import type { Devnet } from "../../devnet/index.js";
-import { createNodeClient } from "../../src/tron/node-client.js";
-import { buildDelegateResource } from "../../src/tron/transaction.js";
+import type { Devnet } from "@stablegate/devnet";
+import { createNodeClient } from "@stablegate/tron/node-client";
+import { buildDelegateResource } from "@stablegate/tron/transaction";
 import { freshDevnet, fund, hexToUtf8, newAccount, post, tronWebFor, type Info } from "./helpers.js";
 
 // Stake 2.0 through TronWeb, unmodified: transactionBuilder builds, trx.sign signs, sendRawTransaction

@@ -42,6 +42,7 @@ describe("GET /api/v1/merchant/me (X-API-Key)", () => {
       name: "Key Shop",
       api_key_prefix: merchant.api_key_prefix,
       is_active: true,
+      balance: { available: "0.000000", reserved: "0.000000" },
     });
   });
 

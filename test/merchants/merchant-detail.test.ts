@@ -216,6 +216,7 @@ describe("GET /api/v1/admin/merchants/:id", () => {
       last_order_at: null,
       success_rate: "0.00",
       incident_count: 0,
+      balance: { available: "0.000000", reserved: "0.000000" },
       recent_orders: [],
       recent_incidents: [],
     });

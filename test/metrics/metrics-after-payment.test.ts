@@ -2,7 +2,12 @@
  * The figures move with real work: an order paid over the devnet, confirmed by the real scanner,
  * its webhook delivered to a real receiver, its USDT swept to the cold wallet, then one snapshot
  * refresh; a scrape of the real app before and after shows each family changed by what happened.
+ * Then the preferred node fails over, and every stablegate_* family the service serves by then must
+ * be documented in docs/metrics.md (and every documented one served): the doc is checked against
+ * what really runs, not against one registry.
  */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
@@ -25,10 +30,17 @@ let app: App;
 let hook: Receiver;
 let hot: string;
 
+const ROOT = resolve(import.meta.dirname, "../..");
+/** Listener 0 is the test's own door to the chain; the service knows listeners 1 and 2. */
+const serviceNode = (i: 1 | 2) => t.devnet.listeners[i]?.url as string;
+
 beforeAll(async () => {
   const hotAccount = await TronWeb.createAccount();
   hot = hotAccount.address.base58;
   t = await startChainTest({
+    devnet: { extraPorts: [0, 0] },
+    nodeUrls: (d) => `${d.listeners[1]?.url},${d.listeners[2]?.url}`,
+    pool: { failureThreshold: 3, pauseMs: 200, maxPauseMs: 1000, probeIntervalMs: 300 },
     env: {
       HOT_WALLET_PRIVATE_KEY: hotAccount.privateKey,
       COLD_WALLET_ADDRESS: (await TronWeb.createAccount()).address.base58,
@@ -50,7 +62,7 @@ describe("metrics after a devnet payment", () => {
   it("count the order, its outcome, the scan, node calls, the webhook, the sweep and the balances", async () => {
     const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
     const before = await scrape();
-    const devnetNode = `stablegate_node_calls_total{node="${t.devnet.url}",endpoint="/wallet/getnowblock",result="ok"}`;
+    const devnetNode = `stablegate_node_calls_total{node="${serviceNode(1)}",endpoint="/wallet/getnowblock",result="ok"}`;
 
     const { order } = await createOrder(
       t.ctx,
@@ -113,4 +125,46 @@ describe("metrics after a devnet payment", () => {
     expect(sample(after, 'stablegate_settlements{status="failed"}')).toBe(0);
     expect(sample(after, "stablegate_hot_wallet_staked_energy")).toBe(0);
   }, 180_000);
+
+  it("serves, after a node failover, only families that docs/metrics.md documents, and all of them", async () => {
+    const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
+    await t.devnet.listeners[1]?.stop();
+    try {
+      const deadline = Date.now() + 30_000;
+      let lastScrape = "";
+      const active = () => sample(lastScrape, `stablegate_node_active{node="${serviceNode(2)}"}`);
+      while (active() !== 1) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `no failover to ${serviceNode(2)} in time: ${JSON.stringify(t.ctx.chain.client.status())}\n` +
+              lastScrape
+                .split("\n")
+                .filter((l) => l.startsWith("stablegate_node_"))
+                .join("\n"),
+          );
+        t.mine(1);
+        await t.scanner.sync().catch(() => undefined);
+        lastScrape = await scrape();
+      }
+      expect(sample(lastScrape, `stablegate_node_healthy{node="${serviceNode(1)}",state="failing"}`)).toBe(0);
+      expect(sample(lastScrape, `stablegate_node_head_block{node="${serviceNode(2)}"}`)).toBeGreaterThan(0);
+
+      const served = new Set([...lastScrape.matchAll(/^# TYPE (stablegate_[a-z0-9_]+) /gm)].map((m) => m[1]));
+      const doc = readFileSync(join(ROOT, "docs/metrics.md"), "utf8");
+      const documented = new Set([...doc.matchAll(/^\| `(stablegate_[a-z0-9_]+)` +\|/gm)].map((m) => m[1]));
+      expect(served.size).toBeGreaterThanOrEqual(20);
+      for (const name of ["stablegate_node_head_block", "stablegate_node_healthy", "stablegate_node_active"])
+        expect(served, name).toContain(name);
+      expect(
+        [...served].filter((name) => !documented.has(name)),
+        "served but not in docs/metrics.md",
+      ).toEqual([]);
+      expect(
+        [...documented].filter((name) => !served.has(name)),
+        "in docs/metrics.md but not served",
+      ).toEqual([]);
+    } finally {
+      await t.devnet.listeners[1]?.start();
+    }
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics/metrics.js";
 import { readMetricsSnapshot } from "../../src/metrics/metrics-snapshot.js";
 import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
-import { mnemonicToAccountXpub } from "../../src/tron/hd.js";
+import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { TEST_MNEMONIC } from "../helpers/config.js";

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createOrder } from "../../src/payments/create-order.js";
-import { deriveAddress } from "../../src/tron/hd.js";
+import { deriveAddress } from "@stablegate/tron/hd";
 import { INLINE_BLOCK_SIZE } from "../../src/wallet/derive-address-inline.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { getAddressPoolCounts } from "../../src/wallet/get-address-pool-counts.js";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
-import { deriveAddress } from "../../src/tron/hd.js";
+import { deriveAddress } from "@stablegate/tron/hd";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { addMerchant, orderBody, postOrder, type TestMerchant } from "./helpers.js";

@@ -12,7 +12,7 @@ import {
   type CreatePaymentParams,
   type Payment,
   type StablegateClient,
-} from "../../src/sdk/index.js";
+} from "@stablegate/sdk";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { addMerchant, type TestMerchant } from "../payments/helpers.js";
 

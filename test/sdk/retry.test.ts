@@ -11,7 +11,7 @@ import {
   StablegateError,
   StablegateNetworkError,
   type RetryEvent,
-} from "../../src/sdk/index.js";
+} from "@stablegate/sdk";
 import { closedPort, json, startScriptedServer, type ScriptedServer } from "./helpers.js";
 
 const ORDER = {

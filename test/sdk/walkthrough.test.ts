@@ -21,7 +21,7 @@ import {
   MemoryDedupeStore,
   type WebhookDelivery,
   type WebhookEvent,
-} from "../../src/sdk/index.js";
+} from "@stablegate/sdk";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { closedPort, waitFor } from "./helpers.js";
@@ -194,7 +194,7 @@ describe("docs/sdk.md against the running service", () => {
     const file = join(mkdtempSync(join(tmpdir(), "stablegate-shop-")), "shop.mjs");
     writeFileSync(
       file,
-      script!.replace('"stablegate/sdk"', JSON.stringify(resolve(ROOT, "src/sdk/index.ts"))),
+      script!.replace('"@stablegate/sdk"', JSON.stringify(resolve(ROOT, "packages/sdk/src/index.ts"))),
     );
     const child = spawn(process.execPath, ["--import", "tsx", file], {
       cwd: ROOT,
@@ -218,5 +218,43 @@ describe("docs/sdk.md against the running service", () => {
       /^webhook evt_[0-9a-f-]{36}_payment\.confirmed_\d+ verified: payment\.confirmed$/m,
     );
     expect(output).toMatch(/^order order-\d+ is completed$/m);
+  }, 120_000);
+
+  it("the topup.mjs of step 4, run as printed, credits two deposits from verified webhooks", async () => {
+    const { apiKey } = await createMerchant("Top-up Shop");
+    const doc = readFileSync(resolve(ROOT, "docs/sdk.md"), "utf8");
+    const script = /```js\n(\/\/ topup\.mjs\n[\s\S]*?)```/.exec(doc)?.[1];
+    expect(script, "docs/sdk.md has the topup.mjs block").toBeDefined();
+    const file = join(mkdtempSync(join(tmpdir(), "stablegate-topup-")), "topup.mjs");
+    writeFileSync(
+      file,
+      script!.replace('"@stablegate/sdk"', JSON.stringify(resolve(ROOT, "packages/sdk/src/index.ts"))),
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        STABLEGATE_URL: baseUrl,
+        STABLEGATE_API_KEY: apiKey,
+        PORT: String(await closedPort()),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.once("exit", done));
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/^player-\d+ deposits to T\w{33} \(same again: true\)$/m);
+    expect(output).toMatch(/^sent 10\.000000 USDT in [0-9a-f]{64}$/m);
+    expect(output).toMatch(/^sent 0\.500000 USDT in [0-9a-f]{64}$/m);
+    expect(output).toMatch(
+      /^credited 10\.000000 USDT to player-\d+: evt_[0-9a-f-]{36}_deposit\.confirmed_\d+$/m,
+    );
+    expect(output).toMatch(
+      /^credited 0\.500000 USDT to player-\d+ \(below the minimum\): evt_[0-9a-f-]{36}_deposit\.confirmed_\d+$/m,
+    );
+    expect(output).toMatch(/^balance of player-\d+: 10\.500000 USDT$/m);
+    expect(output).toMatch(/^2 confirmed deposits listed$/m);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import { TronWeb } from "tronweb";
 import type { Context } from "../../src/context.js";
 import { settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { encodeBalanceOf } from "../../src/tron/abi.js";
+import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
 
 export async function newAccount() {

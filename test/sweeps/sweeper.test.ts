@@ -7,9 +7,9 @@ import { createLogger } from "../../src/logger.js";
 import { retrySweep } from "../../src/sweeps/retry-sweep.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
-import { encodeBalanceOf } from "../../src/tron/abi.js";
-import { derivePrivateKey } from "../../src/tron/hd.js";
-import { privateKeyToHex } from "../../src/tron/sign.js";
+import { encodeBalanceOf } from "@stablegate/tron/abi";
+import { derivePrivateKey } from "@stablegate/tron/hd";
+import { privateKeyToHex } from "@stablegate/tron/sign";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 

@@ -1,6 +1,6 @@
 import { utils } from "tronweb";
 import { describe, expect, it } from "vitest";
-import { evmHex, hexToBase58 } from "../../src/tron/address.js";
+import { evmHex, hexToBase58 } from "@stablegate/tron/address";
 import {
   decodeCall,
   decodeString,
@@ -18,7 +18,7 @@ import {
   SELECTORS,
   TRANSFER_TOPIC,
   APPROVAL_TOPIC,
-} from "../../src/tron/abi.js";
+} from "@stablegate/tron/abi";
 import { makeRng } from "./rng.js";
 
 const { encodeParams, decodeParams } = utils.abi;

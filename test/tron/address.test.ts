@@ -12,8 +12,8 @@ import {
   isValidAddress,
   toBase58,
   toHex,
-} from "../../src/tron/address.js";
-import { privateKeyToHex } from "../../src/tron/sign.js";
+} from "@stablegate/tron/address";
+import { privateKeyToHex } from "@stablegate/tron/sign";
 import { makeRng } from "./rng.js";
 
 const KEY_ONE = "0000000000000000000000000000000000000000000000000000000000000001";

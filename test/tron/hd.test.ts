@@ -2,7 +2,7 @@ import { TronWeb } from "tronweb";
 import { describe, expect, it } from "vitest";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { addressFromPrivateKey, addressFromPublicKey } from "../../src/tron/address.js";
+import { addressFromPrivateKey, addressFromPublicKey } from "@stablegate/tron/address";
 import {
   deriveAddress,
   deriveAddresses,
@@ -10,7 +10,8 @@ import {
   generateMnemonic,
   isValidMnemonic,
   mnemonicToAccountXpub,
-} from "../../src/tron/hd.js";
+  STATIC_BRANCH,
+} from "@stablegate/tron/hd";
 
 const ABANDON =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
@@ -29,6 +30,19 @@ describe("hd", () => {
     for (const i of [0, 1, 7, 1000]) {
       const theirs = TronWeb.fromMnemonic(ABANDON, `m/44'/195'/0'/0/${i}`) as { address: string };
       expect(deriveAddress(xpub, i)).toBe(theirs.address);
+    }
+  });
+
+  it("matches TronWeb's fromMnemonic at m/44'/195'/0'/1/i on the static branch, from the xpub and the key", () => {
+    const xpub = mnemonicToAccountXpub(ABANDON);
+    const batch = deriveAddresses(xpub, 0, 8, STATIC_BRANCH);
+    for (const i of [0, 1, 7, 1000]) {
+      const theirs = TronWeb.fromMnemonic(ABANDON, `m/44'/195'/0'/1/${i}`) as { address: string };
+      expect(deriveAddress(xpub, i, STATIC_BRANCH)).toBe(theirs.address);
+      expect(addressFromPrivateKey(derivePrivateKey(ABANDON, i, "", STATIC_BRANCH))).toBe(theirs.address);
+      if (i < 8) expect(batch[i]).toBe(theirs.address);
+      // never an order-branch address
+      expect(deriveAddress(xpub, i)).not.toBe(theirs.address);
     }
   });
 

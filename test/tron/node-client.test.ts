@@ -2,10 +2,10 @@ import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createNodeClient, TronNodeError } from "../../src/tron/node-client.js";
-import type { NodeClient, NodeRequestEvent } from "../../src/tron/node-client.js";
-import { headerOf } from "../../src/tron/node-types.js";
-import { hexToBase58 } from "../../src/tron/address.js";
+import { createNodeClient, TronNodeError } from "@stablegate/tron/node-client";
+import type { NodeClient, NodeRequestEvent } from "@stablegate/tron/node-client";
+import { headerOf } from "@stablegate/tron/node-types";
+import { hexToBase58 } from "@stablegate/tron/address";
 
 type Seen = { path: string; headers: IncomingMessage["headers"]; body: Record<string, unknown> };
 type Handler = (path: string, body: Record<string, unknown>, res: ServerResponse) => void;

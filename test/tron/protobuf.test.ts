@@ -1,8 +1,8 @@
 import { TronWeb, utils } from "tronweb";
 import { describe, expect, it } from "vitest";
-import { addressFromPrivateKey, hexToBase58 } from "../../src/tron/address.js";
-import { encodeTransfer } from "../../src/tron/abi.js";
-import { signTransaction } from "../../src/tron/sign.js";
+import { addressFromPrivateKey, hexToBase58 } from "@stablegate/tron/address";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { signTransaction } from "@stablegate/tron/sign";
 import {
   decodeRawData,
   decodeRawDataHex,
@@ -10,8 +10,8 @@ import {
   rawDataHex,
   txIdOf,
   withVisibleAddresses,
-} from "../../src/tron/protobuf.js";
-import type { RawDataJson, TransactionJson } from "../../src/tron/protobuf.js";
+} from "@stablegate/tron/protobuf";
+import type { RawDataJson, TransactionJson } from "@stablegate/tron/protobuf";
 import {
   buildDelegateResource,
   buildFreezeBalanceV2,
@@ -21,7 +21,7 @@ import {
   buildUnfreezeBalanceV2,
   buildWithdrawExpireUnfreeze,
   tapos,
-} from "../../src/tron/transaction.js";
+} from "@stablegate/tron/transaction";
 import { makeRng } from "./rng.js";
 
 const { txJsonToPb, txPbToRawDataHex, txPbToTxID, txCheck } = utils.transaction;

@@ -1,14 +1,14 @@
 import { utils } from "tronweb";
 import { describe, expect, it } from "vitest";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { addressFromPrivateKey, hexToBase58 } from "../../src/tron/address.js";
+import { addressFromPrivateKey, hexToBase58 } from "@stablegate/tron/address";
 import {
   privateKeyToHex,
   randomPrivateKey,
   recoverSigner,
   signDigest,
   signTransaction,
-} from "../../src/tron/sign.js";
+} from "@stablegate/tron/sign";
 import { makeRng } from "./rng.js";
 
 const tronCrypto = utils.crypto;

@@ -2,7 +2,7 @@
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DevnetListener } from "../../devnet/index.js";
+import type { DevnetListener } from "@stablegate/devnet";
 import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { startScannerLeader } from "../../src/chain/scanner-leader.js";
 import { orders } from "../../src/db/schema.js";

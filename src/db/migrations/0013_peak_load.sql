@@ -42,8 +42,8 @@ INSERT INTO address_pool_counts (slot, free, taken, total)
 SELECT s, 0, 0, 0 FROM generate_series(0, 15) AS s;
 UPDATE address_pool_counts SET
   free = (SELECT count(*) FROM addresses WHERE status = 'free'),
-  taken = (SELECT count(*) FROM addresses WHERE status <> 'free'),
-  total = (SELECT count(*) FROM addresses)
+  taken = (SELECT count(*) FROM addresses WHERE status = 'allocated'),
+  total = (SELECT count(derivation_index) FROM addresses)
 WHERE slot = 0;
 ALTER TABLE address_pool_counts SET (
   autovacuum_vacuum_scale_factor = 0,
@@ -70,12 +70,14 @@ BEGIN
   END IF;
 END $$;
 
+-- total counts the pool's branch only (derivation_index); static addresses (issue 25, migration
+-- 0012: status 'static', static_index) are never free and never in the pool.
 CREATE FUNCTION address_pool_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM address_pool_counts_add(
     (SELECT count(*) FROM new_addresses WHERE status = 'free'),
-    (SELECT count(*) FROM new_addresses WHERE status <> 'free'),
-    (SELECT count(*) FROM new_addresses));
+    (SELECT count(*) FROM new_addresses WHERE status = 'allocated'),
+    (SELECT count(derivation_index) FROM new_addresses));
   RETURN NULL;
 END $$;
 
@@ -98,7 +100,7 @@ BEGIN
   PERFORM address_pool_counts_add(
     -(SELECT count(*) FROM old_addresses WHERE status = 'free'),
     0,
-    -(SELECT count(*) FROM old_addresses));
+    -(SELECT count(derivation_index) FROM old_addresses));
   RETURN NULL;
 END $$;
 

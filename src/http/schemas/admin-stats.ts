@@ -9,6 +9,8 @@ const statsBlock = z.object({
   success_rate: z.string(),
 });
 
+const depositStatsBlock = z.object({ deposit_count: z.number().int(), total_received: z.string() });
+
 export const addressPoolReply = z.object({
   total: z.number().int(),
   free: z.number().int(),
@@ -24,6 +26,9 @@ export const getStatsSchema = {
       week: statsBlock,
       total: statsBlock.extend({ merchant_count: z.number().int() }),
       address_pool: addressPoolReply,
+      deposits: z
+        .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
+        .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
     }),
     401: errorReply,
   },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
-import { isoTimestamp, merchantIdParams, merchantSummary } from "./merchant-fields.js";
+import { isoTimestamp, merchantBalanceReply, merchantIdParams, merchantSummary } from "./merchant-fields.js";
 
 /** SPEC.md 2.2 as listed by the admin API. */
 export const adminOrderReply = z.object({
@@ -39,6 +39,7 @@ export const merchantDetailReply = merchantSummary.extend({
   last_order_at: isoTimestamp.nullable(),
   success_rate: z.string(),
   incident_count: z.number().int(),
+  balance: merchantBalanceReply,
   recent_orders: z.array(adminOrderReply),
   recent_incidents: z.array(incidentReply),
 });

@@ -39,3 +39,9 @@ export const merchantSummary = z.object({
   is_active: z.boolean(),
   created_at: isoTimestamp,
 });
+
+/** DESIGN.md 14: the merchant's ledger balance, 6-decimal strings. */
+export const merchantBalanceReply = z.object({
+  available: z.string().describe("USDT the merchant may refund or pay out now"),
+  reserved: z.string().describe("USDT held by refunds and payouts not yet completed"),
+});

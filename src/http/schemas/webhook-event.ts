@@ -6,6 +6,11 @@
 import { z } from "zod";
 import { ORDER_STATUSES } from "../../db/schema.js";
 import { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "../../webhooks/enqueue-webhook.js";
+import {
+  DEPOSIT_EVENTS,
+  type DepositEvent,
+  type DepositWebhookPayload,
+} from "@stablegate/sdk/webhook-payload";
 
 const STATUS_OF: Record<OutcomeEvent, string> = {
   "payment.confirmed": "confirmed",
@@ -85,15 +90,109 @@ const headers = [
   },
 ];
 
-/** OpenAPI 3.1 `webhooks`: one POST per outcome event. */
+/** Deposit webhooks of static addresses (DESIGN.md 15), sent to the address's callback_url. */
+export const depositWebhookPayloadSchema = z.object({
+  event: z.enum(DEPOSIT_EVENTS),
+  deposit_id: z.string().meta({ format: "uuid" }),
+  deposit_address_id: z.string().meta({ format: "uuid" }),
+  customer_ref: z.string().meta({ description: "the merchant's own reference of the customer" }),
+  amount: z.string().meta({ example: "25.000000" }),
+  currency: z.literal("USDT"),
+  network: z.string().meta({ description: "mainnet, nile, shasta or devnet" }),
+  tx_hash: z.string(),
+  from_address: z.string(),
+  to_address: z.string().meta({ description: "the static deposit address" }),
+  status: z.enum(["detected", "confirmed"]),
+  confirmations: z.number().int(),
+  below_minimum: z.boolean().meta({ description: "amount < DEPOSIT_MIN_USDT; credited all the same" }),
+  address_status: z.enum(["active", "disabled"]).meta({
+    description: "disabled: the deposit reached an address the merchant had disabled (still credited)",
+  }),
+  timestamp: z.string().meta({ format: "date-time" }),
+});
+
+const DEPOSIT_TRIGGER: Record<DepositEvent, string> = {
+  "deposit.detected":
+    "a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)",
+  "deposit.confirmed": "a deposit reached the confirmations and the solidified chain: final, credit it",
+};
+
+function depositExample(event: DepositEvent): DepositWebhookPayload {
+  return {
+    event,
+    deposit_id: "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
+    deposit_address_id: "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+    customer_ref: "player-42",
+    amount: "25.000000",
+    currency: "USDT",
+    network: "mainnet",
+    tx_hash: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+    from_address: "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
+    to_address: "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
+    status: event === "deposit.confirmed" ? "confirmed" : "detected",
+    confirmations: event === "deposit.confirmed" ? 19 : 1,
+    below_minimum: false,
+    address_status: "active",
+    timestamp: "2026-11-22T06:03:38.000Z",
+  };
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+/** OpenAPI 3.1 `webhooks`: one POST per outcome event, and one per deposit event. */
 export function webhooksDocument(): Record<string, unknown> {
-  const payload = z.toJSONSchema(webhookPayloadSchema, { target: "draft-2020-12" }) as Record<
-    string,
-    unknown
-  >;
-  delete payload.$schema;
-  return Object.fromEntries(
-    OUTCOME_EVENTS.map((event) => [
+  const payload = jsonSchema(webhookPayloadSchema);
+  const depositPayload = jsonSchema(depositWebhookPayloadSchema);
+  const depositHeaders = headers.map((h) =>
+    h.name === "X-Idempotency-Key"
+      ? {
+          ...h,
+          description:
+            "evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry",
+          example: "evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000",
+        }
+      : h,
+  );
+  const depositWebhooks = DEPOSIT_EVENTS.map((event) => [
+    event,
+    {
+      post: {
+        operationId: `webhook_${event.replace(".", "_")}`,
+        summary: `${event}: ${DEPOSIT_TRIGGER[event]}`,
+        description:
+          "POSTed to the static deposit address's callback_url, signed, timed out and retried exactly " +
+          "as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe " +
+          "on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is " +
+          "reported all the same, flagged.",
+        tags: ["webhooks"],
+        security: [],
+        parameters: depositHeaders,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                ...depositPayload,
+                properties: {
+                  ...(depositPayload.properties as Record<string, unknown>),
+                  event: { type: "string", const: event },
+                },
+              },
+              example: depositExample(event),
+            },
+          },
+        },
+        responses: { "200": { description: "Received (any 2xx ends the retries)" } },
+      },
+    },
+  ]);
+  return Object.fromEntries([
+    ...depositWebhooks,
+    ...OUTCOME_EVENTS.map((event) => [
       event,
       {
         post: {
@@ -128,5 +227,5 @@ export function webhooksDocument(): Record<string, unknown> {
         },
       },
     ]),
-  );
+  ]);
 }

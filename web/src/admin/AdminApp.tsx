@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { api, ApiError, setUnauthorizedHandler } from "./api.js";
+import { DepositAddressDetailPage, DepositAddressesPage } from "./DepositAddressesPage.js";
 import { MerchantsPage } from "./MerchantsPage.js";
 import { OrderDetailPage } from "./OrderDetailPage.js";
 import { OrdersPage } from "./OrdersPage.js";
@@ -82,6 +83,7 @@ const NAV = [
   { to: "/admin", label: "Overview" },
   { to: "/admin/orders", label: "Orders" },
   { to: "/admin/merchants", label: "Merchants" },
+  { to: "/admin/deposit-addresses", label: "Deposit addresses" },
   { to: "/admin/wallet", label: "Wallet" },
 ];
 
@@ -93,7 +95,10 @@ function Shell({ onOut }: { onOut: () => void }) {
   };
   const orderMatch = /^\/admin\/orders\/([^/]+)$/.exec(path);
   let page: ReactNode;
-  if (orderMatch) page = <OrderDetailPage id={decodeURIComponent(orderMatch[1] ?? "")} />;
+  const depositMatch = /^\/admin\/deposit-addresses\/([^/]+)$/.exec(path);
+  if (depositMatch) page = <DepositAddressDetailPage id={decodeURIComponent(depositMatch[1] ?? "")} />;
+  else if (path === "/admin/deposit-addresses") page = <DepositAddressesPage query={query} />;
+  else if (orderMatch) page = <OrderDetailPage id={decodeURIComponent(orderMatch[1] ?? "")} />;
   else if (path === "/admin/orders") page = <OrdersPage query={query} />;
   else if (path === "/admin/merchants") page = <MerchantsPage />;
   else if (path === "/admin/wallet") page = <WalletPage />;
@@ -105,7 +110,7 @@ function Shell({ onOut }: { onOut: () => void }) {
         <strong>Stablegate</strong>
         {NAV.map((item) => (
           <span key={item.to} className={path === item.to ? "active" : undefined}>
-            <Link to={item.to} testId={`nav-${item.label.toLowerCase()}`}>
+            <Link to={item.to} testId={`nav-${item.label.toLowerCase().replace(/ /g, "-")}`}>
               {item.label}
             </Link>
           </span>

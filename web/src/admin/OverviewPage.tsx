@@ -12,6 +12,7 @@ import { formatTime, trimAmount } from "./format.js";
 import { ChainPanel, FiringAlerts } from "./OpsPanels.js";
 import { RevenueChart, type DailyRevenue } from "./RevenueChart.js";
 import { useApi } from "./useApi.js";
+import { RecentDeposits } from "./DepositAddressesPage.js";
 
 /** The overview reloads itself this often: alerts and node state change without the operator acting. */
 const REFRESH_MS = 5_000;
@@ -76,6 +77,24 @@ export function OverviewPage() {
         <StatsCard title="Today" block={stats.today} testId="stats-today" />
         <StatsCard title="Last 7 days" block={stats.week} testId="stats-week" />
         <StatsCard title="All time" block={stats.total} testId="stats-total" />
+        <section className="panel" data-testid="stats-deposits">
+          <h2>Deposits to static addresses</h2>
+          <dl>
+            <dt>Today</dt>
+            <dd data-testid="stats-deposits-today">
+              {stats.deposits.today.deposit_count} · {trimAmount(stats.deposits.today.total_received)} USDT
+            </dd>
+            <dt>Last 7 days</dt>
+            <dd>
+              {stats.deposits.week.deposit_count} · {trimAmount(stats.deposits.week.total_received)} USDT
+            </dd>
+            <dt>All time</dt>
+            <dd data-testid="stats-deposits-total">
+              {stats.deposits.total.deposit_count} · {trimAmount(stats.deposits.total.total_received)} USDT
+            </dd>
+          </dl>
+        </section>
+        <RecentDeposits />
         <section className="panel">
           <h2>Address pool</h2>
           <dl>

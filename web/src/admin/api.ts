@@ -58,12 +58,43 @@ export interface StatsBlock {
   success_rate: string;
   merchant_count?: number;
 }
+export interface DepositStatsBlock {
+  deposit_count: number;
+  total_received: string;
+}
 export interface Stats {
   today: StatsBlock;
   week: StatsBlock;
   total: StatsBlock;
   address_pool: AddressPoolCounts;
+  deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
 }
+export interface DepositAddressSummary {
+  id: string;
+  merchant_id: string;
+  customer_ref: string;
+  address: string;
+  status: "active" | "disabled";
+  callback_url: string;
+  deposit_count: number;
+  total_received: string;
+  created_at: string;
+  disabled_at: string | null;
+}
+export interface DepositSummary {
+  id: string;
+  deposit_address_id: string;
+  customer_ref: string;
+  amount: string;
+  status: "detected" | "confirmed" | "reverted";
+  tx_hash: string;
+  from_address: string;
+  below_minimum: boolean;
+  address_status: "active" | "disabled";
+  swept: boolean;
+  detected_at: string;
+}
+export type DepositAddressDetail = DepositAddressSummary & { recent_deposits: DepositSummary[] };
 export interface MerchantSummary {
   id: string;
   name: string;

@@ -8,6 +8,7 @@ import { adminSession } from "../../plugins/admin-session.js";
 import { adminAlertRoutes } from "./alerts.js";
 import { adminAuthRoutes } from "./auth.js";
 import { adminChainRoutes } from "./chain.js";
+import { adminDepositAddressRoutes } from "./deposit-addresses.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
 import { adminStatsRoutes } from "./stats.js";
@@ -27,6 +28,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminWalletRoutes, { ctx });
   await app.register(adminAlertRoutes, { ctx });
   await app.register(adminChainRoutes, { ctx });
+  await app.register(adminDepositAddressRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 

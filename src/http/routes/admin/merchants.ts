@@ -50,7 +50,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
   });
 
   app.get("/api/v1/admin/merchants/:id", { schema: getMerchantDetailSchema }, async (request) => {
-    const { merchant, stats, recentOrders, recentIncidents } = await getMerchantDetail(request.ctx, {
+    const { merchant, stats, recentOrders, recentIncidents, balance } = await getMerchantDetail(request.ctx, {
       id: request.params.id,
     });
     return {
@@ -63,6 +63,7 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
       last_order_at: stats.lastOrderAt?.toISOString() ?? null,
       success_rate: formatPercent(stats.completedCount, stats.orderCount),
       incident_count: stats.incidentCount,
+      balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
       recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
       recent_incidents: recentIncidents.map((incident) => ({
         id: incident.id,

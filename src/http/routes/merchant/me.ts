@@ -1,17 +1,24 @@
-/** GET /api/v1/merchant/me: lets a merchant check its key and see which merchant it belongs to. */
+/**
+ * GET /api/v1/merchant/me: lets a merchant check its key and see which merchant it belongs to, with
+ * its ledger balance (DESIGN.md 14).
+ */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { getMerchantBalance } from "../../../ledger/post-ledger.js";
+import { formatAmount } from "../../../money.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { merchantMeSchema } from "../../schemas/merchant-me.js";
 
 export const merchantMeRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get("/api/v1/merchant/me", { schema: merchantMeSchema }, async (request) => {
     const merchant = requireMerchant(request);
+    const balance = await getMerchantBalance(request.ctx.db, merchant.id);
     return {
       id: merchant.id,
       name: merchant.name,
       api_key_prefix: merchant.apiKeyPrefix,
       is_active: merchant.isActive,
+      balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
     };
   });
 };

@@ -15,8 +15,11 @@ import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
 import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
 
-export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  const limiter = new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
+export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
+  app,
+  { ctx, limiter: shared },
+) => {
+  const limiter = shared ?? new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
   app.addHook("onRequest", async (request) => {
     const merchant = requireMerchant(request);
     const decision = limiter.take(merchant.id);

@@ -1,0 +1,92 @@
+/**
+ * The SDK's names for the API's shapes, every one picked out of the types openapi-typescript
+ * generates from the OpenAPI document (packages/sdk/src/api-types.ts). Nothing here is written by hand, so a
+ * schema change reaches merchants' compilers through `npm run generate:openapi`.
+ */
+import type { components, operations } from "./api-types.js";
+
+type Json<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+
+/** POST /api/v1/payments body: amount is a decimal string ("10.5"), never a number. */
+export type CreatePaymentParams = Json<operations["postPayments"]["requestBody"]>;
+
+/** An order as the merchant API answers it; amounts are strings with exactly 6 decimals. */
+export type Payment = Json<operations["postPayments"]["responses"][201]>;
+
+/** GET /api/v1/payments/:id: the order and its events, oldest first. */
+export type PaymentWithEvents = Json<operations["getPaymentsId"]["responses"][200]>;
+
+export type PaymentStatus = Payment["status"];
+
+type ListQuery = NonNullable<operations["getPayments"]["parameters"]["query"]>;
+
+/** Filters of GET /api/v1/payments; the iterator does the paging itself. */
+export type ListPaymentsFilters = Omit<ListQuery, "page" | "limit"> & {
+  /** Orders per request, 1 to 100 (default 100). */
+  pageSize?: number;
+};
+
+export type PaymentPage = Json<operations["getPayments"]["responses"][200]>;
+
+/** POST /api/v1/payments/:id/simulate body (devnet only). */
+export type SimulatePaymentParams = NonNullable<Json<operations["postPaymentsIdSimulate"]["requestBody"]>>;
+
+/** The devnet transfer that paid the order. */
+export type SimulatedPayment = Json<operations["postPaymentsIdSimulate"]["responses"][202]>;
+
+/** Every code an error reply of the API can carry. */
+export type ApiErrorCode = components["schemas"]["Error"]["code"];
+
+type WebhookBody<Op extends keyof operations> = Json<operations[Op]["requestBody"]>;
+
+export type PaymentConfirmedEvent = WebhookBody<"webhook_payment_confirmed">;
+export type PaymentUnderpaidEvent = WebhookBody<"webhook_payment_underpaid">;
+export type PaymentOverpaidEvent = WebhookBody<"webhook_payment_overpaid">;
+
+/** deposit.detected: seen in a block, not final (static addresses created with notify_detected). */
+export type DepositDetectedEvent = WebhookBody<"webhook_deposit_detected">;
+/** deposit.confirmed: final; credit the customer (below_minimum and address_status are flags). */
+export type DepositConfirmedEvent = WebhookBody<"webhook_deposit_confirmed">;
+
+export type PaymentWebhookEvent = PaymentConfirmedEvent | PaymentUnderpaidEvent | PaymentOverpaidEvent;
+export type DepositWebhookEvent = DepositDetectedEvent | DepositConfirmedEvent;
+
+/** A verified webhook payload; switch on `event` to narrow it. */
+export type WebhookEvent = PaymentWebhookEvent | DepositWebhookEvent;
+export type WebhookEventType = WebhookEvent["event"];
+
+/** POST /api/v1/deposit-addresses body. */
+export type CreateDepositAddressParams = Json<operations["postDepositAddresses"]["requestBody"]>;
+
+/** A customer's static deposit address. */
+export type DepositAddress = Json<operations["postDepositAddresses"]["responses"][201]>;
+
+/** GET /api/v1/deposit-addresses/:id: the address and its newest deposits. */
+export type DepositAddressWithDeposits = Json<operations["getDepositAddressesId"]["responses"][200]>;
+
+/** Filters of GET /api/v1/deposit-addresses; the iterator does the paging itself. */
+export type ListDepositAddressesFilters = Omit<
+  NonNullable<operations["getDepositAddresses"]["parameters"]["query"]>,
+  "page" | "limit"
+> & { pageSize?: number };
+
+export type DepositAddressPage = Json<operations["getDepositAddresses"]["responses"][200]>;
+
+/** One USDT transfer to a static address. */
+export type Deposit = Json<operations["getDepositsId"]["responses"][200]>;
+
+/** Filters of GET /api/v1/deposits; the iterator does the paging itself. */
+export type ListDepositsFilters = Omit<
+  NonNullable<operations["getDeposits"]["parameters"]["query"]>,
+  "page" | "limit"
+> & {
+  pageSize?: number;
+};
+
+export type DepositPage = Json<operations["getDeposits"]["responses"][200]>;
+
+/** POST /api/v1/deposit-addresses/:id/simulate body (devnet only). */
+export type SimulateDepositParams = Json<operations["postDepositAddressesIdSimulate"]["requestBody"]>;
+
+/** The devnet transfer that made the deposit. */
+export type SimulatedDeposit = Json<operations["postDepositAddressesIdSimulate"]["responses"][202]>;

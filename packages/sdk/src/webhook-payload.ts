@@ -1,0 +1,45 @@
+/**
+ * The outcome events and the webhook payload: the one home of these shapes, free of imports, so the
+ * merchant-side verifier (and the SDK's declarations) never reach the database or ORM types.
+ */
+export const OUTCOME_EVENTS = ["payment.confirmed", "payment.underpaid", "payment.overpaid"] as const;
+export type OutcomeEvent = (typeof OUTCOME_EVENTS)[number];
+
+export interface WebhookPayload {
+  event: OutcomeEvent;
+  order_id: string;
+  external_id: string;
+  amount_expected: string;
+  amount_received: string;
+  currency: string;
+  network: string;
+  tx_hash: string | null;
+  from_address: string | null;
+  to_address: string;
+  status: string;
+  timestamp: string;
+}
+
+/** Webhooks of static deposit addresses (DESIGN.md 15). */
+export const DEPOSIT_EVENTS = ["deposit.detected", "deposit.confirmed"] as const;
+export type DepositEvent = (typeof DEPOSIT_EVENTS)[number];
+
+export interface DepositWebhookPayload {
+  event: DepositEvent;
+  deposit_id: string;
+  deposit_address_id: string;
+  customer_ref: string;
+  amount: string;
+  currency: string;
+  network: string;
+  tx_hash: string;
+  from_address: string;
+  to_address: string;
+  status: "detected" | "confirmed";
+  confirmations: number;
+  /** The amount is below DEPOSIT_MIN_USDT; it is credited all the same. */
+  below_minimum: boolean;
+  /** "disabled" when the deposit reached an address the merchant had disabled. */
+  address_status: "active" | "disabled";
+  timestamp: string;
+}

@@ -1,0 +1,73 @@
+/**
+ * The outbox insert of a deposit webhook (deposit.detected, deposit.confirmed), in the transaction
+ * that changes the deposit. It rides the order webhooks' machinery unchanged: the same table
+ * (webhook_deliveries with deposit_id instead of order_id), the same sender, signature, headers,
+ * 10 attempts and backoff (SPEC 6). The body is built once here; X-Idempotency-Key is
+ * evt_<deposit_id>_<event>_<ts>, ts = the deposit's detection or confirmation time in Unix ms.
+ */
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { webhookDeliveries } from "../db/schema.js";
+import { newId } from "../ids.js";
+import { formatAmount } from "../money.js";
+import type { DepositEvent, DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
+import { CURRENCY, type DepositRow } from "./deposit-address-view.js";
+
+export function depositIdempotencyKey(depositId: string, event: DepositEvent, at: Date): string {
+  return `evt_${depositId}_${event}_${at.getTime()}`;
+}
+
+export function buildDepositPayload(
+  ctx: Context,
+  deposit: DepositRow,
+  customerRef: string,
+  event: DepositEvent,
+  confirmations: number,
+  at: Date,
+): DepositWebhookPayload {
+  return {
+    event,
+    deposit_id: deposit.id,
+    deposit_address_id: deposit.depositAddressId,
+    customer_ref: customerRef,
+    amount: formatAmount(deposit.amount),
+    currency: CURRENCY,
+    network: ctx.config.tronNetwork,
+    tx_hash: deposit.txHash,
+    from_address: deposit.fromAddress,
+    to_address: deposit.toAddress,
+    status: event === "deposit.confirmed" ? "confirmed" : "detected",
+    confirmations,
+    below_minimum: deposit.belowMinimum,
+    address_status: deposit.addressStatus,
+    timestamp: at.toISOString(),
+  };
+}
+
+export async function enqueueDepositWebhook(
+  ctx: Context,
+  tx: Executor,
+  input: { deposit: DepositRow; customerRef: string; event: DepositEvent; confirmations: number; at: Date },
+): Promise<string> {
+  const now = ctx.clock.now();
+  const id = newId();
+  await tx.insert(webhookDeliveries).values({
+    id,
+    orderId: null,
+    orderEventId: null,
+    depositId: input.deposit.id,
+    merchantId: input.deposit.merchantId,
+    event: input.event,
+    idempotencyKey: depositIdempotencyKey(input.deposit.id, input.event, input.at),
+    payload: JSON.stringify(
+      buildDepositPayload(ctx, input.deposit, input.customerRef, input.event, input.confirmations, input.at),
+    ),
+    status: "pending",
+    attempts: 0,
+    maxAttempts: 10,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}

@@ -1,0 +1,65 @@
+/**
+ * Sandbox deposits (devnet only, like simulatePayment): send a real signed USDT transfer from the
+ * devnet faucet to one of the merchant's static addresses. The scanner then sees it as any
+ * customer's deposit: detected, confirmed, webhooks. Any other network: NOT_FOUND.
+ */
+import { and, eq, type SQL } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
+import { depositAddresses } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import { formatAmount, parseAmount } from "../money.js";
+import { TronNodeError } from "@stablegate/tron/node-errors";
+
+export interface SimulatedDeposit {
+  deposit_address_id: string;
+  tx_hash: string;
+  amount: string;
+  from_address: string;
+  to_address: string;
+  network: "devnet";
+}
+
+export async function simulateDeposit(
+  ctx: Context,
+  input: { depositAddressId: string; merchantId?: string; amount: string },
+): Promise<SimulatedDeposit> {
+  if (ctx.config.tronNetwork !== "devnet")
+    throw new AppError("NOT_FOUND", "simulated deposits exist only on the devnet (TRON_NETWORK=devnet)");
+  const conditions: SQL[] = [eq(depositAddresses.id, input.depositAddressId)];
+  if (input.merchantId !== undefined) conditions.push(eq(depositAddresses.merchantId, input.merchantId));
+  const [found] = isUuid(input.depositAddressId)
+    ? await ctx.db
+        .select({ id: depositAddresses.id, address: depositAddresses.address })
+        .from(depositAddresses)
+        .where(and(...conditions))
+    : [];
+  if (!found) throw new AppError("NOT_FOUND", "deposit address not found");
+  const micro = parseAmount(input.amount);
+  if (micro === null || micro <= 0n)
+    throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
+  const usdtContract = ctx.chain.usdtContract;
+  if (!usdtContract)
+    throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
+  try {
+    const sent = await sendFaucetUsdt(ctx.chain.client, { usdtContract, to: found.address, amount: micro });
+    ctx.log.info({ depositAddressId: found.id, txHash: sent.txHash }, "deposit simulated");
+    return {
+      deposit_address_id: found.id,
+      tx_hash: sent.txHash,
+      amount: formatAmount(micro),
+      from_address: sent.from,
+      to_address: found.address,
+      network: "devnet",
+    };
+  } catch (error) {
+    if (error instanceof TronNodeError) {
+      throw new AppError("SERVICE_UNAVAILABLE", "the devnet did not accept the transfer, retry shortly", {
+        retryAfter: 2,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}

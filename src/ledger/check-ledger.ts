@@ -1,0 +1,180 @@
+/**
+ * `stablegate check-ledger` (DESIGN.md 14): proves that
+ *  1. every ledger transaction has postings and they sum to zero;
+ *  2. each merchant's stored balance (merchant_balances) equals the sum of its postings;
+ *  3. each merchant's postings equal its orders, refunds and payouts recounted: received = the
+ *     money its orders received (plus any other credit source), reserved = its live refunds and
+ *     payouts, paid_out = its completed ones, available = received - reserved - paid_out.
+ * Each part is one aggregate statement over the tables (a sequential scan and a hash aggregate), so
+ * the check grows linearly with the ledger: see bench/ledger-check.ts.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+
+export interface LedgerDifference {
+  check: "unbalanced_transaction" | "stored_balance" | "recount";
+  /** txn_id for an unbalanced transaction; merchant_id and account otherwise. */
+  key: Record<string, string>;
+  stored: string;
+  actual: string;
+}
+
+/** Refund and payout statuses whose amount is held in `reserved`. */
+export const RESERVED_PAYOUT_STATUSES = [
+  "awaiting_address",
+  "pending_approval",
+  "approved",
+  "sending",
+] as const;
+
+/**
+ * The sources of money credited to a merchant, each a statement answering (merchant_id, amount).
+ * Orders carry attached stray transfers in amount_received; static-address deposits (issue 25) add
+ * their own source here.
+ */
+export const LEDGER_CREDIT_SOURCES: SQL[] = [
+  sql`SELECT merchant_id, amount_received AS amount FROM orders WHERE amount_received <> 0`,
+  sql`SELECT merchant_id, amount FROM deposits WHERE status = 'confirmed'`,
+];
+
+const reservedStatuses = sql.join(
+  RESERVED_PAYOUT_STATUSES.map((status) => sql`${status}`),
+  sql`, `,
+);
+
+export async function checkLedger(db: Executor): Promise<LedgerDifference[]> {
+  const unbalanced = await queryRows<{ txn_id: string; total: string | null }>(
+    db,
+    sql`SELECT t.id::text AS txn_id, p.total::text AS total
+        FROM ledger_transactions t
+        LEFT JOIN (SELECT txn_id, sum(amount) AS total FROM ledger_postings GROUP BY txn_id) p
+          ON p.txn_id = t.id
+        WHERE p.total IS DISTINCT FROM 0
+        UNION ALL
+        SELECT p.txn_id::text, sum(p.amount)::text FROM ledger_postings p
+        WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = p.txn_id)
+        GROUP BY p.txn_id
+        ORDER BY 1`,
+  );
+  const credits = sql.join(LEDGER_CREDIT_SOURCES, sql` UNION ALL `);
+  // One row per merchant: postings summed per account, the stored balance, and the recount.
+  const merchants = await queryRows<{
+    merchant_id: string;
+    posted_available: string;
+    posted_reserved: string;
+    posted_paid_out: string;
+    posted_received: string;
+    stored_available: string | null;
+    stored_reserved: string | null;
+    stored_paid_out: string | null;
+    recount_received: string;
+    recount_reserved: string;
+    recount_paid_out: string;
+  }>(
+    db,
+    sql`WITH posted AS (
+          SELECT merchant_id,
+                 sum(amount) FILTER (WHERE account = 'available') AS available,
+                 sum(amount) FILTER (WHERE account = 'reserved') AS reserved,
+                 sum(amount) FILTER (WHERE account = 'paid_out') AS paid_out,
+                 sum(amount) FILTER (WHERE account = 'received') AS received
+          FROM ledger_postings GROUP BY merchant_id
+        ), credited AS (
+          SELECT merchant_id, sum(amount) AS received FROM (${credits}) c GROUP BY merchant_id
+        ), held AS (
+          SELECT merchant_id,
+                 sum(amount) FILTER (WHERE status IN (${reservedStatuses})) AS reserved,
+                 sum(amount) FILTER (WHERE status = 'completed') AS paid_out
+          FROM payouts GROUP BY merchant_id
+        ), keys AS (
+          SELECT merchant_id FROM posted UNION SELECT merchant_id FROM merchant_balances
+          UNION SELECT merchant_id FROM credited UNION SELECT merchant_id FROM held
+        )
+        SELECT k.merchant_id::text AS merchant_id,
+               coalesce(p.available, 0)::text AS posted_available,
+               coalesce(p.reserved, 0)::text AS posted_reserved,
+               coalesce(p.paid_out, 0)::text AS posted_paid_out,
+               coalesce(-p.received, 0)::text AS posted_received,
+               b.available::text AS stored_available, b.reserved::text AS stored_reserved,
+               b.paid_out::text AS stored_paid_out,
+               coalesce(c.received, 0)::text AS recount_received,
+               coalesce(h.reserved, 0)::text AS recount_reserved,
+               coalesce(h.paid_out, 0)::text AS recount_paid_out
+        FROM keys k
+        LEFT JOIN posted p ON p.merchant_id = k.merchant_id
+        LEFT JOIN merchant_balances b ON b.merchant_id = k.merchant_id
+        LEFT JOIN credited c ON c.merchant_id = k.merchant_id
+        LEFT JOIN held h ON h.merchant_id = k.merchant_id
+        ORDER BY 1`,
+  );
+
+  const differences: LedgerDifference[] = unbalanced.map((row) => ({
+    check: "unbalanced_transaction",
+    key: { txn_id: row.txn_id },
+    stored: row.total ?? "no postings",
+    actual: "0",
+  }));
+  for (const row of merchants) {
+    const merchant = row.merchant_id;
+    const stored = (account: string, value: string | null, posted: string) => {
+      if ((value ?? "0") !== posted) {
+        differences.push({
+          check: "stored_balance",
+          key: { merchant_id: merchant, account },
+          stored: value ?? "0",
+          actual: posted,
+        });
+      }
+    };
+    stored("available", row.stored_available, row.posted_available);
+    stored("reserved", row.stored_reserved, row.posted_reserved);
+    stored("paid_out", row.stored_paid_out, row.posted_paid_out);
+    const received = BigInt(row.recount_received);
+    const reserved = BigInt(row.recount_reserved);
+    const paidOut = BigInt(row.recount_paid_out);
+    const expected: Record<string, bigint> = {
+      received,
+      reserved,
+      paid_out: paidOut,
+      available: received - reserved - paidOut,
+    };
+    const posted: Record<string, string> = {
+      received: row.posted_received,
+      reserved: row.posted_reserved,
+      paid_out: row.posted_paid_out,
+      available: row.posted_available,
+    };
+    for (const account of ["received", "available", "reserved", "paid_out"]) {
+      const actual = (expected[account] as bigint).toString();
+      if (posted[account] !== actual) {
+        differences.push({
+          check: "recount",
+          key: { merchant_id: merchant, account },
+          stored: posted[account] as string,
+          actual,
+        });
+      }
+    }
+  }
+  return differences;
+}
+
+export function formatLedgerDifference(difference: LedgerDifference): string {
+  const key = Object.entries(difference.key)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(" ");
+  const what =
+    difference.check === "unbalanced_transaction"
+      ? "postings sum to"
+      : difference.check === "stored_balance"
+        ? "stored balance"
+        : "ledger";
+  const against =
+    difference.check === "unbalanced_transaction"
+      ? "expected"
+      : difference.check === "stored_balance"
+        ? "postings sum"
+        : "recounted from orders and payouts";
+  return `${difference.check} ${key}: ${what} ${difference.stored}, ${against} ${difference.actual}`;
+}

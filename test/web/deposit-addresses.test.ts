@@ -1,0 +1,88 @@
+/// <reference lib="dom" />
+import type { AddressInfo } from "node:net";
+import { eq } from "drizzle-orm";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureWebBuild } from "../../scripts/build-web.js";
+import { depositAddresses } from "../../src/db/schema.js";
+import { createDepositAddress } from "../../src/deposits/create-deposit-address.js";
+import { buildApp, type App } from "../../src/http/app.js";
+import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { launchChromium } from "../helpers/chromium.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+
+// The dashboard's Deposit addresses page and the overview's deposits, in a real Chromium against
+// the real app; the deposits are real USDT transfers on the devnet, scanned and confirmed.
+let t: ChainTest;
+let app: App;
+let base: string;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  t = await startChainTest();
+  t.clock.set(new Date());
+  await t.scanner.sync();
+  app = await buildApp(t.ctx);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  page = await (await browser.newContext()).newPage();
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await t?.close();
+});
+
+const text = (testId: string) => page.getByTestId(testId).innerText();
+
+describe("dashboard: deposit addresses", () => {
+  it("finds an address by customer_ref, shows its deposits, disables and enables it; the overview counts deposits", async () => {
+    const hook = "https://shop.example.com/deposits";
+    const { depositAddress: alice } = await createDepositAddress(t.ctx, t.merchantId, {
+      customerRef: "alice",
+      callbackUrl: hook,
+    });
+    await createDepositAddress(t.ctx, t.merchantId, { customerRef: "bob", callbackUrl: hook });
+    await t.pay(alice.address, 7_000_000n);
+    t.mine(1);
+    await t.pay(alice.address, 250_000n);
+    t.mine(1);
+    await t.finalize();
+
+    await page.goto(`${base}/admin`);
+    await page.getByTestId("password").fill(TEST_ADMIN_PASSWORD);
+    await page.getByTestId("login").click();
+    await expect.poll(() => page.getByRole("heading", { name: "Overview" }).count()).toBe(1);
+    await expect.poll(() => text("stats-deposits-total")).toBe("2 · 7.25 USDT");
+    expect(await text("stats-deposits-today")).toBe("2 · 7.25 USDT");
+    expect(await page.getByTestId("recent-deposit").count()).toBe(2);
+
+    await page.getByTestId("nav-deposit-addresses").click();
+    await expect.poll(() => page.getByTestId("deposit-address-row").count()).toBe(2);
+    await page.getByTestId("deposit-search").fill("alice");
+    await page.getByTestId("deposit-search-go").click();
+    await expect.poll(() => page.getByTestId("deposit-address-row").count()).toBe(1);
+    expect(page.url()).toContain("customer_ref=alice");
+
+    await page.getByTestId("deposit-address-alice").click();
+    await expect.poll(() => text("deposit-address-address")).toBe(alice.address);
+    expect(await text("deposit-address-count")).toBe("2");
+    expect(await text("deposit-address-total")).toBe("7.25 USDT");
+    await expect.poll(() => page.getByTestId("deposit-row").count()).toBe(2);
+    expect(await page.getByTestId("deposits").innerText()).toContain("below minimum");
+
+    await page.getByTestId("deposit-address-toggle").click();
+    await expect.poll(() => text("deposit-address-status")).toBe("disabled");
+    const [row] = await t.ctx.db.select().from(depositAddresses).where(eq(depositAddresses.id, alice.id));
+    expect(row?.status).toBe("disabled");
+    await page.getByTestId("deposit-address-toggle").click();
+    await expect.poll(() => text("deposit-address-status")).toBe("active");
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
