@@ -152,7 +152,8 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const minutely = await queryRows<DiffRow>(db, MINUTELY);
   // The pool's counters (address_pool_counts: free and total, as the admin stats and the filler
   // read them) and its next index (address_pool_state: the order branch's indexes are contiguous
-  // from 0, so it is max(derivation_index) + 1 and the number of pool addresses). Static addresses
+  // from 0, so next_index less the filler's reservations in flight is max(derivation_index) + 1
+  // and the number of pool addresses). Static addresses
   // (issue 25) have no derivation_index and are never in the pool.
   const [pool] = await queryRows<{
     stored_free: string;
@@ -167,7 +168,8 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
           (SELECT count(*) FROM addresses WHERE status = 'free')::text AS actual_free,
           (SELECT coalesce(sum(total), 0) FROM address_pool_counts)::text AS stored_total,
           (SELECT count(derivation_index) FROM addresses)::text AS actual_total,
-          (SELECT next_index FROM address_pool_state)::text AS next_index,
+          (SELECT next_index - (SELECT coalesce(sum(count), 0) FROM address_pool_reservations)
+             FROM address_pool_state)::text AS next_index,
           (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS max_next`,
   );
   const poolDifferences: RollupDifference[] = [];

@@ -1,13 +1,14 @@
 /**
- * The fallback when the pool is empty: make a free address available to an order creation's own
- * transaction. Inline derivations queue on a transaction-level advisory lock (held until the
- * caller's transaction ends). Whoever gets the lock first takes an address another holder left
- * free (each derives a block, not one address: the creations queued behind it need one each); only
- * when there is none does it reserve the next INLINE_BLOCK_SIZE derivation indexes from
- * address_pool_state, the one row every writer of the pool's chain goes through (migration 0013),
- * and derive and insert them. The creation statement that follows in the same transaction then
- * always finds at least one free address: the locked one, or the block that no one else can see
- * before the commit.
+ * The fallback when the pool is empty, on the request path. Inline derivations queue on an
+ * advisory lock. Whoever holds it first derives a block of INLINE_BLOCK_SIZE addresses (the
+ * creations queued behind it need one each), reserving their indexes from address_pool_state, the
+ * one row every writer of the pool's chain goes through (migration 0013); the others find the
+ * pool no longer empty and derive nothing.
+ *  - replenishPoolInline: in a short transaction of its own, committed at once, so the block serves
+ *    every waiting creation through the ordinary batched creation statement;
+ *  - deriveAddressInline: inside the caller's transaction (lock held until it ends), which then
+ *    always finds a free address: the one locked here, or the block no one else can see yet. The
+ *    last resort, for a creation that kept losing the fresh addresses to others.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -17,8 +18,25 @@ import { reserveAndInsertAddresses } from "./fill-address-pool.js";
 
 /** Advisory lock key of inline derivation (see src/db/locks.ts for the other keys). */
 export const INLINE_DERIVATION_LOCK = 740_100_101;
-/** Addresses one inline derivation adds (about 5-10 ms of derivation on one core). */
-export const INLINE_BLOCK_SIZE = 32;
+/** Addresses one inline derivation adds: one creation batch (about 15 ms of derivation on one core). */
+export const INLINE_BLOCK_SIZE = 64;
+
+/**
+ * Makes the pool non-empty: derives and commits a block unless another creation did so while this
+ * one waited for the lock. Returns the number of addresses derived.
+ */
+export async function replenishPoolInline(ctx: Context): Promise<number> {
+  return ctx.db.transaction(async (tx) => {
+    await queryRows(tx, sql`SELECT pg_advisory_xact_lock(${INLINE_DERIVATION_LOCK})`);
+    const [pool] = await queryRows<{ free: string }>(
+      tx,
+      sql`SELECT coalesce(sum(free), 0)::text AS free FROM address_pool_counts`,
+    );
+    if (Number(pool?.free ?? 0) > 0) return 0;
+    await reserveAndInsertAddresses(ctx, tx, INLINE_BLOCK_SIZE);
+    return INLINE_BLOCK_SIZE;
+  });
+}
 
 /**
  * Returns the number of addresses derived: 0 when a free address was already there (it is now

@@ -8,9 +8,11 @@
  *
  * Derivation indexes are reserved from the one row of address_pool_state, which every writer of
  * the pool's chain goes through (this filler and the inline derivation), so no two writers ever
- * insert the same index. The filler derives before it reserves (deriving is CPU work, the row lock
- * is held only for the insert): if another writer moved next_index meanwhile, it keeps the part of
- * its batch above the new next_index, which is still free to take. Safe in any number of workers.
+ * insert the same index. The filler reserves its batch first, in a short transaction that also
+ * records the reservation (address_pool_reservations), derives it with no lock held, and inserts
+ * it in the transaction that deletes the reservation: the inline derivation never waits for the
+ * filler's CPU work and never takes indexes from under it. A reservation left by a filler that died
+ * is completed by the next run after RESERVATION_STALE_MS. Safe in any number of workers.
  */
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { sql } from "drizzle-orm";
@@ -108,6 +110,32 @@ export interface FillResult {
   more: boolean;
 }
 
+/** A reservation older than this belongs to a filler that died: the next run completes it. */
+export const RESERVATION_STALE_MS = 60_000;
+
+/** Derives and inserts one stale reservation, if there is one. Returns the rows inserted, or null. */
+async function completeStaleReservation(ctx: Context): Promise<number | null> {
+  const before = new Date(ctx.clock.now().getTime() - RESERVATION_STALE_MS).toISOString();
+  return ctx.db.transaction(async (tx) => {
+    const [stale] = await queryRows<{ from_index: number; count: number }>(
+      tx,
+      sql`DELETE FROM address_pool_reservations WHERE from_index = (
+            SELECT from_index FROM address_pool_reservations WHERE reserved_at < ${before}::timestamptz
+            ORDER BY from_index LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING from_index, count`,
+    );
+    if (!stale) return null;
+    const from = Number(stale.from_index);
+    const derived = await deriveYielding(ctx.config.walletXpub, from, Number(stale.count));
+    const inserted = await insertAddresses(ctx, tx, from, derived);
+    ctx.log.warn(
+      { from, count: Number(stale.count), inserted },
+      "address pool: completed a stale reservation",
+    );
+    return inserted;
+  });
+}
+
 interface RateSample {
   at: number;
   taken: number;
@@ -145,25 +173,37 @@ export async function fillAddressPool(
   const target = options.target ?? Math.max(ctx.config.poolMinFree, Math.ceil(rate * POOL_HEADROOM_SECONDS));
   const missing = target - state.free;
   if (missing <= 0) return { inserted: 0, free: state.free, more: false };
+  const recovered = await completeStaleReservation(ctx);
+  if (recovered !== null) return { inserted: recovered, free: state.free + recovered, more: true };
   const batchSize =
     options.batchSize ?? Math.min(POOL_MAX_BATCH_SIZE, Math.max(POOL_BATCH_SIZE, Math.ceil(rate)));
   const count = Math.min(missing, batchSize);
-  const from = state.nextIndex;
-  const end = from + count;
+  const now = ctx.clock.now().toISOString();
+  const from = await ctx.db.transaction(async (tx) => {
+    const [row] = await queryRows<{ start: number }>(
+      tx,
+      sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int
+          RETURNING next_index - ${count}::int AS start`,
+    );
+    const start = Number(row?.start ?? 0);
+    await queryRows(
+      tx,
+      sql`INSERT INTO address_pool_reservations (from_index, count, reserved_at)
+          VALUES (${start}, ${count}, ${now}::timestamptz)`,
+    );
+    return start;
+  });
   const derived = await deriveYielding(ctx.config.walletXpub, from, count);
   const inserted = await ctx.db.transaction(async (tx) => {
-    const [row] = await queryRows<{ next_index: number }>(
+    const mine = await queryRows(
       tx,
-      sql`SELECT next_index FROM address_pool_state FOR UPDATE`,
+      sql`DELETE FROM address_pool_reservations WHERE from_index = ${from} RETURNING from_index`,
     );
-    const start = Number(row?.next_index ?? end);
-    // Another writer took [from, start) meanwhile: the rest of the batch is still ours to insert.
-    if (start < from || start >= end) return 0;
-    await queryRows(tx, sql`UPDATE address_pool_state SET next_index = ${end}::int`);
-    return insertAddresses(ctx, tx, start, derived.slice(start - from));
+    // Completed by another run meanwhile (this one took longer than RESERVATION_STALE_MS).
+    if (mine.length === 0) return 0;
+    return insertAddresses(ctx, tx, from, derived);
   });
   const free = state.free + inserted;
   if (inserted > 0) ctx.log.debug({ inserted, free, from, rate: Math.round(rate) }, "address pool refilled");
-  // A lost race (inserted 0) is not progress lost: the next run reads the new next_index and goes on.
   return { inserted, free, more: free < target };
 }

@@ -12,7 +12,7 @@ import { addMerchant, type TestMerchant } from "./helpers.js";
 let t: TestApp;
 let merchant: TestMerchant;
 beforeAll(async () => {
-  t = await createTestApp({ env: { POOL_MIN_FREE: "40" } });
+  t = await createTestApp({ env: { POOL_MIN_FREE: "80" } });
   merchant = await addMerchant(t.ctx);
 });
 afterAll(async () => {
@@ -44,12 +44,12 @@ describe("deposit address pool", () => {
 
   it("the filler tops the pool up to POOL_MIN_FREE with the next derivation indexes", async () => {
     const result = await fillAddressPool(t.ctx);
-    expect(result).toEqual({ inserted: 40 - (INLINE_BLOCK_SIZE - 2), free: 40, more: false });
+    expect(result).toEqual({ inserted: 80 - (INLINE_BLOCK_SIZE - 2), free: 80, more: false });
     const rows = await queryRows<{ derivation_index: number; address: string; status: string }>(
       t.ctx.db,
       sql`SELECT derivation_index, address, status FROM addresses ORDER BY derivation_index`,
     );
-    expect(rows.map((row) => row.derivation_index)).toEqual(Array.from({ length: 42 }, (_, i) => i));
+    expect(rows.map((row) => row.derivation_index)).toEqual(Array.from({ length: 82 }, (_, i) => i));
     for (const row of rows)
       expect(row.address).toBe(deriveAddress(t.ctx.config.walletXpub, row.derivation_index));
     expect((await fillAddressPool(t.ctx)).inserted).toBe(0);
@@ -57,8 +57,8 @@ describe("deposit address pool", () => {
 
   it("two fillers racing insert every index once", async () => {
     await Promise.all([
-      fillAddressPool(t.ctx, { target: 80, batchSize: 40 }),
-      fillAddressPool(t.ctx, { target: 80, batchSize: 40 }),
+      fillAddressPool(t.ctx, { target: 160, batchSize: 40 }),
+      fillAddressPool(t.ctx, { target: 160, batchSize: 40 }),
     ]);
     const [row] = await queryRows<{ n: string; max: string }>(
       t.ctx.db,
@@ -66,7 +66,7 @@ describe("deposit address pool", () => {
     );
     expect(Number(row?.n)).toBe(Number(row?.max) + 1);
     // Both inserted their batch (the second reserved the indexes after the first's).
-    expect((await getAddressPoolCounts(t.ctx)).free).toBe(80);
+    expect((await getAddressPoolCounts(t.ctx)).free).toBe(160);
   });
 
   it("claims the lowest free address and binds it to the order", async () => {

@@ -30,6 +30,17 @@ CREATE TABLE address_pool_state (
 INSERT INTO address_pool_state (id, next_index)
 SELECT true, coalesce(max(derivation_index), -1) + 1 FROM addresses;
 
+-- The filler reserves its batch in a short transaction of its own, derives it with no lock held
+-- (a second or more of CPU for a large batch) and inserts it with the reservation's deletion. A
+-- filler that died in between leaves its reservation behind: the next filler run derives and
+-- inserts it after a minute, so the indexes stay contiguous (next_index = addresses of the order
+-- branch + reserved, which check-rollups verifies).
+CREATE TABLE address_pool_reservations (
+  from_index   integer PRIMARY KEY,
+  count        integer NOT NULL CHECK (count > 0),
+  reserved_at  timestamptz NOT NULL
+);
+
 CREATE TABLE address_pool_counts (
   slot   integer PRIMARY KEY,
   free   bigint NOT NULL,
