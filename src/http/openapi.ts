@@ -56,6 +56,40 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
   "post /api/v1/admin/orders/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
   "post /api/v1/payments/{id}/simulate": ["VALIDATION_ERROR"],
   "post /api/v1/admin/orders/{id}/simulate": ["VALIDATION_ERROR"],
+  "post /api/v1/payouts": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "EXTERNAL_ID_CONFLICT",
+    "INSUFFICIENT_BALANCE",
+  ],
+  "get /api/v1/payouts": ["INVALID_QUERY", "VALIDATION_ERROR"],
+  "post /api/v1/payments/{id}/refunds": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "REFUND_EXCEEDS_RECEIVED",
+    "INSUFFICIENT_BALANCE",
+  ],
+  "post /api/v1/admin/orders/{id}/refunds": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "REFUND_EXCEEDS_RECEIVED",
+    "INSUFFICIENT_BALANCE",
+  ],
+  "get /api/v1/admin/payouts": ["INVALID_QUERY", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/approve": ["INVALID_STATE", "FOUR_EYES_REQUIRED", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/reject": ["INVALID_STATE", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/cancel": ["INVALID_STATE", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/retry-webhook": ["INVALID_STATE"],
+  "post /api/v1/refund-claims/{token}": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "INVALID_STATE",
+    "CLAIM_EXPIRED",
+  ],
 };
 
 const SUMMARIES: Record<string, string> = {

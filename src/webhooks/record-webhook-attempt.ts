@@ -13,7 +13,7 @@ import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { depositEvents, orderEvents, orders } from "../db/schema.js";
+import { depositEvents, orderEvents, orders, payoutEvents } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import {
@@ -129,6 +129,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
             .orderBy(asc(orders.id))
             .for("update");
     const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
+    const payoutEventRows: (typeof payoutEvents.$inferInsert)[] = [];
 
     const plans = records.map(({ claim, result }) => {
       const attempt = claim.attempts + 1;
@@ -202,6 +203,36 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
         outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
         continue;
       }
+      if (plan.claim.payoutId !== null && plan.claim.orderId === null) {
+        // A refund or payout webhook (DESIGN.md 14): the delivery records itself and the payout's
+        // history notes it; the payout's status never depends on its webhook.
+        if (!updated.has(plan.claim.id)) {
+          outcomes.push("lease_lost");
+          continue;
+        }
+        const outcome: RecordOutcome = plan.result.success
+          ? "delivered"
+          : plan.status === "pending"
+            ? "retry_scheduled"
+            : "failed";
+        if (outcome !== "retry_scheduled") {
+          payoutEventRows.push({
+            id: newId(),
+            payoutId: plan.claim.payoutId,
+            eventType: outcome === "delivered" ? "webhook_delivered" : "webhook_failed",
+            payload: {
+              delivery_id: plan.claim.id,
+              event: plan.claim.event,
+              attempt: plan.attempt,
+              status_code: plan.result.statusCode,
+              ...(outcome === "failed" ? { reason: plan.reason ?? "failed" } : {}),
+            },
+            createdAt: now,
+          });
+        }
+        outcomes.push(outcome);
+        continue;
+      }
       const order = plan.claim.orderId === null ? undefined : orderById.get(plan.claim.orderId);
       if (!updated.has(plan.claim.id) || !order) {
         outcomes.push("lease_lost");
@@ -251,6 +282,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // for one statement and the commit only.
     if (events.length > 0) await tx.insert(orderEvents).values(events);
     if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
+    if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
     const failing = [...toFail.values()].filter((entry) => !toComplete.has(entry.order.id));
     await transitionOrders(ctx, tx, {
       orders: failing.map((entry) => entry.order),

@@ -55,6 +55,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/refund-claims/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A refund as its payer sees it on the claim page */
+        get: operations["getRefundClaimsToken"];
+        put?: never;
+        /** The payer gives the address the refund goes to (once) */
+        post: operations["postRefundClaimsToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/merchant/me": {
         parameters: {
             query?: never;
@@ -244,6 +262,58 @@ export interface paths {
         get: operations["getDepositsId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This merchant's refunds and payouts, newest first */
+        get: operations["getPayouts"];
+        put?: never;
+        /** Create a payout (idempotent on external_id) */
+        post: operations["postPayouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund or payout of this merchant */
+        get: operations["getPayoutsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund (part of) what an order received */
+        post: operations["postPaymentsIdRefunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -524,6 +594,125 @@ export interface paths {
         get: operations["getAdminChain"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Refunds and payouts of every merchant, newest first */
+        get: operations["getAdminPayouts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refund or payout with its events and transactions */
+        get: operations["getAdminPayoutsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a refund or payout (never by the operator who created it) */
+        post: operations["postAdminPayoutsIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a refund or payout waiting for approval (its reservation is released) */
+        post: operations["postAdminPayoutsIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a refund or payout before it is sent (its reservation is released) */
+        post: operations["postAdminPayoutsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/payouts/{id}/retry-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the latest webhook of a finished refund or payout again (10 fresh attempts) */
+        post: operations["postAdminPayoutsIdRetryWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund (part of) what an order received (admin twin) */
+        post: operations["postAdminOrdersIdRefunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,6 +1274,407 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getRefundClaimsToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        merchant_order: string | null;
+                        address: string | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        claim_expires_at: string | null;
+                        claimable: boolean;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postRefundClaimsToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    address: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        merchant_order: string | null;
+                        address: string | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        claim_expires_at: string | null;
+                        claimable: boolean;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: CLAIM_EXPIRED */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "CLAIM_EXPIRED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "CLAIM_EXPIRED";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -4331,6 +4921,1085 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getPayouts: {
+        parameters: {
+            query?: {
+                kind?: "refund" | "payout";
+                /** @description one status or several separated by commas */
+                status?: string;
+                order_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "refund" | "payout";
+                            /** @enum {string} */
+                            status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                            external_id: string | null;
+                            order_id: string | null;
+                            merchant_id: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDT";
+                            network: string;
+                            address: string | null;
+                            reason: string | null;
+                            callback_url: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            tx_hash: string | null;
+                            tx_explorer_url: string | null;
+                            trx_burnt: string | null;
+                            auto_approved: boolean;
+                            created_by: string;
+                            decided_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            approved_at: string | null;
+                            completed_at: string | null;
+                            failed_at: string | null;
+                            last_error: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postPayouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    external_id: string;
+                    /** @example 10.5 */
+                    amount: string;
+                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    address: string;
+                    /** Format: uri */
+                    callback_url?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: EXTERNAL_ID_CONFLICT, INSUFFICIENT_BALANCE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXTERNAL_ID_CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getPayoutsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postPaymentsIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 10.5 */
+                    amount: string;
+                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    address?: string;
+                    reason?: string;
+                    /** Format: uri */
+                    callback_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                        /** @description refunds without an address: the payer's page, shown once */
+                        claim_url: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: REFUND_EXCEEDS_RECEIVED, INSUFFICIENT_BALANCE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "REFUND_EXCEEDS_RECEIVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "REFUND_EXCEEDS_RECEIVED" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -7931,6 +9600,1736 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminPayouts: {
+        parameters: {
+            query?: {
+                kind?: "refund" | "payout";
+                /** @description one status or several separated by commas */
+                status?: string;
+                order_id?: string;
+                limit?: number;
+                cursor?: string;
+                merchant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "refund" | "payout";
+                            /** @enum {string} */
+                            status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                            external_id: string | null;
+                            order_id: string | null;
+                            merchant_id: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDT";
+                            network: string;
+                            address: string | null;
+                            reason: string | null;
+                            callback_url: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            tx_hash: string | null;
+                            tx_explorer_url: string | null;
+                            trx_burnt: string | null;
+                            auto_approved: boolean;
+                            created_by: string;
+                            decided_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            approved_at: string | null;
+                            completed_at: string | null;
+                            failed_at: string | null;
+                            last_error: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminPayoutsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payout: {
+                            id: string;
+                            /** @enum {string} */
+                            kind: "refund" | "payout";
+                            /** @enum {string} */
+                            status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                            external_id: string | null;
+                            order_id: string | null;
+                            merchant_id: string;
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDT";
+                            network: string;
+                            address: string | null;
+                            reason: string | null;
+                            callback_url: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            tx_hash: string | null;
+                            tx_explorer_url: string | null;
+                            trx_burnt: string | null;
+                            auto_approved: boolean;
+                            created_by: string;
+                            decided_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            approved_at: string | null;
+                            completed_at: string | null;
+                            failed_at: string | null;
+                            last_error: string | null;
+                        };
+                        events: {
+                            id: string;
+                            event_type: string;
+                            from_status: string | null;
+                            to_status: string | null;
+                            actor: {
+                                [key: string]: unknown;
+                            } | null;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        transactions: {
+                            tx_hash: string;
+                            attempt: number;
+                            state: string;
+                            mode: string;
+                            result: string | null;
+                            fee_trx: string | null;
+                            energy_used: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            landed_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminPayoutsIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                    /** @description a fresh TOTP code when the operator has enrolled */
+                    totp_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: FOUR_EYES_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "FOUR_EYES_REQUIRED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "FOUR_EYES_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminPayoutsIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                    /** @description a fresh TOTP code when the operator has enrolled */
+                    totp_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminPayoutsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                    /** @description a fresh TOTP code when the operator has enrolled */
+                    totp_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminPayoutsIdRetryWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "scheduled";
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOrdersIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 10.5 */
+                    amount: string;
+                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    address?: string;
+                    reason?: string;
+                    /** Format: uri */
+                    callback_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                        /** @description refunds without an address: the payer's page, shown once */
+                        claim_url: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: REFUND_EXCEEDS_RECEIVED, INSUFFICIENT_BALANCE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "REFUND_EXCEEDS_RECEIVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "REFUND_EXCEEDS_RECEIVED" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };

@@ -11,6 +11,7 @@ import { adminChainRoutes } from "./chain.js";
 import { adminDepositAddressRoutes } from "./deposit-addresses.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOrderRoutes } from "./orders.js";
+import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
 import { adminWalletRoutes } from "./wallet.js";
 import { adminWebhookRoutes } from "./webhooks.js";
@@ -28,6 +29,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminWalletRoutes, { ctx });
   await app.register(adminAlertRoutes, { ctx });
   await app.register(adminChainRoutes, { ctx });
+  await app.register(adminPayoutRoutes, { ctx });
   await app.register(adminDepositAddressRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
