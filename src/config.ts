@@ -32,6 +32,8 @@ export interface Config {
   /** True when the password came from DATA_DIR (generated), so start-up may print it. */
   readonly adminPasswordGenerated: boolean;
   readonly sessionSecret: string;
+  /** ADMIN_REQUIRE_2FA: every operator, the owner included, must enrol TOTP (DESIGN.md 12). */
+  readonly adminRequire2fa: boolean;
   readonly apiKeyPepper: string;
   readonly tronNetwork: TronNetwork;
   /** undefined on devnet = start the devnet in-process. The first of tronNodeUrls. */
@@ -56,6 +58,12 @@ export interface Config {
   readonly sweepDelegateFallback: SweepDelegateFallback;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
+  /** DESIGN.md 14: refunds and payouts at or below it are approved at creation (0 = never). */
+  readonly payoutAutoApproveUsdt: bigint;
+  /** Per merchant per UTC day, beyond which nothing is auto-approved; undefined = unlimited. */
+  readonly payoutDailyLimitUsdt: bigint | undefined;
+  /** The approver must not be the operator who created the refund or payout. */
+  readonly payoutFourEyes: boolean;
   /** Static-address deposits below it are flagged below_minimum (DESIGN.md 15); micro-USDT. */
   readonly depositMinUsdt: bigint;
   readonly webhookAllowPrivateNetworks: boolean;
@@ -231,6 +239,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
+  const autoApproveRaw = read("PAYOUT_AUTO_APPROVE_USDT") ?? "0";
+  const payoutAutoApproveUsdt = /^0+(\.0+)?$/.test(autoApproveRaw) ? 0n : parseAmount(autoApproveRaw);
+  if (payoutAutoApproveUsdt === null) {
+    throw new ConfigError("PAYOUT_AUTO_APPROVE_USDT", "must be 0 or a positive USDT amount");
+  }
+  const dailyLimitRaw = read("PAYOUT_DAILY_LIMIT_USDT");
+  const payoutDailyLimitUsdt = dailyLimitRaw === undefined ? undefined : parseAmount(dailyLimitRaw);
+  if (payoutDailyLimitUsdt === null) {
+    throw new ConfigError("PAYOUT_DAILY_LIMIT_USDT", "must be a positive USDT amount");
+  }
   const depositMinUsdt = parseAmount(read("DEPOSIT_MIN_USDT") ?? "1");
   if (depositMinUsdt === null)
     throw new ConfigError("DEPOSIT_MIN_USDT", "must be a USDT amount with at most 6 decimals");
@@ -274,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword,
     adminPasswordGenerated: read("ADMIN_PASSWORD") === undefined,
     sessionSecret,
+    adminRequire2fa: boolean(read("ADMIN_REQUIRE_2FA"), "ADMIN_REQUIRE_2FA", false),
     apiKeyPepper,
     tronNetwork,
     tronNodeUrl,
@@ -296,6 +315,9 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
     sweepMinUsdt,
+    payoutAutoApproveUsdt,
+    payoutDailyLimitUsdt,
+    payoutFourEyes: boolean(read("PAYOUT_FOUR_EYES"), "PAYOUT_FOUR_EYES", true),
     depositMinUsdt,
     webhookAllowPrivateNetworks: boolean(
       read("WEBHOOK_ALLOW_PRIVATE_NETWORKS"),

@@ -7,7 +7,7 @@ import { createChainAccess, type ChainAccess } from "./chain/chain-access.js";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import type { Database, Db } from "./db/connection.js";
-import { openDatabase } from "./db/connection.js";
+import { openDatabase, SERVICE_QUERY_TIMEOUT_MS } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { retryWhileUnavailable } from "./db/wait-for-database.js";
 import type { Logger } from "./logger.js";
@@ -48,7 +48,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const log = options.log ?? createLogger({ level: config.logLevel });
   const database =
     options.database ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: join(config.dataDir, "pglite") }));
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: join(config.dataDir, "pglite"),
+      queryTimeoutMs: SERVICE_QUERY_TIMEOUT_MS,
+    }));
   if (!options.database) {
     // A database that is down at start-up is waited for (logged, with backoff), not a reason to exit.
     try {

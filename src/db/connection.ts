@@ -52,11 +52,18 @@ export interface DatabaseOptions {
   /** PGlite data directory; undefined = in memory. */
   dataDir?: string | undefined;
   poolSize?: number;
+  /**
+   * PostgreSQL: fail a pooled statement with no answer after this long (node-postgres
+   * query_timeout; default none). The service processes set SERVICE_QUERY_TIMEOUT_MS so that a
+   * server that froze or vanished behind a cut network cannot hold a request past the clients'
+   * timeout; sessions and locks (migrations, the scanner lock) are exempt.
+   */
+  queryTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.queryTimeoutMs)
     : openPglite(options.dataDir);
 }
 
@@ -67,12 +74,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
+/** The statement timeout of the service's pool: below the SDK's 30 s request timeout. */
+export const SERVICE_QUERY_TIMEOUT_MS = 20_000;
+
+/** Per-statement timeout of sessions and locks: no limit (a migration may take long). */
+const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
+
 // node-postgres returns int8 and numeric as strings by default; keep that (no float ever), and let
 // Drizzle's bigint-mode columns convert. timestamptz stays a Date.
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  queryTimeoutMs: number | undefined,
+): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    ...(queryTimeoutMs === undefined ? {} : { query_timeout: queryTimeoutMs }),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // A server that vanished without closing the socket (host down, network cut) is noticed by
@@ -92,22 +110,25 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   pool.on("error", ignoreConnectionError);
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
 
+  // Statements of sessions and locks run without the pool's query timeout.
+  const run = (client: pg.PoolClient, text: string, values?: unknown[]) =>
+    client.query({ text, values, query_timeout: NO_QUERY_TIMEOUT } as pg.QueryConfig);
   const wrap = (client: pg.PoolClient): RawSession => ({
     query: async <R>(text: string, params?: unknown[]) => {
-      const result = await client.query(text, params as unknown[] | undefined);
+      const result = await run(client, text, params);
       return { rows: result.rows as R[] };
     },
     exec: async (text) => {
-      await client.query(text);
+      await run(client, text);
     },
     transaction: async (fn) => {
-      await client.query("BEGIN");
+      await run(client, "BEGIN");
       try {
         const value = await fn(wrap(client));
-        await client.query("COMMIT");
+        await run(client, "COMMIT");
         return value;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        await run(client, "ROLLBACK").catch(() => undefined);
         throw error;
       }
     },
@@ -148,10 +169,9 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       };
       let ok = false;
       try {
-        const { rows } = await client.query<{ locked: boolean }>(
-          "SELECT pg_try_advisory_lock($1) AS locked",
-          [key],
-        );
+        const { rows } = (await run(client, "SELECT pg_try_advisory_lock($1) AS locked", [key])) as {
+          rows: { locked: boolean }[];
+        };
         ok = rows[0]?.locked === true;
       } catch (error) {
         detach();
@@ -177,7 +197,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
             return;
           }
           try {
-            await client.query("SELECT pg_advisory_unlock($1)", [key]);
+            await run(client, "SELECT pg_advisory_unlock($1)", [key]);
             detach();
             client.release();
           } catch (error) {
@@ -192,19 +212,19 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       const client = await pool.connect();
       let failure: Error | undefined;
       try {
-        await client.query("SELECT pg_advisory_lock($1)", [key]);
+        await run(client, "SELECT pg_advisory_lock($1)", [key]);
         let value: Awaited<ReturnType<typeof fn>>;
         try {
           value = await fn(wrap(client));
         } catch (error) {
           // Unlock best effort; a failed unlock discards the connection, which frees the lock.
-          await client.query("SELECT pg_advisory_unlock($1)", [key]).catch((unlockError: unknown) => {
+          await run(client, "SELECT pg_advisory_unlock($1)", [key]).catch((unlockError: unknown) => {
             failure = unlockError as Error;
           });
           throw error;
         }
         try {
-          await client.query("SELECT pg_advisory_unlock($1)", [key]);
+          await run(client, "SELECT pg_advisory_unlock($1)", [key]);
         } catch (error) {
           failure = error as Error;
           throw error;

@@ -79,7 +79,8 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 // Connection-level failures of PostgreSQL (SQLSTATE class 08, admin or crash shutdown 57P01-57P03,
 // too many connections 53300, the system starting up or shutting down), socket errors, the pool's
-// connect timeout, a client whose connection died, and a closed pool or PGlite instance: the same
+// connect timeout, a statement without an answer past the pool's query timeout (a frozen server or a
+// cut network), a client whose connection died, and a closed pool or PGlite instance: the same
 // statement may succeed later, so callers answer 503 or retry instead of failing hard.
 const UNAVAILABLE_CODES = new Set([
   "ECONNREFUSED",
@@ -97,7 +98,7 @@ const UNAVAILABLE_CODES = new Set([
   "57P03",
 ]);
 const UNAVAILABLE_MESSAGE =
-  /connection terminated|cannot use a pool after calling end|pglite is closed|connection timeout|timeout exceeded when trying to connect|not queryable|the database system is (starting up|shutting down|in recovery mode)/i;
+  /connection terminated|cannot use a pool after calling end|pglite is closed|connection timeout|timeout exceeded when trying to connect|query read timeout|not queryable|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /** True when `error` (or an error in its cause chain) says the database cannot be reached now. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -35,8 +35,38 @@ export async function checkDatabase(ctx: Context): Promise<DatabaseCheck> {
 }
 
 export async function checkHealth(ctx: Context): Promise<Health> {
-  const [database, chain] = await Promise.all([checkDatabase(ctx), checkChain(ctx)]);
+  const [database, chain] = await Promise.all([checkDatabase(ctx), boundedChainCheck(ctx)]);
   // Only the database makes the service unavailable (503); a slow or unreachable chain degrades it.
   const status = database.status !== "ok" ? "unavailable" : chain.status === "ok" ? "ok" : "degraded";
   return { status, checks: { database, chain } };
+}
+
+/**
+ * The chain check reads the scanner's cursor from the database: bounded like the database probe,
+ * so a database that does not answer (frozen, cut off) cannot hold the health reply.
+ */
+async function boundedChainCheck(ctx: Context): Promise<ChainCheck> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      checkChain(ctx),
+      new Promise<ChainCheck>((resolve) => {
+        timer = setTimeout(
+          () =>
+            resolve({
+              status: "degraded",
+              network: ctx.chain.network,
+              head: ctx.chain.lastHead()?.number ?? null,
+              scanned: null,
+              lag: null,
+              nodes: [],
+              error: "chain check timed out",
+            }),
+          DATABASE_TIMEOUT_MS + 500,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -5,7 +5,7 @@
  *
  * Accounts: each merchant's `available` and `reserved`, and the merchant's counterparts `received`
  * (money that came in from the chain) and `paid_out` (money that left). The balance row is
- * updated by adding deltas, never read-modify-write; its CHECKs (available >= 0, reserved >= 0)
+ * updated by adding deltas (never read-modify-write); its CHECKs (available >= 0, reserved >= 0)
  * make an overdraft fail the whole transaction even when two reservations race.
  */
 import { sql } from "drizzle-orm";
@@ -71,9 +71,21 @@ export async function postLedger(executor: Executor, txn: LedgerTxn): Promise<st
             FROM t, unnest(${`{${accounts.join(",")}}`}::text[], ${`{${amounts.join(",")}}`}::numeric[])
               AS x (account, amount)
           ), b AS (
+            UPDATE merchant_balances SET
+              available = available + ${delta("available")}::numeric,
+              reserved = reserved + ${delta("reserved")}::numeric,
+              paid_out = paid_out + ${delta("paid_out")}::numeric,
+              updated_at = ${at}
+            WHERE merchant_id = ${txn.merchantId}::uuid
+            RETURNING 1
+          ), first AS (
+            -- The merchant's first posting. (PostgreSQL checks an INSERT's CHECK constraints on the
+            -- proposed row before ON CONFLICT, so a negative delta must never be proposed to an
+            -- existing row: the UPDATE above takes those.)
             INSERT INTO merchant_balances AS mb (merchant_id, available, reserved, paid_out, updated_at)
-            VALUES (${txn.merchantId}::uuid, ${delta("available")}::numeric, ${delta("reserved")}::numeric,
-                    ${delta("paid_out")}::numeric, ${at})
+            SELECT ${txn.merchantId}::uuid, ${delta("available")}::numeric, ${delta("reserved")}::numeric,
+                   ${delta("paid_out")}::numeric, ${at}
+            WHERE NOT EXISTS (SELECT 1 FROM b)
             ON CONFLICT (merchant_id) DO UPDATE SET
               available = mb.available + excluded.available,
               reserved = mb.reserved + excluded.reserved,

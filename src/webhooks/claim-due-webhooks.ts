@@ -10,10 +10,12 @@ import type { Context } from "../context.js";
 
 export interface ClaimedDelivery {
   id: string;
-  /** The order of an order webhook; null for a deposit webhook. */
+  /** The order of an order webhook; null for a deposit, refund or payout webhook. */
   orderId: string | null;
-  /** The deposit of a deposit webhook (issue 25); null for an order webhook. */
+  /** The deposit of a deposit webhook (issue 25); null otherwise. */
   depositId: string | null;
+  /** The refund or payout of a refund/payout webhook (DESIGN.md 14); null otherwise. */
+  payoutId: string | null;
   merchantId: string;
   event: string;
   idempotencyKey: string;
@@ -41,6 +43,7 @@ interface ClaimRow extends Record<string, unknown> {
   id: string;
   order_id: string | null;
   deposit_id: string | null;
+  payout_id: string | null;
   merchant_id: string;
   event: string;
   idempotency_key: string;
@@ -73,11 +76,13 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
           updated_at = ${now.toISOString()}::timestamptz
       FROM due
       WHERE d.id = due.id
-      RETURNING d.id, d.order_id, d.deposit_id, d.merchant_id, d.event, d.idempotency_key, d.payload,
-                d.attempts, d.max_attempts, d.callback_url_override, d.lease_expires_at
+      RETURNING d.id, d.order_id, d.deposit_id, d.payout_id, d.merchant_id, d.event, d.idempotency_key,
+                d.payload, d.attempts, d.max_attempts, d.callback_url_override, d.callback_url,
+                d.lease_expires_at
     )
-    SELECT c.id, c.order_id, c.deposit_id, c.merchant_id, c.event, c.idempotency_key, c.payload, c.attempts,
-           c.max_attempts, COALESCE(c.callback_url_override, o.callback_url, da.callback_url) AS url,
+    SELECT c.id, c.order_id, c.deposit_id, c.payout_id, c.merchant_id, c.event, c.idempotency_key, c.payload,
+           c.attempts, c.max_attempts,
+           COALESCE(c.callback_url_override, o.callback_url, da.callback_url, c.callback_url) AS url,
            m.webhook_secret AS secret, c.lease_expires_at
     FROM claimed c
     LEFT JOIN orders o ON o.id = c.order_id
@@ -91,6 +96,7 @@ export async function claimDueWebhooks(ctx: Context, options: ClaimOptions): Pro
     id: row.id,
     orderId: row.order_id,
     depositId: row.deposit_id,
+    payoutId: row.payout_id,
     merchantId: row.merchant_id,
     event: row.event,
     idempotencyKey: row.idempotency_key,

@@ -9,6 +9,7 @@ import { startPaymentLoops } from "./payment-loops.js";
 import { startMetricsRefresher } from "./metrics-loops.js";
 import { startWebhookSender } from "./webhook-sender.js";
 import { startAlertLoops } from "./alert-loops.js";
+import { startPayoutLoops } from "./payout-loops.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -21,6 +22,7 @@ export async function startWorkers(ctx: Context): Promise<Workers> {
   const webhookSender = startWebhookSender(ctx);
   loops.push(webhookSender);
   loops.push(...startPaymentLoops(ctx));
+  loops.push(...startPayoutLoops(ctx));
   loops.push(startMetricsRefresher(ctx));
   loops.push(...startAlertLoops(ctx));
   // The chain scanner and confirmer: runs only in the worker holding the scanner lock.

@@ -2,13 +2,15 @@
  * A PostgreSQL connection that dies while checked out of the pool never becomes an uncaught
  * 'error' event (issue 21): the scanner lock (tryLock, whose release used to drop its listener and
  * then query the dead connection), a session, withLock and a Drizzle transaction each see their
- * statement fail, and the pool serves fresh connections afterwards. Runs on a throwaway cluster of
+ * statement fail, and the pool serves fresh connections afterwards. A frozen server (SIGSTOP: the
+ * sockets stay open and nothing answers) ends statements at the pool's query timeout, and a stopped
+ * one fails them at once. Runs on a throwaway cluster of
  * its own (pg_terminate_backend kills one connection at a time), whatever TEST_DATABASE_URL says.
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "../../src/db/connection.js";
+import { CONNECT_TIMEOUT_MS, openDatabase, type Database } from "../../src/db/connection.js";
 import { isDatabaseUnavailable } from "../../src/db/database-error.js";
 import { createPgCluster, type PgCluster } from "../helpers/pg-cluster.js";
 
@@ -94,6 +96,26 @@ describe("a connection dying while checked out", () => {
     expect(lock).not.toBeNull();
     await lock!.release();
   });
+
+  it("a frozen server (no answer, no FIN): statements end at the query timeout as unavailable", async () => {
+    const frozen = await openDatabase({ databaseUrl: cluster.url(), poolSize: 2, queryTimeoutMs: 1_500 });
+    try {
+      await frozen.ping();
+      cluster.signal("SIGSTOP");
+      const started = performance.now();
+      try {
+        await expect(frozen.ping()).rejects.toSatisfy(isDatabaseUnavailable);
+        await expect(frozen.db.execute(sql`SELECT 7`)).rejects.toSatisfy(isDatabaseUnavailable);
+        expect(performance.now() - started).toBeLessThan(CONNECT_TIMEOUT_MS + 3_000);
+      } finally {
+        cluster.signal("SIGCONT");
+      }
+      await frozen.ping();
+      expect(uncaught).toEqual([]);
+    } finally {
+      await frozen.close();
+    }
+  }, 60_000);
 
   it("a stopped server: statements fail fast as unavailable, and work again after it starts", async () => {
     await admin.end();

@@ -23,6 +23,11 @@ export interface PgCluster {
   start(): Promise<void>;
   /** pg_ctl stop -m <mode>: "immediate" is a crash (no shutdown checkpoint, clients cut off). */
   stop(mode?: "fast" | "immediate" | "smart"): Promise<void>;
+  /**
+   * Sends `signal` to the postmaster and all its children: SIGSTOP freezes the server (connections
+   * stay open, nothing answers, as behind a cut network), SIGCONT thaws it.
+   */
+  signal(signal: "SIGSTOP" | "SIGCONT"): void;
   /** Stops the server if it runs and removes the directory. */
   destroy(): Promise<void>;
 }
@@ -121,7 +126,29 @@ export async function createPgCluster(options: { databases?: string[] } = {}): P
       await exec("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "60", "stop"]);
       running = false;
     },
+    signal(signal) {
+      const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      const children = readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after ')'.
+            const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+            return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+      for (const pid of [postmaster, ...children]) process.kill(pid, signal);
+    },
     async destroy() {
+      try {
+        // A frozen server would never stop.
+        if (running) cluster.signal("SIGCONT");
+      } catch {
+        // not running
+      }
       if (running) await cluster.stop("immediate").catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },

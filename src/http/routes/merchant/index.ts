@@ -8,6 +8,7 @@ import { merchantMeRoutes } from "./me.js";
 import { RateLimiter } from "../../rate-limiter.js";
 import { depositAddressRoutes } from "./deposit-addresses.js";
 import { paymentRoutes } from "./payments.js";
+import { merchantPayoutRoutes } from "./payouts.js";
 
 export const merchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
   await app.register(merchantAuth, { ctx });
@@ -16,4 +17,5 @@ export const merchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (ap
   const limiter = new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
   await app.register(paymentRoutes, { ctx, limiter });
   await app.register(depositAddressRoutes, { ctx, limiter });
+  await app.register(merchantPayoutRoutes, { ctx, limiter });
 };

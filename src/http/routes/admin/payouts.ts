@@ -1,0 +1,105 @@
+/**
+ * The admin side of refunds and payouts (DESIGN.md 14): list, detail, approve, reject, cancel, the
+ * refund twin and the webhook re-drive. Approval is four-eyes (the creator never approves).
+ */
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { auditActorOf } from "../../audit-context.js";
+import type { Context } from "../../../context.js";
+import { createRefund } from "../../../payouts/create-payout.js";
+import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
+import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
+import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
+import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import {
+  adminCreateRefundSchema,
+  adminDecidePayoutSchema,
+  adminGetPayoutSchema,
+  adminListPayoutsSchema,
+  adminRetryPayoutWebhookSchema,
+} from "../../schemas/payouts.js";
+import { claimUrl } from "../merchant/payouts.js";
+
+/** The operator behind the admin session (request.operator, DESIGN.md 12). */
+export function operatorActor(request: FastifyRequest): PayoutActor {
+  const actor = auditActorOf(request);
+  return actor.kind === "operator" ? actor : { kind: "operator", id: "owner", label: "owner" };
+}
+
+export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
+  app.get(
+    "/api/v1/admin/payouts",
+    { schema: adminListPayoutsSchema, config: { permission: "payouts.read" } },
+    async (request) => {
+      const q = request.query;
+      const { rows, nextCursor } = await listPayouts(request.ctx, {
+        merchantId: q.merchant_id,
+        kind: q.kind,
+        status: q.status?.split(",") as PayoutStatus[] | undefined,
+        orderId: q.order_id,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+      return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
+    },
+  );
+
+  app.get(
+    "/api/v1/admin/payouts/:id",
+    { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
+    async (request) => {
+      const payout = await getPayout(request.ctx, request.params.id);
+      return {
+        payout: toPayoutReply(request.ctx, payout),
+        ...(await getPayoutHistory(request.ctx, payout.id)),
+      };
+    },
+  );
+
+  const decide = (decision: PayoutDecision, summary: string) =>
+    app.post(
+      `/api/v1/admin/payouts/:id/${decision}`,
+      {
+        schema: adminDecidePayoutSchema(summary),
+        config: { permission: decision === "cancel" ? "payouts.cancel" : "payouts.approve" },
+      },
+      async (request) => {
+        const row = await decidePayout(request.ctx, {
+          id: request.params.id,
+          decision,
+          actor: operatorActor(request),
+          reason: request.body?.reason,
+        });
+        return toPayoutReply(request.ctx, row);
+      },
+    );
+  decide("approve", "Approve a refund or payout (never by the operator who created it)");
+  decide("reject", "Reject a refund or payout waiting for approval (its reservation is released)");
+  decide("cancel", "Cancel a refund or payout before it is sent (its reservation is released)");
+
+  app.post(
+    "/api/v1/admin/payouts/:id/retry-webhook",
+    { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
+    async (request, reply) => {
+      const payout = await getPayout(request.ctx, request.params.id);
+      await retryPayoutWebhook(request.ctx, payout.id);
+      return reply.status(202).send({ status: "scheduled" as const });
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/orders/:id/refunds",
+    { schema: adminCreateRefundSchema, config: { permission: "refunds.create" } },
+    async (request, reply) => {
+      const { payout, claimToken } = await createRefund(
+        request.ctx,
+        { orderId: request.params.id },
+        operatorActor(request),
+        request.body,
+      );
+      return reply
+        .status(201)
+        .send({ ...toPayoutReply(request.ctx, payout), claim_url: claimUrl(request.ctx, claimToken) });
+    },
+  );
+};

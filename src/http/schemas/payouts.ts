@@ -1,0 +1,233 @@
+/** Schemas of refunds and payouts (DESIGN.md 14), merchant and admin. */
+import { z } from "zod";
+import { PAYOUT_STATUSES } from "../../db/schema.js";
+import { parseAmount } from "../../money.js";
+import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
+import { errorReply } from "./error-reply.js";
+import { isoTimestamp } from "./merchant-fields.js";
+
+const AMOUNT_MESSAGE = 'must be a decimal string greater than 0 with at most 6 decimals, e.g. "10.5"';
+const typeError = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message),
+});
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+const amount = z
+  .string(typeError(AMOUNT_MESSAGE))
+  .refine((value) => (parseAmount(value) ?? 0n) > 0n, AMOUNT_MESSAGE)
+  .meta({ pattern: "^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$", example: "10.5" });
+const address = z
+  .string(typeError("must be a string"))
+  .max(64, "must be a TRON address")
+  .meta({ example: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8" });
+const callbackUrl = z
+  .string(typeError("must be a string"))
+  .max(2048, "must be at most 2048 characters")
+  .refine(isHttpUrl, "must be an absolute http(s) URL")
+  .meta({ format: "uri" });
+
+export const createPayoutBody = z.object({
+  external_id: z
+    .string(typeError("must be a string"))
+    .min(1, "must be 1 to 128 characters")
+    .max(128, "must be 1 to 128 characters"),
+  amount,
+  address,
+  callback_url: callbackUrl.optional(),
+  metadata: z
+    .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+    .refine(
+      (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
+      `must serialize to at most ${METADATA_MAX_BYTES} bytes`,
+    )
+    .optional(),
+});
+
+export const createRefundBody = z.object({
+  amount,
+  address: address.optional(),
+  reason: z.string(typeError("must be a string")).max(500, "must be at most 500 characters").optional(),
+  callback_url: callbackUrl.optional(),
+});
+
+export const payoutReply = z.object({
+  id: z.string(),
+  kind: z.enum(["refund", "payout"]),
+  status: z.enum(PAYOUT_STATUSES),
+  external_id: z.string().nullable(),
+  order_id: z.string().nullable(),
+  merchant_id: z.string(),
+  amount: z.string(),
+  currency: z.literal("USDT"),
+  network: z.string(),
+  address: z.string().nullable(),
+  reason: z.string().nullable(),
+  callback_url: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  tx_hash: z.string().nullable(),
+  tx_explorer_url: z.string().nullable(),
+  trx_burnt: z.string().nullable(),
+  auto_approved: z.boolean(),
+  created_by: z.string(),
+  decided_by: z.string().nullable(),
+  created_at: isoTimestamp,
+  approved_at: isoTimestamp.nullable(),
+  completed_at: isoTimestamp.nullable(),
+  failed_at: isoTimestamp.nullable(),
+  last_error: z.string().nullable(),
+});
+
+export const createdRefundReply = payoutReply.extend({
+  claim_url: z.string().nullable().describe("refunds without an address: the payer's page, shown once"),
+});
+
+const idParams = z.object({ id: z.string() });
+
+export const listPayoutsQuery = z.object({
+  kind: z.enum(["refund", "payout"]).optional(),
+  status: z
+    .string()
+    .optional()
+    .describe("one status or several separated by commas")
+    .refine(
+      (value) =>
+        value === undefined ||
+        value.split(",").every((s) => (PAYOUT_STATUSES as readonly string[]).includes(s)),
+      `must be one or more of ${PAYOUT_STATUSES.join(", ")}`,
+    ),
+  order_id: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(100).optional(),
+});
+
+const listReply = z.object({ data: z.array(payoutReply), next_cursor: z.string().nullable() });
+
+const merchantCommon = { tags: ["payouts"], security: [{ apiKey: [] }] };
+const adminCommon = { tags: ["admin"], security: [{ adminCookie: [] }] };
+
+export const createPayoutSchema = {
+  ...merchantCommon,
+  summary: "Create a payout (idempotent on external_id)",
+  body: createPayoutBody,
+  response: { 200: payoutReply, 201: payoutReply, 400: errorReply, 409: errorReply },
+};
+export const getPayoutSchema = {
+  ...merchantCommon,
+  summary: "One refund or payout of this merchant",
+  params: idParams,
+  response: { 200: payoutReply, 404: errorReply },
+};
+export const listPayoutsSchema = {
+  ...merchantCommon,
+  summary: "This merchant's refunds and payouts, newest first",
+  querystring: listPayoutsQuery,
+  response: { 200: listReply, 400: errorReply },
+};
+export const createRefundSchema = {
+  ...merchantCommon,
+  summary: "Refund (part of) what an order received",
+  params: idParams,
+  body: createRefundBody,
+  response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
+};
+
+export const adminListPayoutsSchema = {
+  ...adminCommon,
+  summary: "Refunds and payouts of every merchant, newest first",
+  querystring: listPayoutsQuery.extend({ merchant_id: z.string().optional() }),
+  response: { 200: listReply, 400: errorReply },
+};
+const eventReply = z.object({
+  id: z.string(),
+  event_type: z.string(),
+  from_status: z.string().nullable(),
+  to_status: z.string().nullable(),
+  actor: z.record(z.string(), z.unknown()).nullable(),
+  payload: z.record(z.string(), z.unknown()),
+  created_at: isoTimestamp,
+});
+const transactionReply = z.object({
+  tx_hash: z.string(),
+  attempt: z.number().int(),
+  state: z.string(),
+  mode: z.string(),
+  result: z.string().nullable(),
+  fee_trx: z.string().nullable(),
+  energy_used: z.number().nullable(),
+  created_at: isoTimestamp,
+  landed_at: isoTimestamp.nullable(),
+});
+export const adminGetPayoutSchema = {
+  ...adminCommon,
+  summary: "One refund or payout with its events and transactions",
+  params: idParams,
+  response: {
+    200: z.object({
+      payout: payoutReply,
+      events: z.array(eventReply),
+      transactions: z.array(transactionReply),
+    }),
+    404: errorReply,
+  },
+};
+const decisionBody = z
+  .object({
+    reason: z.string().max(500).optional(),
+    totp_code: z.string().max(16).optional().describe("a fresh TOTP code when the operator has enrolled"),
+  })
+  .optional();
+export const adminDecidePayoutSchema = (summary: string) => ({
+  ...adminCommon,
+  summary,
+  params: idParams,
+  body: decisionBody,
+  response: { 200: payoutReply, 400: errorReply, 403: errorReply, 404: errorReply, 409: errorReply },
+});
+export const adminRetryPayoutWebhookSchema = {
+  ...adminCommon,
+  summary: "Send the latest webhook of a finished refund or payout again (10 fresh attempts)",
+  params: idParams,
+  response: { 202: z.object({ status: z.literal("scheduled") }), 404: errorReply, 409: errorReply },
+};
+export const adminCreateRefundSchema = {
+  ...adminCommon,
+  summary: "Refund (part of) what an order received (admin twin)",
+  params: idParams,
+  body: createRefundBody,
+  response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
+};
+
+const claimReply = z.object({
+  status: z.enum(PAYOUT_STATUSES),
+  amount: z.string(),
+  currency: z.literal("USDT"),
+  network: z.string(),
+  merchant_order: z.string().nullable(),
+  address: z.string().nullable(),
+  tx_hash: z.string().nullable(),
+  tx_explorer_url: z.string().nullable(),
+  claim_expires_at: isoTimestamp.nullable(),
+  claimable: z.boolean(),
+});
+const tokenParams = z.object({ token: z.string() });
+export const getRefundClaimSchema = {
+  tags: ["public"],
+  summary: "A refund as its payer sees it on the claim page",
+  params: tokenParams,
+  response: { 200: claimReply, 404: errorReply },
+};
+export const submitRefundClaimSchema = {
+  tags: ["public"],
+  summary: "The payer gives the address the refund goes to (once)",
+  params: tokenParams,
+  body: z.object({ address }),
+  response: { 200: claimReply, 400: errorReply, 404: errorReply, 409: errorReply, 410: errorReply },
+};

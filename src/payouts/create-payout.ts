@@ -1,0 +1,281 @@
+/**
+ * Creating refunds and payouts (DESIGN.md 14). Everything is checked before anything is stored
+ * (amount, destination, callback URL, the order's refundable amount); the row, its first event and
+ * the ledger reservation commit together, so a refusal (INSUFFICIENT_BALANCE,
+ * REFUND_EXCEEDS_RECEIVED, EXTERNAL_ID_CONFLICT ...) changes nothing.
+ *
+ * Approval at creation: at or below PAYOUT_AUTO_APPROVE_USDT (default 0: never) and within
+ * PAYOUT_DAILY_LIMIT_USDT for the merchant's UTC day, a refund or payout is approved at once;
+ * otherwise it waits in pending_approval for an operator (four-eyes, decide-payout.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { orders, payoutEvents, payouts } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid, newId } from "../ids.js";
+import { formatAmount, parseAmount } from "../money.js";
+import { assertCallbackUrlAccepted } from "../payments/callback-url.js";
+import { checkDestination } from "./destination.js";
+import { CLAIM_TTL_MS, LIVE_STATUSES, type PayoutActor, type PayoutRow } from "./payout-types.js";
+import { reservePayout } from "./transition-payout.js";
+
+export interface CreatePayoutInput {
+  external_id: string;
+  amount: string;
+  address: string;
+  callback_url?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface CreateRefundInput {
+  amount: string;
+  address?: string | undefined;
+  reason?: string | undefined;
+  callback_url?: string | undefined;
+}
+
+export interface Created {
+  payout: PayoutRow;
+  /** false when an earlier request with the same external_id answered (idempotent replay) */
+  created: boolean;
+  /** refunds without an address: the token of the public claim page, shown once */
+  claimToken?: string;
+}
+
+function amountOf(input: string): bigint {
+  const micro = parseAmount(input);
+  if (micro === null || micro <= 0n) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "amount must be a decimal string greater than 0 with at most 6 decimals",
+    );
+  }
+  return micro;
+}
+
+function actorColumns(actor: PayoutActor) {
+  return {
+    createdByKind: actor.kind,
+    createdById: actor.kind === "system" ? null : actor.id,
+    createdByLabel: actor.label,
+  };
+}
+
+export function claimTokenHash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/**
+ * Whether a refund or payout of `amount` is approved at creation: at or below the auto-approve
+ * limit, and within the merchant's daily limit together with what was already approved today.
+ */
+export async function autoApproves(
+  ctx: Context,
+  tx: Executor,
+  merchantId: string,
+  amount: bigint,
+): Promise<boolean> {
+  const { payoutAutoApproveUsdt: limit, payoutDailyLimitUsdt: daily } = ctx.config;
+  if (limit <= 0n || amount > limit) return false;
+  if (daily === undefined) return true;
+  const now = ctx.clock.now();
+  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const [row] = await queryRows<{ total: string }>(
+    tx,
+    sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
+        WHERE merchant_id = ${merchantId}::uuid AND approved_at >= ${dayStart.toISOString()}::timestamptz
+          AND status NOT IN ('rejected', 'cancelled')`,
+  );
+  return BigInt(row?.total ?? "0") + amount <= daily;
+}
+
+async function insertPayout(
+  ctx: Context,
+  tx: Executor,
+  values: typeof payouts.$inferInsert,
+  actor: PayoutActor,
+): Promise<PayoutRow> {
+  const now = ctx.clock.now();
+  const hasAddress = values.address !== null && values.address !== undefined;
+  const approved = hasAddress && (await autoApproves(ctx, tx, values.merchantId, values.amount));
+  const status = !hasAddress ? "awaiting_address" : approved ? "approved" : "pending_approval";
+  const [row] = await tx
+    .insert(payouts)
+    .values({
+      ...values,
+      status,
+      autoApproved: approved,
+      approvedAt: approved ? now : null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error("payout insert returned no row");
+  await tx.insert(payoutEvents).values({
+    id: newId(now.getTime()),
+    payoutId: row.id,
+    eventType: `${row.kind}_created`,
+    fromStatus: null,
+    toStatus: status,
+    actor,
+    payload: { amount: formatAmount(row.amount), auto_approved: approved },
+    createdAt: now,
+  });
+  await reservePayout(tx, row, now);
+  return row;
+}
+
+/** POST /api/v1/payouts: idempotent on external_id (same fields -> the same payout). */
+export async function createPayout(
+  ctx: Context,
+  merchantId: string,
+  actor: PayoutActor,
+  input: CreatePayoutInput,
+): Promise<Created> {
+  const amount = amountOf(input.amount);
+  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
+  const existing = async (tx: Executor) =>
+    (
+      await tx
+        .select()
+        .from(payouts)
+        .where(
+          and(
+            eq(payouts.merchantId, merchantId),
+            eq(payouts.kind, "payout"),
+            eq(payouts.externalId, input.external_id),
+          ),
+        )
+    )[0];
+  const replay = (row: PayoutRow): Created => {
+    const same =
+      row.amount === amount &&
+      row.address === input.address &&
+      row.callbackUrl === (input.callback_url ?? null) &&
+      JSON.stringify(row.metadata ?? null) === JSON.stringify(input.metadata ?? null);
+    if (!same) {
+      throw new AppError(
+        "EXTERNAL_ID_CONFLICT",
+        `external_id ${input.external_id} was already used with a different amount, address, callback_url or metadata`,
+      );
+    }
+    return { payout: row, created: false };
+  };
+  // A replay answers before any other check: the payout exists whatever the balance is now.
+  const before = await existing(ctx.db);
+  if (before) return replay(before);
+  const address = await checkDestination(ctx, ctx.db, input.address);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const row = await insertPayout(
+        ctx,
+        tx,
+        {
+          id: newId(ctx.clock.now().getTime()),
+          merchantId,
+          kind: "payout",
+          status: "pending_approval",
+          externalId: input.external_id,
+          amount,
+          address,
+          callbackUrl: input.callback_url ?? null,
+          metadata: input.metadata ?? null,
+          ...actorColumns(actor),
+          createdAt: ctx.clock.now(),
+          updatedAt: ctx.clock.now(),
+        },
+        actor,
+      );
+      return { payout: row, created: true };
+    });
+  } catch (error) {
+    // Two concurrent first requests: the loser of the unique index answers like a replay.
+    if (isUniqueViolation(error)) {
+      const row = await existing(ctx.db);
+      if (row) return replay(row);
+    }
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === "23505") return true;
+    if ((e as { cause?: unknown }).cause === e) break;
+  }
+  return false;
+}
+
+/**
+ * POST /api/v1/payments/:id/refunds and the admin twin: a refund of (part of) what an order
+ * received. The refunds of an order that are not rejected, cancelled or failed never add up to more
+ * than its amount_received (the order row is locked while they are summed). Without an address the
+ * refund waits for the payer, who gives one on the claim page.
+ */
+export async function createRefund(
+  ctx: Context,
+  target: { orderId: string; merchantId?: string },
+  actor: PayoutActor,
+  input: CreateRefundInput,
+): Promise<Created> {
+  if (!isUuid(target.orderId)) throw new AppError("NOT_FOUND", "order not found");
+  const amount = amountOf(input.amount);
+  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
+  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
+  const token = address === null ? randomBytes(32).toString("base64url") : undefined;
+  return ctx.db.transaction(async (tx) => {
+    const [order] = await tx
+      .select()
+      .from(orders)
+      .where(
+        target.merchantId === undefined
+          ? eq(orders.id, target.orderId)
+          : and(eq(orders.id, target.orderId), eq(orders.merchantId, target.merchantId)),
+      )
+      .for("update");
+    if (!order) throw new AppError("NOT_FOUND", "order not found");
+    const live = LIVE_STATUSES.concat(["completed"]);
+    const [sum] = await queryRows<{ total: string }>(
+      tx,
+      sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
+          WHERE order_id = ${order.id}::uuid AND kind = 'refund'
+            AND status IN (${sql.join(
+              live.map((s) => sql`${s}`),
+              sql`, `,
+            )})`,
+    );
+    const refunded = BigInt(sum?.total ?? "0");
+    if (refunded + amount > order.amountReceived) {
+      throw new AppError(
+        "REFUND_EXCEEDS_RECEIVED",
+        `the order received ${formatAmount(order.amountReceived)} USDT and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(order.amountReceived - refunded)} more can be refunded`,
+      );
+    }
+    const now = ctx.clock.now();
+    const row = await insertPayout(
+      ctx,
+      tx,
+      {
+        id: newId(now.getTime()),
+        merchantId: order.merchantId,
+        kind: "refund",
+        status: "pending_approval",
+        orderId: order.id,
+        amount,
+        address,
+        reason: input.reason ?? null,
+        callbackUrl: input.callback_url ?? null,
+        claimTokenHash: token === undefined ? null : claimTokenHash(token),
+        claimExpiresAt: token === undefined ? null : new Date(now.getTime() + CLAIM_TTL_MS),
+        ...actorColumns(actor),
+        createdAt: now,
+        updatedAt: now,
+      },
+      actor,
+    );
+    return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
+  });
+}

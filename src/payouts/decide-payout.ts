@@ -1,0 +1,81 @@
+/**
+ * An operator's decisions on a refund or payout (DESIGN.md 14):
+ *   approve  pending_approval -> approved   (never by the operator who created it: PAYOUT_FOUR_EYES)
+ *   reject   awaiting_address | pending_approval -> rejected   (the reservation is released)
+ *   cancel   awaiting_address | pending_approval | approved -> cancelled (before sending)
+ * Each is a compare-and-set transition with its event and ledger postings in one transaction;
+ * `inTransaction` lets the caller add its own rows (the audit row) to the same transaction.
+ */
+import { eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { payouts } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import type { PayoutActor, PayoutRow, PayoutStatus } from "./payout-types.js";
+import { transitionPayout } from "./transition-payout.js";
+
+export type PayoutDecision = "approve" | "reject" | "cancel";
+
+const FROM: Record<PayoutDecision, readonly PayoutStatus[]> = {
+  approve: ["pending_approval"],
+  reject: ["awaiting_address", "pending_approval"],
+  cancel: ["awaiting_address", "pending_approval", "approved"],
+};
+const TO: Record<PayoutDecision, PayoutStatus> = {
+  approve: "approved",
+  reject: "rejected",
+  cancel: "cancelled",
+};
+
+export interface DecideInput {
+  id: string;
+  decision: PayoutDecision;
+  actor: PayoutActor;
+  reason?: string | undefined;
+  /** Runs inside the decision's transaction, after the change (audit rows). */
+  inTransaction?: (tx: Executor, before: PayoutRow, after: PayoutRow) => Promise<void>;
+}
+
+export async function decidePayout(ctx: Context, input: DecideInput): Promise<PayoutRow> {
+  if (!isUuid(input.id)) throw new AppError("NOT_FOUND", "payout not found");
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(payouts).where(eq(payouts.id, input.id)).for("update");
+    if (!row) throw new AppError("NOT_FOUND", "payout not found");
+    if (!FROM[input.decision].includes(row.status)) {
+      throw new AppError(
+        "INVALID_STATE",
+        `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,
+      );
+    }
+    if (
+      input.decision === "approve" &&
+      ctx.config.payoutFourEyes &&
+      input.actor.kind === "operator" &&
+      row.createdByKind === "operator" &&
+      row.createdById === input.actor.id
+    ) {
+      throw new AppError(
+        "FOUR_EYES_REQUIRED",
+        `the operator who created this ${row.kind} cannot approve it: a second operator must (PAYOUT_FOUR_EYES)`,
+      );
+    }
+    const now = ctx.clock.now();
+    const actorId = input.actor.kind === "system" ? null : input.actor.id;
+    const after = await transitionPayout(ctx, tx, {
+      payout: row,
+      to: TO[input.decision],
+      event: `${row.kind}_${TO[input.decision]}`,
+      actor: input.actor,
+      payload: input.reason === undefined ? {} : { reason: input.reason },
+      patch: {
+        decidedById: actorId,
+        decidedByLabel: input.actor.label,
+        decidedAt: now,
+        ...(input.decision === "approve" ? { approvedAt: now } : {}),
+      },
+    });
+    if (input.inTransaction) await input.inTransaction(tx, row, after);
+    return after;
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * Reads of refunds and payouts: one by id (the merchant's own, or any for the admin, with its
+ * events and transactions), and lists newest first with filters, paged by (created_at, id).
+ */
+import { and, asc, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { payoutEvents, payouts, payoutTransactions } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import { formatAmount } from "../money.js";
+import { txExplorerUrl } from "../payments/explorer.js";
+import type { PayoutKind, PayoutRow, PayoutStatus } from "./payout-types.js";
+
+export async function getPayout(ctx: Context, id: string, merchantId?: string): Promise<PayoutRow> {
+  if (!isUuid(id)) throw new AppError("NOT_FOUND", "payout not found");
+  const [row] = await ctx.db
+    .select()
+    .from(payouts)
+    .where(
+      merchantId === undefined
+        ? eq(payouts.id, id)
+        : and(eq(payouts.id, id), eq(payouts.merchantId, merchantId)),
+    );
+  if (!row) throw new AppError("NOT_FOUND", "payout not found");
+  return row;
+}
+
+export interface PayoutListQuery {
+  merchantId?: string | undefined;
+  kind?: PayoutKind | undefined;
+  status?: readonly PayoutStatus[] | undefined;
+  orderId?: string | undefined;
+  limit: number;
+  /** created_at|id of the last row of the previous page */
+  cursor?: string | undefined;
+}
+
+export async function listPayouts(
+  ctx: Context,
+  query: PayoutListQuery,
+): Promise<{ rows: PayoutRow[]; nextCursor: string | null }> {
+  const where: SQL[] = [];
+  if (query.merchantId !== undefined) where.push(eq(payouts.merchantId, query.merchantId));
+  if (query.kind !== undefined) where.push(eq(payouts.kind, query.kind));
+  if (query.status !== undefined && query.status.length > 0)
+    where.push(inArray(payouts.status, [...query.status]));
+  if (query.orderId !== undefined) {
+    if (!isUuid(query.orderId)) return { rows: [], nextCursor: null };
+    where.push(eq(payouts.orderId, query.orderId));
+  }
+  if (query.cursor !== undefined) {
+    const [at, id] = query.cursor.split("|");
+    const when = new Date(at ?? "");
+    if (Number.isNaN(when.getTime()) || !id || !isUuid(id)) {
+      throw new AppError("INVALID_QUERY", "cursor is not one this API returned");
+    }
+    const cursorCondition = or(
+      lt(payouts.createdAt, when),
+      and(eq(payouts.createdAt, when), lt(payouts.id, id)),
+    );
+    if (cursorCondition) where.push(cursorCondition);
+  }
+  const rows = await ctx.db
+    .select()
+    .from(payouts)
+    .where(where.length > 0 ? and(...where) : undefined)
+    .orderBy(desc(payouts.createdAt), desc(payouts.id))
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    nextCursor: rows.length > query.limit && last ? `${last.createdAt.toISOString()}|${last.id}` : null,
+  };
+}
+
+/** The reply shape shared by the merchant and admin APIs. */
+export function toPayoutReply(ctx: Context, row: PayoutRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    external_id: row.externalId,
+    order_id: row.orderId,
+    merchant_id: row.merchantId,
+    amount: formatAmount(row.amount),
+    currency: "USDT" as const,
+    network: ctx.config.tronNetwork,
+    address: row.address,
+    reason: row.reason,
+    callback_url: row.callbackUrl,
+    metadata: row.metadata,
+    tx_hash: row.txHash,
+    tx_explorer_url: row.txHash ? txExplorerUrl(ctx.config, row.txHash) : null,
+    trx_burnt: row.trxBurntSun === null ? null : formatAmount(row.trxBurntSun),
+    auto_approved: row.autoApproved,
+    created_by: row.createdByLabel,
+    decided_by: row.decidedByLabel,
+    created_at: row.createdAt.toISOString(),
+    approved_at: row.approvedAt?.toISOString() ?? null,
+    completed_at: row.completedAt?.toISOString() ?? null,
+    failed_at: row.failedAt?.toISOString() ?? null,
+    last_error: row.lastError,
+  };
+}
+
+export async function getPayoutHistory(ctx: Context, id: string) {
+  const [events, transactions] = await Promise.all([
+    ctx.db
+      .select()
+      .from(payoutEvents)
+      .where(eq(payoutEvents.payoutId, id))
+      .orderBy(asc(payoutEvents.createdAt)),
+    ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, id))
+      .orderBy(asc(payoutTransactions.attempt)),
+  ]);
+  return {
+    events: events.map((e) => ({
+      id: e.id,
+      event_type: e.eventType,
+      from_status: e.fromStatus,
+      to_status: e.toStatus,
+      actor: e.actor,
+      payload: e.payload,
+      created_at: e.createdAt.toISOString(),
+    })),
+    transactions: transactions.map((t) => ({
+      tx_hash: t.txHash,
+      attempt: t.attempt,
+      state: t.state,
+      mode: t.mode,
+      result: t.result,
+      fee_trx: t.feeSun === null ? null : formatAmount(t.feeSun),
+      energy_used: t.energyUsed === null ? null : Number(t.energyUsed),
+      created_at: t.createdAt.toISOString(),
+      landed_at: t.landedAt?.toISOString() ?? null,
+    })),
+  };
+}

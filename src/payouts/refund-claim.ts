@@ -1,0 +1,99 @@
+/**
+ * The payer's side of a refund without an address (DESIGN.md 14): the public page /refund/:token
+ * reads the refund by its claim token (only the token's sha256 is stored) and, once, takes the
+ * TRON address the payer types. The link expires after 7 days; after use it keeps showing the
+ * refund's progress but accepts no second address.
+ */
+import { eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { orders, payouts } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { formatAmount } from "../money.js";
+import { txExplorerUrl } from "../payments/explorer.js";
+import { autoApproves, claimTokenHash } from "./create-payout.js";
+import { checkDestination } from "./destination.js";
+import type { PayoutRow } from "./payout-types.js";
+import { transitionPayout } from "./transition-payout.js";
+
+export interface RefundClaimView {
+  status: PayoutRow["status"];
+  amount: string;
+  currency: "USDT";
+  network: string;
+  merchant_order: string | null;
+  address: string | null;
+  tx_hash: string | null;
+  tx_explorer_url: string | null;
+  claim_expires_at: string | null;
+  /** the payer may still enter an address */
+  claimable: boolean;
+}
+
+async function findByToken(ctx: Context, token: string): Promise<PayoutRow> {
+  if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError("NOT_FOUND", "refund not found");
+  const [row] = await ctx.db
+    .select()
+    .from(payouts)
+    .where(eq(payouts.claimTokenHash, claimTokenHash(token)));
+  if (!row) throw new AppError("NOT_FOUND", "refund not found");
+  return row;
+}
+
+function expired(ctx: Context, row: PayoutRow): boolean {
+  return row.claimExpiresAt !== null && row.claimExpiresAt.getTime() <= ctx.clock.now().getTime();
+}
+
+export async function getRefundClaim(ctx: Context, token: string): Promise<RefundClaimView> {
+  const row = await findByToken(ctx, token);
+  const [order] = row.orderId
+    ? await ctx.db.select({ externalId: orders.externalId }).from(orders).where(eq(orders.id, row.orderId))
+    : [];
+  return {
+    status: row.status,
+    amount: formatAmount(row.amount),
+    currency: "USDT",
+    network: ctx.config.tronNetwork,
+    merchant_order: order?.externalId ?? null,
+    address: row.address,
+    tx_hash: row.txHash,
+    tx_explorer_url: row.txHash ? txExplorerUrl(ctx.config, row.txHash) : null,
+    claim_expires_at: row.claimExpiresAt?.toISOString() ?? null,
+    claimable: row.status === "awaiting_address" && !expired(ctx, row),
+  };
+}
+
+export async function submitRefundClaim(
+  ctx: Context,
+  token: string,
+  address: string,
+): Promise<RefundClaimView> {
+  const found = await findByToken(ctx, token);
+  if (found.status !== "awaiting_address") {
+    throw new AppError("INVALID_STATE", "this refund already has an address");
+  }
+  if (expired(ctx, found))
+    throw new AppError("CLAIM_EXPIRED", "this refund link has expired; ask the merchant");
+  const destination = await checkDestination(ctx, ctx.db, address);
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(payouts).where(eq(payouts.id, found.id)).for("update");
+    if (!row || row.status !== "awaiting_address") {
+      throw new AppError("INVALID_STATE", "this refund already has an address");
+    }
+    const now = ctx.clock.now();
+    const approved = await autoApproves(ctx, tx, row.merchantId, row.amount);
+    await transitionPayout(ctx, tx, {
+      payout: row,
+      to: approved ? "approved" : "pending_approval",
+      event: "refund_claimed",
+      actor: { kind: "system", label: "payer (claim page)" },
+      payload: { address: destination, auto_approved: approved },
+      patch: {
+        address: destination,
+        claimedAt: now,
+        autoApproved: approved,
+        ...(approved ? { approvedAt: now } : {}),
+      },
+    });
+  });
+  return getRefundClaim(ctx, token);
+}

@@ -1,0 +1,388 @@
+/**
+ * Sending approved refunds and payouts from the hot wallet (DESIGN.md 14), on the sweeper's
+ * sign-store-broadcast-wait machinery (src/sweeps/sweep-chain.ts: reference block, broadcast,
+ * balance reads, fee limit):
+ *
+ *   claim   approved/sending payouts, FOR UPDATE SKIP LOCKED, under a lease (any number of workers)
+ *   float   the hot wallet's USDT must cover this payout and every other one whose transaction is
+ *           live; otherwise the payout waits and `payout_float_low` fires
+ *   sign    a USDT transfer hot -> destination, built and signed locally
+ *   store   the signed bytes (payout_transactions) and the payout -> sending, in one transaction,
+ *           BEFORE the broadcast; a unique index allows one live (signed/sent) transaction per payout
+ *   send    broadcast; a restart re-broadcasts the stored bytes
+ *   wait    solidified with SUCCESS -> completed (tx hash, TRX burnt from the transaction info,
+ *           reservation settled); REVERT / OUT_OF_ENERGY -> failed (reservation released);
+ *           expired and absent from the solidified chain -> marked expired, and only then is a
+ *           new transaction signed.
+ *
+ * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
+ * solidified chain: any block that could hold it has a timestamp at or before its expiration, so
+ * it is at or below that head, and the lookup that follows would have found it.
+ */
+import { sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { queryRows } from "../db/query-rows.js";
+import { formatAmount } from "../money.js";
+import { broadcast, refBlock, usdtBalance } from "../sweeps/sweep-chain.js";
+import { sweepFeeLimit } from "../sweeps/sweep-plan.js";
+import type { SweepDeps } from "../sweeps/sweep-types.js";
+import { encodeTransfer } from "@stablegate/tron/abi";
+import { addressFromPrivateKey } from "@stablegate/tron/address";
+import type { TransactionInfo } from "@stablegate/tron/node-types";
+import type { TransactionJson } from "@stablegate/tron/protobuf";
+import { signTransaction } from "@stablegate/tron/sign";
+import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
+import { payouts } from "../db/schema.js";
+import { eq } from "drizzle-orm";
+import type { PayoutRow } from "./payout-types.js";
+import { transitionPayout } from "./transition-payout.js";
+
+export const PAYOUT_LEASE_MS = 60_000;
+/** How soon to look again at a transaction on its way to the solidified chain. */
+export const PAYOUT_WAIT_MS = 3_000;
+/** How long a payout waits when the float is short before it checks again. */
+export const PAYOUT_FLOAT_WAIT_MS = 30_000;
+/** Back-off after a node error. */
+export const PAYOUT_RETRY_MS = 10_000;
+
+/** The hooks tests use to kill a worker at each step of a send (SIGKILL from inside). */
+export type SendStep = "signed" | "stored" | "broadcast" | "waiting";
+
+export interface SenderOptions {
+  owner?: string;
+  limit?: number;
+  leaseMs?: number;
+  /** Called after each step of a send (tests: crash points). */
+  onStep?: (step: SendStep, payoutId: string) => void | Promise<void>;
+}
+
+export interface SendResult {
+  claimed: number;
+  completed: number;
+  failed: number;
+  waitingForFloat: number;
+}
+
+/** The hot wallet and the node, or null where this process cannot send (no key, no USDT contract). */
+export function payoutDeps(ctx: Context, owner: string): SweepDeps | null {
+  const key = ctx.config.hotWalletPrivateKey;
+  const usdt = ctx.chain.usdtContract;
+  if (!key || !usdt) return null;
+  const hotAddress = addressFromPrivateKey(key);
+  return {
+    ctx,
+    client: ctx.chain.client,
+    usdt,
+    cold: ctx.config.coldWalletAddress ?? hotAddress,
+    hotKey: key,
+    hotAddress,
+    mnemonic: "",
+    owner,
+  };
+}
+
+interface LiveTx extends Record<string, unknown> {
+  tx_hash: string;
+  attempt: number;
+  state: "signed" | "sent";
+  signed: TransactionJson;
+}
+
+async function liveTransaction(ctx: Context, payoutId: string): Promise<LiveTx | undefined> {
+  const [row] = await queryRows<LiveTx>(
+    ctx.db,
+    sql`SELECT tx_hash, attempt, state, signed FROM payout_transactions
+        WHERE payout_id = ${payoutId}::uuid AND state IN ('signed', 'sent')`,
+  );
+  return row;
+}
+
+/** Claims up to `limit` due payouts for this worker. */
+export async function claimDuePayouts(ctx: Context, owner: string, limit: number, leaseMs = PAYOUT_LEASE_MS) {
+  const now = ctx.clock.now();
+  return queryRows<{ id: string }>(
+    ctx.db,
+    sql`UPDATE payouts SET lease_owner = ${owner},
+          lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+        WHERE id IN (
+          SELECT id FROM payouts
+          WHERE status IN ('approved', 'sending')
+            AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
+            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now.toISOString()}::timestamptz)
+          ORDER BY approved_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING id::text AS id`,
+  );
+}
+
+/** Claims due payouts and advances each as far as the chain allows now. */
+export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): Promise<SendResult> {
+  const result: SendResult = { claimed: 0, completed: 0, failed: 0, waitingForFloat: 0 };
+  const owner = options.owner ?? `payout-sender-${process.pid}`;
+  const d = payoutDeps(ctx, owner);
+  if (!d) return result;
+  const claimed = await claimDuePayouts(ctx, owner, options.limit ?? 10, options.leaseMs);
+  result.claimed = claimed.length;
+  for (const { id } of claimed) {
+    const log = ctx.log.child({ payoutId: id });
+    try {
+      const outcome = await advancePayout({ ...d, ctx: { ...ctx, log } }, id, options);
+      if (outcome === "completed") result.completed++;
+      if (outcome === "failed") result.failed++;
+      if (outcome === "float_low") result.waitingForFloat++;
+    } catch (error) {
+      log.warn({ err: error }, "payout step failed; retrying later");
+      await release(ctx, id, owner, PAYOUT_RETRY_MS, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return result;
+}
+
+/** Gives the lease back and schedules the next look. */
+async function release(ctx: Context, id: string, owner: string, delayMs: number, lastError?: string) {
+  const next = new Date(ctx.clock.now().getTime() + delayMs);
+  await ctx.db.execute(
+    sql`UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
+          next_attempt_at = ${next.toISOString()}::timestamptz
+          ${lastError === undefined ? sql`` : sql`, last_error = ${lastError.slice(0, 500)}`}
+        WHERE id = ${id}::uuid AND lease_owner = ${owner}`,
+  );
+}
+
+async function loadOwned(ctx: Context, id: string, owner: string): Promise<PayoutRow | undefined> {
+  const [row] = await ctx.db.select().from(payouts).where(eq(payouts.id, id));
+  if (!row || row.leaseOwner !== owner) return undefined;
+  return row;
+}
+
+type Outcome = "completed" | "failed" | "float_low" | "waiting" | "lost";
+
+export async function advancePayout(d: SweepDeps, id: string, options: SenderOptions = {}): Promise<Outcome> {
+  const { ctx, owner } = d;
+  const row = await loadOwned(ctx, id, owner);
+  if (!row || (row.status !== "approved" && row.status !== "sending")) return "lost";
+  let live = await liveTransaction(ctx, id);
+  if (!live) {
+    // Nothing live: sign a new transaction, after the float check.
+    const signed = await signNew(d, row);
+    if (signed === "float_low") {
+      await release(
+        ctx,
+        id,
+        owner,
+        PAYOUT_FLOAT_WAIT_MS,
+        "the hot wallet's USDT float is too small; waiting for a top-up",
+      );
+      return "float_low";
+    }
+    await options.onStep?.("signed", id);
+    const stored = await store(d, row, signed);
+    if (!stored) return "lost";
+    await options.onStep?.("stored", id);
+    await broadcast(d, signed);
+    await markSent(ctx, signed.txID);
+    await options.onStep?.("broadcast", id);
+    live = { tx_hash: signed.txID, attempt: stored, state: "sent", signed };
+  }
+  const outcome = await awaitLanding(d, row, live);
+  await options.onStep?.("waiting", id);
+  if (outcome === "waiting") await release(ctx, id, owner, PAYOUT_WAIT_MS);
+  return outcome;
+}
+
+/** The float check and the signature. Nothing is stored yet. */
+async function signNew(d: SweepDeps, row: PayoutRow): Promise<TransactionJson | "float_low"> {
+  const { ctx } = d;
+  const readAt = ctx.clock.now();
+  const balance = await usdtBalance(d, d.hotAddress);
+  // Money already committed to the chain but perhaps not yet visible in the balance: every other
+  // live transaction, and those that landed after the balance was read.
+  const [pending] = await queryRows<{ total: string }>(
+    ctx.db,
+    sql`SELECT coalesce(sum(p.amount), 0)::text AS total
+        FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
+        WHERE p.id <> ${row.id}::uuid
+          AND (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${readAt.toISOString()}::timestamptz))`,
+  );
+  const committed = BigInt(pending?.total ?? "0");
+  if (balance - committed < row.amount) {
+    ctx.log.warn(
+      { amount: formatAmount(row.amount), float: formatAmount(balance), committed: formatAmount(committed) },
+      "payout waits: the hot wallet's USDT float is too small",
+    );
+    return "float_low";
+  }
+  if (row.address === null) throw new Error("an approved payout has no address");
+  const to = row.address;
+  const [energy, params, ref] = await Promise.all([
+    d.client.estimateEnergy({ owner: d.hotAddress, contract: d.usdt, data: encodeTransfer(to, row.amount) }),
+    d.client.getChainParameters(),
+    refBlock(d),
+  ]);
+  const feeLimit = sweepFeeLimit({
+    energy: BigInt(energy),
+    energyPriceSun: BigInt(params.getEnergyFee ?? 420),
+    bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
+  });
+  return signTransaction(
+    buildTriggerSmartContract({
+      owner: d.hotAddress,
+      contract: d.usdt,
+      data: encodeTransfer(to, row.amount),
+      feeLimit,
+      refBlock: ref,
+      nowMs: ref.timestamp,
+    }),
+    d.hotKey,
+  );
+}
+
+/**
+ * Stores the signed transaction and moves the payout to `sending`, in one transaction, only while
+ * this worker still holds the lease and no other transaction of the payout is live (the unique
+ * index refuses a second one). Returns the attempt number, or 0 when it lost the payout.
+ */
+async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Promise<number> {
+  const { ctx, owner } = d;
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      const [locked] = await tx.select().from(payouts).where(eq(payouts.id, row.id)).for("update");
+      if (
+        !locked ||
+        locked.leaseOwner !== owner ||
+        (locked.status !== "approved" && locked.status !== "sending")
+      ) {
+        return 0;
+      }
+      const attempt = locked.attempts + 1;
+      const now = ctx.clock.now();
+      await tx.execute(
+        sql`INSERT INTO payout_transactions (tx_hash, payout_id, attempt, signed, expiration_ms, mode, state, created_at)
+            VALUES (${signed.txID}, ${row.id}::uuid, ${attempt}, ${JSON.stringify(signed)}::jsonb,
+                    ${signed.raw_data.expiration}, ${ctx.config.sweepMode}, 'signed', ${now.toISOString()}::timestamptz)`,
+      );
+      if (locked.status === "approved") {
+        await transitionPayout(ctx, tx, {
+          payout: locked,
+          to: "sending",
+          event: `${locked.kind}_sending`,
+          payload: { tx_hash: signed.txID, attempt },
+          patch: { attempts: attempt, txHash: signed.txID, sentAt: now },
+        });
+      } else {
+        await tx
+          .update(payouts)
+          .set({ attempts: attempt, txHash: signed.txID, updatedAt: now })
+          .where(eq(payouts.id, row.id));
+        await tx.execute(
+          sql`INSERT INTO payout_events (id, payout_id, event_type, from_status, to_status, payload, created_at)
+              VALUES (gen_random_uuid(), ${row.id}::uuid, ${`${locked.kind}_resigned`}, 'sending', 'sending',
+                      ${JSON.stringify({ tx_hash: signed.txID, attempt })}::jsonb, ${now.toISOString()}::timestamptz)`,
+        );
+      }
+      return attempt;
+    });
+  } catch (error) {
+    if ((error as { code?: string; cause?: { code?: string } }).cause?.code === "23505") return 0;
+    throw error;
+  }
+}
+
+async function markSent(ctx: Context, txHash: string): Promise<void> {
+  await ctx.db.execute(
+    sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${txHash} AND state = 'signed'`,
+  );
+}
+
+function chainFailure(info: TransactionInfo): string | null {
+  const result = info.receipt?.result;
+  if (info.result === "FAILED" || (result !== undefined && result !== "SUCCESS")) return result ?? "FAILED";
+  return null;
+}
+
+async function awaitLanding(d: SweepDeps, row: PayoutRow, live: LiveTx): Promise<Outcome> {
+  const { ctx } = d;
+  // The solidified head first (see the header): only then the lookup.
+  const solidHead = await d.client.getSolidifiedNowBlock();
+  const solid = await d.client.getTransactionInfoById(live.tx_hash, { solidified: true });
+  if (solid) return finish(d, row, live, solid);
+  const solidTime = solidHead.block_header.raw_data.timestamp ?? 0;
+  if (live.signed.raw_data.expiration < solidTime) {
+    // It can never land: marked expired, so the next round signs a new one (the only way a second
+    // transaction is ever signed for a payout).
+    await ctx.db.execute(
+      sql`UPDATE payout_transactions SET state = 'expired' WHERE tx_hash = ${live.tx_hash} AND state IN ('signed', 'sent')`,
+    );
+    ctx.log.warn(
+      { txHash: live.tx_hash },
+      "payout transaction expired without landing; a new one will be signed",
+    );
+    await release(ctx, row.id, d.owner, 0);
+    return "waiting";
+  }
+  const included = await d.client.getTransactionInfoById(live.tx_hash);
+  if (!included) await broadcast(d, live.signed);
+  if (live.state === "signed") await markSent(ctx, live.tx_hash);
+  return "waiting";
+}
+
+async function finish(d: SweepDeps, row: PayoutRow, live: LiveTx, info: TransactionInfo): Promise<Outcome> {
+  const { ctx } = d;
+  const failed = chainFailure(info);
+  const fee = BigInt(info.fee ?? 0);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(payouts).where(eq(payouts.id, row.id)).for("update");
+    if (!locked || locked.status !== "sending") return "lost";
+    await tx.execute(
+      sql`UPDATE payout_transactions SET state = ${failed ? "failed" : "solid"}, result = ${failed ?? "SUCCESS"},
+            fee_sun = ${fee.toString()}::numeric,
+            energy_fee_sun = ${String(info.receipt?.energy_fee ?? 0)}::numeric,
+            net_fee_sun = ${String(info.receipt?.net_fee ?? 0)}::numeric,
+            energy_used = ${String(info.receipt?.energy_usage_total ?? 0)}::bigint,
+            net_usage = ${String(info.receipt?.net_usage ?? 0)}::bigint,
+            block_number = ${info.blockNumber ?? null}, landed_at = ${now.toISOString()}::timestamptz
+          WHERE tx_hash = ${live.tx_hash}`,
+    );
+    const burnt = BigInt(
+      (
+        await queryRows<{ total: string }>(
+          tx,
+          sql`SELECT coalesce(sum(fee_sun), 0)::text AS total FROM payout_transactions WHERE payout_id = ${row.id}::uuid`,
+        )
+      )[0]?.total ?? "0",
+    );
+    const common = {
+      txHash: live.tx_hash,
+      trxBurntSun: burnt,
+      energyUsed: BigInt(info.receipt?.energy_usage_total ?? 0),
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    };
+    if (failed) {
+      await transitionPayout(ctx, tx, {
+        payout: locked,
+        to: "failed",
+        event: `${locked.kind}_failed`,
+        payload: { tx_hash: live.tx_hash, reason: failed, trx_burnt: formatAmount(burnt) },
+        patch: { ...common, failedAt: now, lastError: `transaction failed on chain: ${failed}` },
+      });
+      ctx.log.error({ txHash: live.tx_hash, reason: failed }, "payout failed on chain; reservation released");
+      return "failed";
+    }
+    await transitionPayout(ctx, tx, {
+      payout: locked,
+      to: "completed",
+      event: `${locked.kind}_completed`,
+      payload: {
+        tx_hash: live.tx_hash,
+        trx_burnt: formatAmount(burnt),
+        block_number: info.blockNumber ?? null,
+      },
+      patch: { ...common, completedAt: now, lastError: null },
+    });
+    ctx.log.info({ txHash: live.tx_hash, amount: formatAmount(locked.amount) }, "payout completed");
+    return "completed";
+  });
+}

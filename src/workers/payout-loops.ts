@@ -1,0 +1,18 @@
+/**
+ * The refund and payout sender (DESIGN.md 14): claims approved payouts under a lease and advances
+ * each through sign, store, broadcast and wait. Any number of workers may run it.
+ */
+import type { Context } from "../context.js";
+import { runDuePayouts } from "../payouts/send-payouts.js";
+import { startLoop, type Loop } from "./loop.js";
+
+export function startPayoutLoops(ctx: Context): Loop[] {
+  return [
+    startLoop({
+      name: "payout-sender",
+      log: ctx.log,
+      intervalMs: 2_000,
+      task: async () => (await runDuePayouts(ctx, { limit: 10 })).claimed === 10,
+    }),
+  ];
+}

@@ -1,0 +1,413 @@
+/**
+ * Refunds and payouts end to end on the devnet (DESIGN.md 14): a merchant's balance from a real
+ * payment, payouts and refunds through the real HTTP API, four-eyes approval, refusals that change
+ * nothing, sending from the hot wallet by runDuePayouts against the devnet over HTTP, the
+ * recipient's on-chain balance, REVERT -> failed with the reservation released, a fork that drops
+ * the transaction, and check-ledger after each. PGlite or PostgreSQL (TEST_DATABASE_URL).
+ */
+import { eq, sql } from "drizzle-orm";
+import type { FastifyInstance } from "fastify";
+import { TronWeb } from "tronweb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { payoutTransactions, payouts, webhookDeliveries } from "../../src/db/schema.js";
+import { queryRows } from "../../src/db/query-rows.js";
+import { buildApp } from "../../src/http/app.js";
+import { checkLedger } from "../../src/ledger/check-ledger.js";
+import { createMerchant } from "../../src/merchants/create-merchant.js";
+import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
+import { encodeBalanceOf } from "@stablegate/tron/abi";
+import { adminCookie } from "../helpers/admin.js";
+import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+
+const USDT = 1_000_000n;
+let t: ChainTest;
+let app: FastifyInstance;
+let cookie: string;
+let apiKey: string;
+let hot: { privateKey: string; address: string };
+let cold: { address: string };
+
+async function newAccount() {
+  const account = await TronWeb.createAccount();
+  return { privateKey: account.privateKey, address: account.address.base58 as string };
+}
+
+async function usdtOf(address: string): Promise<bigint> {
+  const result = await t.ctx.chain.client.triggerConstantContract({
+    owner: address,
+    contract: t.devnet.usdtContract,
+    data: encodeBalanceOf(address),
+  });
+  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
+}
+
+const merchantCall = (method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>
+  app.inject({
+    method,
+    url,
+    headers: { "x-api-key": apiKey },
+    ...(payload === undefined ? {} : { payload }),
+  });
+const adminCall = (method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>
+  app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+
+async function balance(): Promise<{ available: string; reserved: string }> {
+  return (await merchantCall("GET", "/api/v1/merchant/me")).json().balance;
+}
+
+/** A paid, confirmed order of the test merchant. */
+async function paidOrder(amount: string, micro: bigint): Promise<{ id: string; address: string }> {
+  const created = await merchantCall("POST", "/api/v1/payments", {
+    external_id: `order-${Math.random()}`,
+    amount,
+    currency: "USDT",
+    callback_url: "https://shop.example.com/cb",
+  });
+  expect(created.statusCode).toBe(201);
+  const order = created.json() as { id: string; address: string };
+  await t.pay(order.address, micro);
+  t.mine(1);
+  await t.finalize();
+  return order;
+}
+
+/** Mines, solidifies and runs the sender until the payout ends (or the rounds run out). */
+async function sendUntilDone(id: string, options: SenderOptions = {}, rounds = 12) {
+  for (let i = 0; i < rounds; i++) {
+    await runDuePayouts(t.ctx, options);
+    t.devnet.mine(SOLIDIFY_AFTER + 1);
+    t.clock.advance(60_000); // past any wait
+    const [row] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, id));
+    if (row?.status === "completed" || row?.status === "failed") return row;
+  }
+  const [row] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, id));
+  return row;
+}
+
+async function snapshot() {
+  const [row] = await queryRows<{ p: string; l: string; e: string }>(
+    t.ctx.db,
+    sql`SELECT (SELECT count(*) FROM payouts)::text AS p, (SELECT count(*) FROM ledger_transactions)::text AS l,
+               (SELECT count(*) FROM payout_events)::text AS e`,
+  );
+  return { counts: row, balance: await balance() };
+}
+
+beforeAll(async () => {
+  hot = await newAccount();
+  cold = await newAccount();
+  t = await startChainTest({
+    env: {
+      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+      COLD_WALLET_ADDRESS: cold.address,
+      SWEEP_ENABLED: "false",
+    },
+  });
+  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", usdt: "1000", solidify: true });
+  await t.scanner.sync();
+  app = await buildApp(t.ctx);
+  await app.ready();
+  cookie = await adminCookie(app);
+  const created = await createMerchant(t.ctx, { name: "Payout Shop", webhookSecret: "whsec-payout-test" });
+  apiKey = created.apiKey;
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  await t?.close();
+});
+
+describe("payouts through the merchant API", () => {
+  let recipient: string;
+  let payoutId: string;
+
+  it("reserves the amount of a new payout from the balance a real payment credited", async () => {
+    await paidOrder("50", 50n * USDT);
+    expect(await balance()).toEqual({ available: "50.000000", reserved: "0.000000" });
+    recipient = (await newAccount()).address;
+    const reply = await merchantCall("POST", "/api/v1/payouts", {
+      external_id: "po-1",
+      amount: "20",
+      address: recipient,
+      callback_url: "https://shop.example.com/payouts",
+    });
+    expect(reply.statusCode, reply.body).toBe(201);
+    const body = reply.json();
+    expect(body).toMatchObject({
+      kind: "payout",
+      status: "pending_approval",
+      amount: "20.000000",
+      address: recipient,
+    });
+    payoutId = body.id;
+    expect(await balance()).toEqual({ available: "30.000000", reserved: "20.000000" });
+    // the same request again: the same payout, nothing reserved twice
+    const again = await merchantCall("POST", "/api/v1/payouts", {
+      external_id: "po-1",
+      amount: "20",
+      address: recipient,
+      callback_url: "https://shop.example.com/payouts",
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(payoutId);
+    expect(await balance()).toEqual({ available: "30.000000", reserved: "20.000000" });
+    expect((await merchantCall("GET", `/api/v1/payouts/${payoutId}`)).json().id).toBe(payoutId);
+    expect(
+      (await merchantCall("GET", "/api/v1/payouts")).json().data.map((p: { id: string }) => p.id),
+    ).toContain(payoutId);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
+  it("refuses, changing nothing: another payload for the external_id, over the balance, bad and own addresses", async () => {
+    const before = await snapshot();
+    const refusals: [Record<string, unknown>, number, string][] = [
+      [{ external_id: "po-1", amount: "21", address: recipient }, 409, "EXTERNAL_ID_CONFLICT"],
+      [{ external_id: "po-2", amount: "30.000001", address: recipient }, 409, "INSUFFICIENT_BALANCE"],
+      [{ external_id: "po-3", amount: "1", address: "TNotAnAddress" }, 400, "INVALID_ADDRESS"],
+      [
+        {
+          external_id: "po-4",
+          amount: "1",
+          address: `${recipient.slice(0, -1)}${recipient.endsWith("a") ? "b" : "a"}`,
+        },
+        400,
+        "INVALID_ADDRESS",
+      ],
+      [{ external_id: "po-5", amount: "1", address: hot.address }, 400, "ADDRESS_NOT_ALLOWED"],
+      [{ external_id: "po-6", amount: "1", address: cold.address }, 400, "ADDRESS_NOT_ALLOWED"],
+      [{ external_id: "po-7", amount: "1", address: t.devnet.usdtContract }, 400, "ADDRESS_NOT_ALLOWED"],
+      [{ external_id: "po-9", amount: "-1", address: recipient }, 400, "INVALID_BODY"],
+    ];
+    const [deposit] = await queryRows<{ address: string }>(
+      t.ctx.db,
+      sql`SELECT address FROM addresses LIMIT 1`,
+    );
+    refusals.push([
+      { external_id: "po-8", amount: "1", address: deposit?.address },
+      400,
+      "ADDRESS_NOT_ALLOWED",
+    ]);
+    for (const [payload, status, code] of refusals) {
+      const reply = await merchantCall("POST", "/api/v1/payouts", payload);
+      expect({ status: reply.statusCode, code: reply.json().code }, JSON.stringify(payload)).toEqual({
+        status,
+        code,
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("is approved by an operator, sent from the hot wallet and solidified: the recipient gets exactly the amount", async () => {
+    const hotBefore = await usdtOf(hot.address);
+    const approved = await adminCall("POST", `/api/v1/admin/payouts/${payoutId}/approve`, {});
+    expect(approved.statusCode).toBe(200);
+    expect(approved.json()).toMatchObject({ status: "approved", decided_by: "owner" });
+    const done = await sendUntilDone(payoutId);
+    expect(done).toMatchObject({ status: "completed", attempts: 1 });
+    expect(done?.txHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(done?.trxBurntSun).toBeGreaterThan(0n);
+    expect(await usdtOf(recipient)).toBe(20n * USDT);
+    expect(hotBefore - (await usdtOf(hot.address))).toBe(20n * USDT);
+    const txs = await t.ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, payoutId));
+    expect(txs.map((tx) => tx.state)).toEqual(["solid"]);
+    expect(await balance()).toEqual({ available: "30.000000", reserved: "0.000000" });
+    // the payout webhook went to the callback_url it was created with
+    const [delivery] = await t.ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.payoutId, payoutId));
+    expect(delivery).toMatchObject({
+      event: "payout.completed",
+      callbackUrl: "https://shop.example.com/payouts",
+    });
+    expect(JSON.parse(delivery?.payload ?? "{}")).toMatchObject({
+      event: "payout.completed",
+      payout_id: payoutId,
+      kind: "payout",
+      amount: "20.000000",
+      address: recipient,
+      status: "completed",
+      tx_hash: done?.txHash,
+    });
+    // nothing more is sent however often the sender runs
+    await runDuePayouts(t.ctx);
+    t.mine(SOLIDIFY_AFTER + 1);
+    expect(await usdtOf(recipient)).toBe(20n * USDT);
+    const detail = (await adminCall("GET", `/api/v1/admin/payouts/${payoutId}`)).json();
+    expect(detail.events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      "payout_created",
+      "payout_approved",
+      "payout_sending",
+      "payout_completed",
+    ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
+  it("ends failed with the reservation released when the transfer REVERTs on chain", async () => {
+    const to = (await newAccount()).address;
+    const created = await merchantCall("POST", "/api/v1/payouts", {
+      external_id: "po-revert",
+      amount: "5",
+      address: to,
+    });
+    const id = created.json().id as string;
+    await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    expect(await balance()).toEqual({ available: "25.000000", reserved: "5.000000" });
+    // Between storing and broadcasting, the hot wallet's USDT leaves: the stored transfer reverts.
+    const drain = async (step: string) => {
+      if (step !== "stored") return;
+      const all = await usdtOf(hot.address);
+      await t.pay(cold.address, all, { privateKey: hot.privateKey });
+      t.mine(1);
+    };
+    const done = await sendUntilDone(id, { onStep: drain });
+    expect(done).toMatchObject({ status: "failed" });
+    expect(done?.lastError).toMatch(/REVERT/);
+    expect(await usdtOf(to)).toBe(0n);
+    expect(await balance()).toEqual({ available: "30.000000", reserved: "0.000000" });
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+    // refill the float for the next tests
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+  });
+
+  it("waits while the float is short, then sends once it is topped up", async () => {
+    const to = (await newAccount()).address;
+    await paidOrder("2000", 2000n * USDT);
+    const id = (
+      await merchantCall("POST", "/api/v1/payouts", { external_id: "po-float", amount: "1500", address: to })
+    ).json().id as string;
+    await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    const first = await runDuePayouts(t.ctx);
+    expect(first.waitingForFloat).toBe(1);
+    const [row] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, id));
+    expect(row).toMatchObject({ status: "approved", attempts: 0 });
+    expect(row?.lastError).toMatch(/float/);
+    expect(
+      await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id)),
+    ).toEqual([]);
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    t.clock.advance(60_000);
+    expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
+    expect(await usdtOf(to)).toBe(1500n * USDT);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
+
+describe("refunds", () => {
+  it("never exceed what the order received less the live refunds; a claim link takes the payer's address once", async () => {
+    const order = await paidOrder("10", 12n * USDT);
+    const over = await merchantCall("POST", `/api/v1/payments/${order.id}/refunds`, { amount: "12.000001" });
+    expect(over.statusCode).toBe(409);
+    expect(over.json().code).toBe("REFUND_EXCEEDS_RECEIVED");
+    const first = await merchantCall("POST", `/api/v1/payments/${order.id}/refunds`, {
+      amount: "2",
+      reason: "overpaid",
+    });
+    expect(first.statusCode).toBe(201);
+    const refund = first.json();
+    expect(refund).toMatchObject({
+      kind: "refund",
+      status: "awaiting_address",
+      order_id: order.id,
+      address: null,
+    });
+    expect(refund.claim_url).toMatch(/\/refund\/[A-Za-z0-9_-]{40,}$/);
+    const second = await merchantCall("POST", `/api/v1/payments/${order.id}/refunds`, {
+      amount: "10.000001",
+    });
+    expect(second.json().code).toBe("REFUND_EXCEEDS_RECEIVED");
+
+    const token = (refund.claim_url as string).split("/refund/")[1];
+    const view = await app.inject({ method: "GET", url: `/api/v1/refund-claims/${token}` });
+    expect(view.json()).toMatchObject({ status: "awaiting_address", amount: "2.000000", claimable: true });
+    const bad = await app.inject({
+      method: "POST",
+      url: `/api/v1/refund-claims/${token}`,
+      payload: { address: hot.address },
+    });
+    expect(bad.json().code).toBe("ADDRESS_NOT_ALLOWED");
+    const payer = (await newAccount()).address;
+    const claimed = await app.inject({
+      method: "POST",
+      url: `/api/v1/refund-claims/${token}`,
+      payload: { address: payer },
+    });
+    expect(claimed.statusCode).toBe(200);
+    expect(claimed.json()).toMatchObject({ status: "pending_approval", address: payer, claimable: false });
+    const twice = await app.inject({
+      method: "POST",
+      url: `/api/v1/refund-claims/${token}`,
+      payload: { address: (await newAccount()).address },
+    });
+    expect(twice.statusCode).toBe(409);
+    expect(
+      (await app.inject({ method: "GET", url: "/api/v1/refund-claims/nope-nope-nope-nope-nope" })).statusCode,
+    ).toBe(404);
+
+    await adminCall("POST", `/api/v1/admin/payouts/${refund.id}/approve`, {});
+    expect(await sendUntilDone(refund.id)).toMatchObject({ status: "completed" });
+    expect(await usdtOf(payer)).toBe(2n * USDT);
+    const after = await app.inject({ method: "GET", url: `/api/v1/refund-claims/${token}` });
+    expect(after.json()).toMatchObject({
+      status: "completed",
+      tx_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
+  it("created by an operator cannot be approved by the same operator (four eyes); reject and cancel release", async () => {
+    const order = await paidOrder("10", 10n * USDT);
+    const before = await balance();
+    const created = await adminCall("POST", `/api/v1/admin/orders/${order.id}/refunds`, {
+      amount: "4",
+      address: (await newAccount()).address,
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    const self = await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    expect(self.statusCode).toBe(403);
+    expect(self.json().code).toBe("FOUR_EYES_REQUIRED");
+    expect((await t.ctx.db.select().from(payouts).where(eq(payouts.id, id)))[0]?.status).toBe(
+      "pending_approval",
+    );
+    const rejected = await adminCall("POST", `/api/v1/admin/payouts/${id}/reject`, { reason: "duplicate" });
+    expect(rejected.json()).toMatchObject({ status: "rejected" });
+    expect(await balance()).toEqual(before);
+    expect((await adminCall("POST", `/api/v1/admin/payouts/${id}/cancel`, {})).json().code).toBe(
+      "INVALID_STATE",
+    );
+
+    const other = await merchantCall("POST", `/api/v1/payments/${order.id}/refunds`, {
+      amount: "10",
+      address: (await newAccount()).address,
+    });
+    expect(other.statusCode).toBe(201);
+    const cancelled = await adminCall("POST", `/api/v1/admin/payouts/${other.json().id}/cancel`, {});
+    expect(cancelled.json()).toMatchObject({ status: "cancelled" });
+    expect(await balance()).toEqual(before);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
+
+describe("a fork", () => {
+  it("that drops the payout's transaction: the same signed bytes are sent again and land once", async () => {
+    const to = (await newAccount()).address;
+    const id = (
+      await merchantCall("POST", "/api/v1/payouts", { external_id: "po-fork", amount: "3", address: to })
+    ).json().id as string;
+    await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    await runDuePayouts(t.ctx); // signed, stored, broadcast
+    t.mine(1); // included, not solid
+    expect(await usdtOf(to)).toBe(3n * USDT);
+    await t.devnetPost("/devnet/fork", { depth: 1 }); // the block holding it is gone
+    t.clock.advance(60_000);
+    const done = await sendUntilDone(id);
+    expect(done).toMatchObject({ status: "completed", attempts: 1 });
+    expect(await usdtOf(to)).toBe(3n * USDT);
+    const txs = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id));
+    expect(txs).toHaveLength(1);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
