@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payoutTransactions, payouts, webhookDeliveries } from "../../src/db/schema.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { buildApp } from "../../src/http/app.js";
+import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
+import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { encodeBalanceOf } from "@stablegate/tron/abi";
@@ -268,6 +270,8 @@ describe("payouts through the merchant API", () => {
     expect(await usdtOf(to)).toBe(0n);
     expect(await balance()).toEqual({ available: "30.000000", reserved: "0.000000" });
     expect(await checkLedger(t.ctx.db)).toEqual([]);
+    expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_failed");
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_failed"); // once per failure
     // refill the float for the next tests
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
   });
@@ -287,10 +291,18 @@ describe("payouts through the merchant API", () => {
     expect(
       await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id)),
     ).toEqual([]);
+    // the operator hears of it, and the metrics show the wait
+    expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_float_low");
+    t.clock.advance(5_000);
+    const { snapshot } = await refreshMetricsSnapshot(t.ctx, { intervalMs: 0 });
+    expect(snapshot?.payouts?.approved).toBe(1);
+    expect(snapshot?.payoutOldestApprovedAgeSeconds).toBeGreaterThanOrEqual(5);
+    expect(snapshot?.payoutFloatUsdt).toBeLessThan(1500);
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
     t.clock.advance(60_000);
     expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
     expect(await usdtOf(to)).toBe(1500n * USDT);
+    expect((await evaluateAlerts(t.ctx)).resolved).toContain("payout_float_low");
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
