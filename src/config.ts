@@ -32,6 +32,8 @@ export interface Config {
   /** True when the password came from DATA_DIR (generated), so start-up may print it. */
   readonly adminPasswordGenerated: boolean;
   readonly sessionSecret: string;
+  /** ADMIN_REQUIRE_2FA: every operator, the owner included, must enrol TOTP (DESIGN.md 12). */
+  readonly adminRequire2fa: boolean;
   readonly apiKeyPepper: string;
   readonly tronNetwork: TronNetwork;
   /** undefined on devnet = start the devnet in-process. The first of tronNodeUrls. */
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword,
     adminPasswordGenerated: read("ADMIN_PASSWORD") === undefined,
     sessionSecret,
+    adminRequire2fa: boolean(read("ADMIN_REQUIRE_2FA"), "ADMIN_REQUIRE_2FA", false),
     apiKeyPepper,
     tronNetwork,
     tronNodeUrl,

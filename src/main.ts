@@ -1,5 +1,6 @@
 /**
  * The stablegate command: `serve [--role all|api|worker]`, `migrate`, `check-rollups` and
+ * `verify-audit`.
  * `check-ledger`.
  */
 import { parseArgs } from "node:util";
@@ -8,6 +9,7 @@ import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { ROLES, type Role } from "./commands.js";
 import { runCheckRollups } from "./stats/run-check-rollups.js";
+import { runVerifyAudit } from "./audit/run-verify-audit.js";
 import { runCheckLedger } from "./ledger/run-check-ledger.js";
 import { startService } from "./server.js";
 import { existsSync } from "node:fs";
@@ -19,6 +21,7 @@ commands:
   serve [--role all|api|worker]   run the service (default role: all)
   migrate                         apply pending database migrations and exit
   check-rollups                   recount the admin rollups; exit 1 if any counter differs
+  verify-audit                    recompute the audit log's hash chain; exit 1 naming the first broken row
   check-ledger                    prove the merchant ledger balances and matches orders, refunds
                                   and payouts; print the differences and exit 1 if any
 `;
@@ -46,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === "check-rollups") return runCheckRollups(config);
+  if (command === "verify-audit") return runVerifyAudit(config);
   if (command === "check-ledger") return runCheckLedger(config);
   if (command === "serve") {
     const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });

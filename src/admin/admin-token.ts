@@ -1,7 +1,9 @@
 /**
- * The admin session is a stateless JWT (HS256, 24 h) in the admin_token cookie. It carries `pwd`, a
- * truncated HMAC of the current ADMIN_PASSWORD under SESSION_SECRET, so changing the password (or the
- * secret) ends every existing session without a session table. Time comes from ctx.clock.
+ * The admin session token: a JWT (HS256, 24 h) in the admin_token cookie, carrying `sid`, the id of
+ * the session row that every admin request checks (src/admin/sessions.ts), so a session ends the
+ * moment its row is revoked. Tokens of the built-in owner also carry `pwd`, a truncated HMAC of the
+ * current ADMIN_PASSWORD under SESSION_SECRET, so changing that password (or the secret) still ends
+ * every owner session as before. Time comes from ctx.clock.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 // The two entry points only: the package root loads all of jose (JWE, JWKS, key import/export).
@@ -27,9 +29,14 @@ export function passwordBinding(sessionSecret: string, adminPassword: string): s
     .slice(0, 22);
 }
 
-export async function signAdminToken(ctx: Context): Promise<string> {
-  const issuedAt = Math.floor(ctx.clock.now().getTime() / 1000);
-  return new SignJWT({ pwd: passwordBinding(ctx.config.sessionSecret, ctx.config.adminPassword) })
+export async function signAdminToken(
+  ctx: Context,
+  session: { id: string; builtinOwner: boolean; issuedAt?: Date },
+): Promise<string> {
+  const issuedAt = Math.floor((session.issuedAt ?? ctx.clock.now()).getTime() / 1000);
+  const claims: Record<string, string> = { sid: session.id };
+  if (session.builtinOwner) claims.pwd = passwordBinding(ctx.config.sessionSecret, ctx.config.adminPassword);
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(SUBJECT)
     .setAudience(AUDIENCE)
@@ -38,9 +45,13 @@ export async function signAdminToken(ctx: Context): Promise<string> {
     .sign(signingKey(ctx));
 }
 
-/** Throws ADMIN_TOKEN_INVALID for a bad signature, an expired token or one from an older password. */
-export async function verifyAdminToken(ctx: Context, token: string): Promise<void> {
-  let pwd: unknown;
+export interface AdminTokenClaims {
+  sessionId: string;
+  pwd: string | undefined;
+}
+
+/** Throws ADMIN_TOKEN_INVALID for a bad signature, an expired token or one without a session id. */
+export async function verifyAdminToken(ctx: Context, token: string): Promise<AdminTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, signingKey(ctx), {
       algorithms: ["HS256"],
@@ -48,17 +59,22 @@ export async function verifyAdminToken(ctx: Context, token: string): Promise<voi
       subject: SUBJECT,
       currentDate: ctx.clock.now(),
       maxTokenAge: ADMIN_SESSION_SECONDS,
-      requiredClaims: ["exp", "iat"],
+      requiredClaims: ["exp", "iat", "sid"],
     });
-    pwd = payload.pwd;
+    if (typeof payload.sid !== "string") throw invalidAdminToken();
+    return { sessionId: payload.sid, pwd: typeof payload.pwd === "string" ? payload.pwd : undefined };
   } catch {
-    throw invalidToken();
+    throw invalidAdminToken();
   }
-  const expected = Buffer.from(passwordBinding(ctx.config.sessionSecret, ctx.config.adminPassword));
-  const actual = Buffer.from(typeof pwd === "string" ? pwd : "");
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) throw invalidToken();
 }
 
-function invalidToken(): AppError {
+/** True when `pwd` is the binding of the current ADMIN_PASSWORD (constant time). */
+export function matchesAdminPassword(ctx: Context, pwd: string | undefined): boolean {
+  const expected = Buffer.from(passwordBinding(ctx.config.sessionSecret, ctx.config.adminPassword));
+  const actual = Buffer.from(pwd ?? "");
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+export function invalidAdminToken(): AppError {
   return new AppError("ADMIN_TOKEN_INVALID", "admin session is invalid or expired; log in again");
 }

@@ -1,35 +1,144 @@
+/**
+ * Admin login (SPEC.md 4.3, DESIGN.md 12): `{password}` is the built-in owner (ADMIN_PASSWORD);
+ * `{email, password}` a named operator. An enrolled operator also gives `totp_code` (or one of their
+ * recovery codes). Every attempt is counted by the limiter (per IP and per account) and leaves one
+ * audit row, in the same transaction as the session it creates.
+ *
+ * An attempt the limiter refuses answers RATE_LIMITED whether or not the password was right, so a
+ * refused client learns nothing about its guess. A wrong password, an unknown email, a disabled
+ * account and an invitation not yet accepted all answer INVALID_PASSWORD alike (argon2 runs for an
+ * unknown email too). TOTP_REQUIRED / TOTP_INVALID come only after the password was right.
+ */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { AppError } from "../errors.js";
+import { appendAudit } from "../audit/append-audit.js";
+import type { AuditActor } from "../audit/audit-types.js";
+import { operators } from "../db/schema.js";
+import { AppError, isAppError } from "../errors.js";
 import { ADMIN_SESSION_SECONDS, signAdminToken } from "./admin-token.js";
-import { recordLoginAttempt } from "./login-limit.js";
+import { checkLoginBudget, insertLoginAttempt } from "./login-limit.js";
+import { BUILTIN_OWNER_ID, operatorLabel } from "./operator-types.js";
+import { verifyPassword } from "./passwords.js";
+import { consumeRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
+import { createSession } from "./sessions.js";
+import { consumeTotpCode } from "./totp.js";
 
 export interface AdminLogin {
   token: string;
   maxAgeSeconds: number;
 }
 
-/**
- * Checks the admin password under the login limiter and issues a session token. An attempt the
- * limiter refuses answers RATE_LIMITED whether or not the password was right, so a refused client
- * learns nothing about its guess.
- */
-export async function loginAdmin(
-  ctx: Context,
-  input: { password: string; clientIp: string },
-): Promise<AdminLogin> {
-  // Both sides hashed to a fixed length, then compared in constant time: neither the content nor
-  // the length of the real password leaks through timing.
-  const success = timingSafeEqual(digest(input.password), digest(ctx.config.adminPassword));
-  await ctx.db.transaction(async (tx) => {
-    await recordLoginAttempt(ctx, tx, { clientIp: input.clientIp, success });
-  });
-  if (!success) {
-    ctx.log.info({ clientIp: input.clientIp }, "admin login failed");
-    throw new AppError("INVALID_PASSWORD", "wrong password");
+export interface LoginInput {
+  password: string;
+  email?: string | undefined;
+  totpCode?: string | undefined;
+  clientIp: string;
+  userAgent?: string | undefined;
+}
+
+type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid";
+
+export async function loginAdmin(ctx: Context, input: LoginInput): Promise<AdminLogin> {
+  const email = input.email?.trim().toLowerCase();
+  const account = email ?? "owner";
+  // The built-in owner is limited per IP only (SPEC 5): nobody can lock the owner out of their own
+  // deployment by failing logins from many addresses. Named accounts are limited per account too.
+  const limitedAccount = email;
+  const [operator] = await ctx.db
+    .select()
+    .from(operators)
+    .where(email === undefined ? eq(operators.id, BUILTIN_OWNER_ID) : eq(operators.email, email));
+
+  let passwordOk: boolean;
+  if (email === undefined) {
+    // Both sides hashed to a fixed length, then compared in constant time: neither the content nor
+    // the length of the real password leaks through timing.
+    passwordOk = timingSafeEqual(digest(input.password), digest(ctx.config.adminPassword));
+  } else {
+    passwordOk = await verifyPassword(operator?.passwordHash ?? null, input.password);
   }
-  ctx.log.info({ clientIp: input.clientIp }, "admin logged in");
-  return { token: await signAdminToken(ctx), maxAgeSeconds: ADMIN_SESSION_SECONDS };
+  const allowed = passwordOk && operator !== undefined && operator.isActive;
+  const actor: AuditActor = operator
+    ? { kind: "operator", id: operator.id, label: operatorLabel(operator) }
+    : { kind: "system", label: `unknown account ${account}` };
+  const meta = { ip: input.clientIp, userAgent: input.userAgent, at: ctx.clock.now() };
+
+  let result: { outcome: Outcome; session?: { id: string } };
+  try {
+    result = await ctx.db.transaction(async (tx) => {
+      await checkLoginBudget(ctx, tx, { clientIp: input.clientIp, account: limitedAccount });
+      let outcome: Outcome = allowed ? "ok" : "invalid_password";
+      if (allowed && operator.totpEnabled) {
+        const code = input.totpCode?.trim() ?? "";
+        if (code === "") outcome = "totp_required";
+        else {
+          const accepted = looksLikeRecoveryCode(code)
+            ? await consumeRecoveryCode(ctx, tx, operator.id, code)
+            : await consumeTotpCode(ctx, tx, operator.id, code);
+          if (!accepted) outcome = "totp_invalid";
+        }
+      }
+      await insertLoginAttempt(ctx, tx, {
+        clientIp: input.clientIp,
+        account: limitedAccount,
+        success: outcome === "ok",
+      });
+      if (outcome !== "ok" || !operator) {
+        await appendAudit(tx, {
+          actor,
+          action: "auth.login_failed",
+          targetType: "operator",
+          ...(operator ? { targetId: operator.id } : {}),
+          after: { account, reason: outcome },
+          ...meta,
+        });
+        return { outcome };
+      }
+      const session = await createSession(ctx, tx, {
+        operatorId: operator.id,
+        ip: input.clientIp,
+        userAgent: input.userAgent,
+      });
+      await appendAudit(tx, {
+        actor,
+        action: "auth.login",
+        targetType: "session",
+        targetId: session.id,
+        after: { account, totp: operator.totpEnabled },
+        ...meta,
+      });
+      return { outcome, session };
+    });
+  } catch (error) {
+    if (isAppError(error) && error.code === "RATE_LIMITED") {
+      // Refused before counting (the transaction rolled back); the refusal itself is still on record.
+      await appendAudit(ctx.db, {
+        actor,
+        action: "auth.login_rate_limited",
+        after: { account },
+        ...meta,
+      });
+    }
+    throw error;
+  }
+
+  switch (result.outcome) {
+    case "ok":
+      break;
+    case "invalid_password":
+      ctx.log.info({ clientIp: input.clientIp }, "admin login failed");
+      throw new AppError("INVALID_PASSWORD", "wrong password");
+    case "totp_required":
+      throw new AppError("TOTP_REQUIRED", "this account has two-factor authentication: send totp_code");
+    case "totp_invalid":
+      ctx.log.info({ clientIp: input.clientIp }, "admin login failed: wrong authenticator code");
+      throw new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
+  }
+  if (!operator || !result.session) throw new Error("login succeeded without a session");
+  ctx.log.info({ clientIp: input.clientIp, operatorId: operator.id }, "admin logged in");
+  const token = await signAdminToken(ctx, { id: result.session.id, builtinOwner: operator.isBuiltin });
+  return { token, maxAgeSeconds: ADMIN_SESSION_SECONDS };
 }
 
 function digest(value: string): Buffer {

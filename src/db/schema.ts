@@ -232,6 +232,8 @@ export const loginAttempts = pgTable("login_attempts", {
   clientIp: text("client_ip").notNull(),
   success: boolean("success").notNull(),
   attemptedAt: ts("attempted_at").notNull(),
+  /** The lower-cased email of the named account tried (migration 0009); NULL for the owner. */
+  account: text("account"),
 });
 
 export const scannerCursor = pgTable("scanner_cursor", {
@@ -460,4 +462,71 @@ export const depositEvents = pgTable("deposit_events", {
   eventType: text("event_type").notNull(),
   payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
   createdAt: ts("created_at").notNull(),
+});
+
+export const OPERATOR_ROLES = ["owner", "admin", "support", "viewer"] as const;
+
+export const operators = pgTable("operators", {
+  id: uuid("id").primaryKey(),
+  email: text("email"),
+  name: text("name").notNull(),
+  role: text("role", { enum: OPERATOR_ROLES }).notNull(),
+  isBuiltin: boolean("is_builtin").notNull().default(false),
+  isActive: boolean("is_active").notNull().default(true),
+  passwordHash: text("password_hash"),
+  invitationHash: text("invitation_hash"),
+  invitationExpiresAt: ts("invitation_expires_at"),
+  totpSecretEnc: text("totp_secret_enc"),
+  totpPendingSecretEnc: text("totp_pending_secret_enc"),
+  totpEnabled: boolean("totp_enabled").notNull().default(false),
+  totpLastStep: bigint("totp_last_step", { mode: "number" }),
+  createdAt: ts("created_at").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+export const operatorRecoveryCodes = pgTable("operator_recovery_codes", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  operatorId: uuid("operator_id").notNull(),
+  codeHash: text("code_hash").notNull().unique(),
+  usedAt: ts("used_at"),
+  createdAt: ts("created_at").notNull(),
+});
+
+export const operatorSessions = pgTable("operator_sessions", {
+  id: uuid("id").primaryKey(),
+  operatorId: uuid("operator_id").notNull(),
+  createdAt: ts("created_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+  lastSeenAt: ts("last_seen_at").notNull(),
+  revokedAt: ts("revoked_at"),
+  revokedReason: text("revoked_reason"),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+});
+
+export const AUDIT_ACTOR_KINDS = ["operator", "merchant", "system"] as const;
+
+export const auditLog = pgTable("audit_log", {
+  seq: bigint("seq", { mode: "number" }).primaryKey(),
+  id: uuid("id").notNull().unique(),
+  createdAt: ts("created_at").notNull(),
+  actorKind: text("actor_kind", { enum: AUDIT_ACTOR_KINDS }).notNull(),
+  actorId: text("actor_id"),
+  actorLabel: text("actor_label").notNull(),
+  action: text("action").notNull(),
+  targetType: text("target_type"),
+  targetId: text("target_id"),
+  before: jsonb("before").$type<Record<string, unknown>>(),
+  after: jsonb("after").$type<Record<string, unknown>>(),
+  reason: text("reason"),
+  ip: text("ip"),
+  userAgent: text("user_agent"),
+  prevHash: text("prev_hash").notNull(),
+  hash: text("hash").notNull(),
+});
+
+export const auditChainHead = pgTable("audit_chain_head", {
+  id: boolean("id").primaryKey().default(true),
+  seq: bigint("seq", { mode: "number" }).notNull(),
+  hash: text("hash").notNull(),
 });

@@ -24,6 +24,20 @@ import { publicRoutes } from "./routes/public/index.js";
 import { metricsRoutes } from "./routes/metrics.js";
 
 export const BODY_LIMIT_BYTES = 32 * 1024;
+
+/** A route as Fastify registered it, with the permission an admin route declares. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  permission: string | undefined;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every route Fastify registered (from its onRoute hook): what the permission test walks. */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
+}
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 export type App = FastifyInstance<
@@ -61,6 +75,15 @@ export async function buildApp(ctx: Context): Promise<App> {
       void sendError(reply, appError);
     },
   }).withTypeProvider<ZodTypeProvider>();
+
+  // First, so it sees every route registered below.
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.decorate("registeredRoutes", registeredRoutes);
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const permission = (route.config as { permission?: string } | undefined)?.permission;
+    for (const method of methods) registeredRoutes.push({ method, url: route.url, permission });
+  });
 
   installExpectationHandler(app.server);
   registerErrorHandling(app);

@@ -44,12 +44,25 @@ const PARSES_BODY = new Set(["post", "put", "patch"]);
 /** Codes by security scheme. */
 const BY_SCHEME: Record<string, ErrorCode[]> = {
   apiKey: ["UNAUTHORIZED", "MERCHANT_INACTIVE", "RATE_LIMITED"],
-  adminCookie: ["ADMIN_UNAUTHORIZED", "ADMIN_TOKEN_INVALID"],
+  // Every admin route names a permission (403 for a role without it) and, under ADMIN_REQUIRE_2FA,
+  // keeps an operator without TOTP to enrolment (DESIGN.md 12).
+  adminCookie: ["ADMIN_UNAUTHORIZED", "ADMIN_TOKEN_INVALID", "ADMIN_FORBIDDEN", "TOTP_ENROLMENT_REQUIRED"],
 };
+const STEP_UP: ErrorCode[] = ["TOTP_REQUIRED", "TOTP_INVALID"];
 /** Codes a route's own logic answers, by operation (method and path). */
 const BY_OPERATION: Record<string, ErrorCode[]> = {
   "post /api/v1/payments": ["VALIDATION_ERROR", "EXTERNAL_ID_CONFLICT"],
-  "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "RATE_LIMITED", "VALIDATION_ERROR"],
+  "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "RATE_LIMITED", "VALIDATION_ERROR", ...STEP_UP],
+  "post /api/v1/admin/auth/accept-invitation": ["NOT_FOUND"],
+  "post /api/v1/admin/merchants/{id}/rotate-api-key": STEP_UP,
+  "post /api/v1/admin/operators": ["OPERATOR_EXISTS"],
+  "put /api/v1/admin/operators/{id}": ["EMPTY_UPDATE", "INVALID_STATE", ...STEP_UP],
+  "post /api/v1/admin/operators/{id}/reset-2fa": ["INVALID_STATE", ...STEP_UP],
+  "post /api/v1/admin/me/password": ["INVALID_PASSWORD", "INVALID_STATE"],
+  "post /api/v1/admin/me/totp/setup": ["INVALID_STATE"],
+  "post /api/v1/admin/me/totp/confirm": ["INVALID_STATE", "TOTP_INVALID"],
+  "post /api/v1/admin/me/totp/disable": ["INVALID_STATE", "TOTP_INVALID"],
+  "post /api/v1/admin/me/recovery-codes": ["INVALID_STATE", "TOTP_INVALID"],
   "post /api/v1/admin/merchants": ["VALIDATION_ERROR"],
   "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE"],
   "post /api/v1/admin/orders/{id}/retry-webhook": ["VALIDATION_ERROR", "INVALID_STATE"],

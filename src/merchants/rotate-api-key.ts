@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import { merchants } from "../db/schema.js";
 import { isUuid } from "../ids.js";
 import { generateApiKey, hashApiKey } from "./api-keys.js";
@@ -16,19 +18,37 @@ export interface RotatedApiKey {
  * Replaces the merchant's API key. The old key stops working with this UPDATE: authentication looks
  * keys up by hash on every request, so nothing caches the old one.
  */
-export async function rotateApiKey(ctx: Context, input: { id: string }): Promise<RotatedApiKey> {
+export async function rotateApiKey(
+  ctx: Context,
+  input: { id: string },
+  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
+): Promise<RotatedApiKey> {
   if (!isUuid(input.id)) throw merchantNotFound();
   const { key, prefix } = generateApiKey(ctx.config.tronNetwork);
-  const [merchant] = await ctx.db
-    .update(merchants)
-    .set({
-      apiKeyHash: hashApiKey(ctx.config.apiKeyPepper, key),
-      apiKeyPrefix: prefix,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(merchants.id, input.id))
-    .returning();
-  if (!merchant) throw merchantNotFound();
+  const now = ctx.clock.now();
+  const merchant = await ctx.db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ prefix: merchants.apiKeyPrefix })
+      .from(merchants)
+      .where(eq(merchants.id, input.id))
+      .for("update");
+    const [row] = await tx
+      .update(merchants)
+      .set({ apiKeyHash: hashApiKey(ctx.config.apiKeyPepper, key), apiKeyPrefix: prefix, updatedAt: now })
+      .where(eq(merchants.id, input.id))
+      .returning();
+    if (!row || !before) throw merchantNotFound();
+    await appendAudit(tx, {
+      ...origin,
+      action: "merchant.rotate_key",
+      targetType: "merchant",
+      targetId: row.id,
+      before: { api_key_prefix: before.prefix },
+      after: { api_key_prefix: row.apiKeyPrefix },
+      at: now,
+    });
+    return row;
+  });
   ctx.log.info({ merchantId: merchant.id, apiKeyPrefix: prefix }, "merchant api key rotated");
   return { merchant, apiKey: key };
 }

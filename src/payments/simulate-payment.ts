@@ -7,6 +7,8 @@
  */
 import { and, eq, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import type { AuditOrigin } from "../audit/audit-types.js";
 import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
 import { orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
@@ -32,6 +34,7 @@ export interface SimulatedPayment {
 export async function simulatePayment(
   ctx: Context,
   input: { orderId: string; merchantId?: string; amount?: string },
+  origin?: AuditOrigin,
 ): Promise<SimulatedPayment> {
   if (ctx.config.tronNetwork !== "devnet") {
     throw new AppError("NOT_FOUND", "simulated payments exist only on the devnet (TRON_NETWORK=devnet)");
@@ -58,6 +61,17 @@ export async function simulatePayment(
       { orderId: order.id, txHash: sent.txHash, amount: formatAmount(micro) },
       "payment simulated",
     );
+    // The change is a devnet transfer, not a row of ours: its audit row follows the broadcast.
+    if (origin) {
+      await appendAudit(ctx.db, {
+        ...origin,
+        action: "order.simulate_payment",
+        targetType: "order",
+        targetId: order.id,
+        after: { amount: formatAmount(micro), tx_hash: sent.txHash },
+        at: ctx.clock.now(),
+      });
+    }
     return {
       order_id: order.id,
       tx_hash: sent.txHash,

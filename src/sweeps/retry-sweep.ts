@@ -5,12 +5,18 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import { orders, settlements } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { appendOrderEvent } from "../orders/transitions.js";
 
-export async function retrySweep(ctx: Context, orderId: string): Promise<void> {
+export async function retrySweep(
+  ctx: Context,
+  orderId: string,
+  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
+): Promise<void> {
   const notFound = new AppError("NOT_FOUND", "order not found");
   if (!isUuid(orderId)) throw notFound;
   await ctx.db.transaction(async (tx) => {
@@ -39,6 +45,14 @@ export async function retrySweep(ctx: Context, orderId: string): Promise<void> {
     await appendOrderEvent(ctx, tx, orderId, "sweep_retry_requested", {
       settlement_id: requeued.id,
       step: requeued.step,
+    });
+    await appendAudit(tx, {
+      ...origin,
+      action: "order.retry_sweep",
+      targetType: "order",
+      targetId: orderId,
+      after: { settlement_id: requeued.id, step: requeued.step },
+      at: now,
     });
   });
 }

@@ -8,6 +8,8 @@
  */
 import { and, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import { orders, webhookDeliveries } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid, newId } from "../ids.js";
@@ -29,6 +31,7 @@ export async function retryOrderWebhook(
   ctx: Context,
   orderId: string,
   input: RetryWebhookInput = {},
+  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
 ): Promise<RetryWebhookResult> {
   const override = input.callbackUrl;
   if (override !== undefined) {
@@ -85,6 +88,14 @@ export async function retryOrderWebhook(
       delivery_id: deliveryId,
       event: latest.event,
       idempotency_key: latest.idempotencyKey,
+    });
+    await appendAudit(tx, {
+      ...origin,
+      action: "order.retry_webhook",
+      targetType: "order",
+      targetId: order.id,
+      after: { delivery_id: deliveryId, callback_url_override: override ?? null },
+      at: now,
     });
     return { deliveryId };
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
 import { ADMIN_SESSION_SECONDS, passwordBinding, signAdminToken } from "../../src/admin/admin-token.js";
+import { BUILTIN_OWNER_ID } from "../../src/admin/operator-types.js";
+import { createSession } from "../../src/admin/sessions.js";
 import { adminCookie, uniqueIp } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { TEST_ADMIN_PASSWORD, testConfig } from "../helpers/config.js";
@@ -20,6 +22,11 @@ const ADMIN_ROUTES = [
   { method: "PUT", url: "/api/v1/admin/merchants/00000000-0000-4000-8000-000000000000" },
   { method: "POST", url: "/api/v1/admin/merchants/00000000-0000-4000-8000-000000000000/rotate-api-key" },
 ] as const;
+
+/** A live session row of the built-in owner: forged tokens below carry its id, so only the forgery differs. */
+async function ownerSessionId(): Promise<string> {
+  return (await createSession(t.ctx, t.ctx.db, { operatorId: BUILTIN_OWNER_ID })).id;
+}
 
 function login(password: unknown, remoteAddress = uniqueIp()) {
   return t.app.inject({
@@ -197,6 +204,7 @@ describe("admin session check", () => {
     const now = Math.floor(t.clock.now().getTime() / 1000);
     const pwd = passwordBinding(t.ctx.config.sessionSecret, t.ctx.config.adminPassword);
     const token = `${encode({ alg: "none", typ: "JWT" })}.${encode({
+      sid: await ownerSessionId(),
       sub: "admin",
       aud: "stablegate-admin",
       pwd,
@@ -210,6 +218,7 @@ describe("admin session check", () => {
   it("rejects a token signed with another secret", async () => {
     const now = Math.floor(t.clock.now().getTime() / 1000);
     const token = await new SignJWT({
+      sid: await ownerSessionId(),
       pwd: passwordBinding("another-secret-0123456789abcdef0123456789", TEST_ADMIN_PASSWORD),
     })
       .setProtectedHeader({ alg: "HS256" })
@@ -224,12 +233,12 @@ describe("admin session check", () => {
 
   it("rejects a token issued before ADMIN_PASSWORD changed", async () => {
     const before = { ...t.ctx, config: testConfig({ ADMIN_PASSWORD: "the previous admin password" }) };
-    const oldToken = await signAdminToken(before);
+    const oldToken = await signAdminToken(before, { id: await ownerSessionId(), builtinOwner: true });
     const reply = await listMerchants({ cookie: `admin_token=${oldToken}` });
     expect(reply.statusCode).toBe(401);
     expect(reply.json().code).toBe("ADMIN_TOKEN_INVALID");
     // The same token shape with the current password is accepted: the claim is what differs.
-    const current = await signAdminToken(t.ctx);
+    const current = await signAdminToken(t.ctx, { id: await ownerSessionId(), builtinOwner: true });
     expect((await listMerchants({ cookie: `admin_token=${current}` })).statusCode).toBe(200);
   });
 
@@ -252,6 +261,7 @@ describe("admin session check", () => {
     const now = Math.floor(t.clock.now().getTime() / 1000);
     const issuedLongAgo = now - 2 * ADMIN_SESSION_SECONDS;
     const token = await new SignJWT({
+      sid: await ownerSessionId(),
       pwd: passwordBinding(t.ctx.config.sessionSecret, t.ctx.config.adminPassword),
     })
       .setProtectedHeader({ alg: "HS256" })

@@ -329,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with the admin password; sets the admin_token cookie */
+        /**
+         * Log in; sets the admin_token cookie
+         * @description `{password}` alone logs in the built-in owner (ADMIN_PASSWORD, SPEC 4.3). `{email, password}` logs in a named operator. An operator with two-factor authentication also sends `totp_code` (a 6-digit code, or one of their recovery codes): 401 TOTP_REQUIRED without it, 401 TOTP_INVALID when it is wrong or already used. Limited to 5 attempts per 15 minutes per client address and 10 failed attempts per 15 minutes per account.
+         */
         post: operations["postAdminAuthLogin"];
         delete?: never;
         options?: never;
@@ -346,8 +349,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Clear the admin_token cookie */
+        /** End the session and clear the admin_token cookie */
         post: operations["postAdminAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/auth/accept-invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the password of an invited operator account (one-time link) */
+        post: operations["postAdminAuthAcceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,7 +419,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace a merchant's API key; the old key stops working at once */
+        /**
+         * Replace a merchant's API key; the old key stops working at once
+         * @description Bodiless, or `{totp_code}`: an operator with two-factor authentication confirms with a fresh code (401 TOTP_REQUIRED without it, 401 TOTP_INVALID when wrong or reused).
+         */
         post: operations["postAdminMerchantsIdRotateApiKey"];
         delete?: never;
         options?: never;
@@ -592,6 +615,217 @@ export interface paths {
          * @description What the worker that scans published within the last 15 s (source scanner), else this process's own view (source this process). Makes no node call when the scanner published.
          */
         get: operations["getAdminChain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List operator accounts (owner) */
+        get: operations["getAdminOperators"];
+        put?: never;
+        /**
+         * Create an operator account (owner)
+         * @description With `password` (12 to 1024 characters) the account can log in at once. Without it the reply carries `invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here.
+         */
+        post: operations["postAdminOperators"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rename an operator, change their role, or disable / re-enable them (owner)
+         * @description Changing the role or disabling revokes the operator's sessions. Changing a role is a step-up action: an owner with two-factor authentication sends `totp_code`.
+         */
+        put: operations["putAdminOperatorsId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/operators/{id}/reset-2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn off an operator's two-factor authentication after a lost device (owner) */
+        post: operations["postAdminOperatorsIdReset2fa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in operator, their role and permissions */
+        get: operations["getAdminMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change one's own password; one's other sessions are revoked */
+        post: operations["postAdminMePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start TOTP enrolment: a new secret and its otpauth:// URI (confirm with the first code) */
+        post: operations["postAdminMeTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm TOTP enrolment with the first code; answers 10 single-use recovery codes (shown once) */
+        post: operations["postAdminMeTotpConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn one's TOTP off (refused while ADMIN_REQUIRE_2FA is on) */
+        post: operations["postAdminMeTotpDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace one's recovery codes with 10 new ones (shown once) */
+        post: operations["postAdminMeRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sessions: one's own; the owner may pass operator_id (or all=true) */
+        get: operations["getAdminSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a session at once (one's own; the owner: anyone's) */
+        delete: operations["deleteAdminSessionsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first, with filters and pagination */
+        get: operations["getAdminAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -914,7 +1148,7 @@ export interface components {
             /** @description a human-readable message; never internals or secrets */
             error: string;
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
         };
     };
     responses: never;
@@ -6106,6 +6340,8 @@ export interface operations {
             content: {
                 "application/json": {
                     password: string;
+                    email?: string;
+                    totp_code?: string;
                 };
             };
         };
@@ -6140,7 +6376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: INVALID_PASSWORD */
+            /** @description Error. code: INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6154,7 +6390,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "INVALID_PASSWORD";
+                        code?: "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID";
                     };
                 };
             };
@@ -6471,6 +6707,199 @@ export interface operations {
             };
         };
     };
+    postAdminAuthAcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        email: string;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     getAdminMerchants: {
         parameters: {
             query?: never;
@@ -6532,6 +6961,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -6695,6 +7142,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -6931,6 +7396,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: NOT_FOUND */
             404: {
                 headers: {
@@ -7116,6 +7599,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: NOT_FOUND */
             404: {
                 headers: {
@@ -7271,7 +7772,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    totp_code?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -7305,7 +7812,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7319,7 +7826,25 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -7537,6 +8062,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -7785,6 +8328,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -8047,6 +8608,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: NOT_FOUND */
             404: {
                 headers: {
@@ -8232,6 +8811,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -8475,6 +9072,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -8621,6 +9236,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -8781,6 +9414,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -8995,6 +9646,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -9143,6 +9812,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -9409,6 +10096,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -9582,6 +10287,2836 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description null for the built-in owner (ADMIN_PASSWORD) */
+                            email: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "support" | "viewer";
+                            is_builtin: boolean;
+                            is_active: boolean;
+                            totp_enabled: boolean;
+                            invitation_pending: boolean;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    name: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "support" | "viewer";
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            id: string;
+                            /** @description null for the built-in owner (ADMIN_PASSWORD) */
+                            email: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "support" | "viewer";
+                            is_builtin: boolean;
+                            is_active: boolean;
+                            totp_enabled: boolean;
+                            invitation_pending: boolean;
+                            created_at: string;
+                        };
+                        invitation_url: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: OPERATOR_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "OPERATOR_EXISTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "OPERATOR_EXISTS";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    putAdminOperatorsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {string} */
+                    role?: "owner" | "admin" | "support" | "viewer";
+                    is_active?: boolean;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description null for the built-in owner (ADMIN_PASSWORD) */
+                        email: string | null;
+                        name: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "support" | "viewer";
+                        is_builtin: boolean;
+                        is_active: boolean;
+                        totp_enabled: boolean;
+                        invitation_pending: boolean;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, EMPTY_UPDATE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "EMPTY_UPDATE";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOperatorsIdReset2fa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string | null;
+                        name: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "support" | "viewer";
+                        is_builtin: boolean;
+                        session_id: string;
+                        totp_enabled: boolean;
+                        /** @description ADMIN_REQUIRE_2FA is on and this operator has not enrolled */
+                        totp_required: boolean;
+                        recovery_codes_left: number;
+                        /** @description what this operator's role may do (src/admin/permissions.ts) */
+                        permissions: string[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        sessions_revoked: number;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMeTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        otpauth_url: string;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMeTotpConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMeTotpDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMeRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminSessions: {
+        parameters: {
+            query?: {
+                operator_id?: string;
+                all?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            operator_id: string;
+                            current: boolean;
+                            created_at: string;
+                            expires_at: string;
+                            last_seen_at: string;
+                            revoked_at: string | null;
+                            revoked_reason: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminSessionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminAudit: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                /** @description operator or merchant id, or label (email, key prefix) */
+                actor?: string;
+                /** @description exact action, or a prefix ending in "." (e.g. "operator.") */
+                action?: string;
+                target_type?: string;
+                target_id?: string;
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            seq: number;
+                            id: string;
+                            created_at: string;
+                            actor: {
+                                kind: string;
+                                id: string | null;
+                                label: string;
+                            };
+                            action: string;
+                            target_type: string | null;
+                            target_id: string | null;
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            reason: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            hash: string;
+                        }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -9770,6 +13305,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -9980,6 +13533,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: NOT_FOUND */
             404: {
                 headers: {
@@ -10185,7 +13756,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: FOUR_EYES_REQUIRED */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED, FOUR_EYES_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10194,12 +13765,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "a human-readable message",
-                     *       "code": "FOUR_EYES_REQUIRED"
+                     *       "code": "ADMIN_FORBIDDEN"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "FOUR_EYES_REQUIRED";
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED" | "FOUR_EYES_REQUIRED";
                     };
                 };
             };
@@ -10462,20 +14033,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -10738,20 +14310,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -10975,6 +14548,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -11243,6 +14834,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
             /** @description Error. code: NOT_FOUND */
             404: {
                 headers: {
@@ -11498,20 +15107,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -11718,20 +15328,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -11956,20 +15567,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -12230,20 +15842,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };
@@ -12493,20 +16106,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a human-readable message; never internals or secrets */
-                        error: string;
-                        /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
-                         * @enum {string}
-                         */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
                     };
                 };
             };

@@ -5,5 +5,9 @@ import type { Context } from "../../../context.js";
 import { listAlertsSchema } from "../../schemas/admin-alerts.js";
 
 export const adminAlertRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  app.get("/api/v1/admin/alerts", { schema: listAlertsSchema }, async () => listAlerts(ctx));
+  app.get(
+    "/api/v1/admin/alerts",
+    { schema: listAlertsSchema, config: { permission: "alerts.read" } },
+    async () => listAlerts(ctx),
+  );
 };

@@ -5,5 +5,7 @@ import type { Context } from "../../../context.js";
 import { getChainSchema } from "../../schemas/admin-chain.js";
 
 export const adminChainRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
-  app.get("/api/v1/admin/chain", { schema: getChainSchema }, async () => getChainOverview(ctx));
+  app.get("/api/v1/admin/chain", { schema: getChainSchema, config: { permission: "chain.read" } }, async () =>
+    getChainOverview(ctx),
+  );
 };

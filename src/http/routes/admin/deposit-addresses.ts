@@ -13,24 +13,32 @@ import {
 } from "../../schemas/deposit-addresses.js";
 
 export const adminDepositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/deposit-addresses", { schema: adminListDepositAddressesSchema }, async (request) =>
-    listDepositAddresses(request.ctx, {
-      page: request.query.page,
-      limit: request.query.limit,
-      customerRef: request.query.customer_ref,
-      merchantId: request.query.merchant_id,
-      status: request.query.status,
-    }),
+  app.get(
+    "/api/v1/admin/deposit-addresses",
+    { schema: adminListDepositAddressesSchema, config: { permission: "deposit_addresses.read" } },
+    async (request) =>
+      listDepositAddresses(request.ctx, {
+        page: request.query.page,
+        limit: request.query.limit,
+        customerRef: request.query.customer_ref,
+        merchantId: request.query.merchant_id,
+        status: request.query.status,
+      }),
   );
 
-  app.get("/api/v1/admin/deposit-addresses/:id", { schema: adminGetDepositAddressSchema }, async (request) =>
-    getDepositAddress(request.ctx, undefined, request.params.id),
+  app.get(
+    "/api/v1/admin/deposit-addresses/:id",
+    { schema: adminGetDepositAddressSchema, config: { permission: "deposit_addresses.read" } },
+    async (request) => getDepositAddress(request.ctx, undefined, request.params.id),
   );
 
   for (const action of ["disable", "enable"] as const) {
     app.post(
       `/api/v1/admin/deposit-addresses/:id/${action}`,
-      { schema: adminSetDepositAddressStatusSchema(action) },
+      {
+        schema: adminSetDepositAddressStatusSchema(action),
+        config: { permission: "deposit_addresses.manage" },
+      },
       async (request) =>
         setDepositAddressStatus(
           request.ctx,
@@ -41,14 +49,17 @@ export const adminDepositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> 
     );
   }
 
-  app.get("/api/v1/admin/deposits", { schema: adminListDepositsSchema }, async (request) =>
-    listDeposits(request.ctx, {
-      page: request.query.page,
-      limit: request.query.limit,
-      depositAddressId: request.query.deposit_address_id,
-      customerRef: request.query.customer_ref,
-      status: request.query.status,
-      merchantId: request.query.merchant_id,
-    }),
+  app.get(
+    "/api/v1/admin/deposits",
+    { schema: adminListDepositsSchema, config: { permission: "deposit_addresses.read" } },
+    async (request) =>
+      listDeposits(request.ctx, {
+        page: request.query.page,
+        limit: request.query.limit,
+        depositAddressId: request.query.deposit_address_id,
+        customerRef: request.query.customer_ref,
+        status: request.query.status,
+        merchantId: request.query.merchant_id,
+      }),
   );
 };

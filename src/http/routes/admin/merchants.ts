@@ -19,83 +19,122 @@ import { listMerchantsSchema } from "../../schemas/list-merchants.js";
 import { rotateApiKeySchema } from "../../schemas/rotate-api-key.js";
 import { updateMerchantSchema } from "../../schemas/update-merchant.js";
 import { toMerchantSummary } from "./merchant-replies.js";
+import { requireStepUp } from "../../../admin/step-up.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/merchants", { schema: listMerchantsSchema }, async (request) => {
-    const entries = await listMerchants(request.ctx);
-    return {
-      data: entries.map(({ merchant, orderCount }) => ({
+  app.get(
+    "/api/v1/admin/merchants",
+    { schema: listMerchantsSchema, config: { permission: "merchants.read" } },
+    async (request) => {
+      const entries = await listMerchants(request.ctx);
+      return {
+        data: entries.map(({ merchant, orderCount }) => ({
+          ...toMerchantSummary(merchant),
+          order_count: orderCount,
+        })),
+      };
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/merchants",
+    { schema: createMerchantSchema, config: { permission: "merchants.create" } },
+    async (request, reply) => {
+      const body = request.body;
+      const { merchant, apiKey } = await createMerchant(
+        request.ctx,
+        {
+          name: body.name,
+          // The schema guarantees one of the two is present.
+          webhookSecret: (body.webhook_secret ?? body.webhookSecret) as string,
+        },
+        auditOriginOf(request),
+      );
+      return reply.status(201).send({
+        id: merchant.id,
+        name: merchant.name,
+        api_key: apiKey,
+        api_key_prefix: merchant.apiKeyPrefix,
+        webhook_secret: merchant.webhookSecret,
+        is_active: merchant.isActive,
+        created_at: merchant.createdAt.toISOString(),
+      });
+    },
+  );
+
+  app.get(
+    "/api/v1/admin/merchants/:id",
+    { schema: getMerchantDetailSchema, config: { permission: "merchants.read" } },
+    async (request) => {
+      const { merchant, stats, recentOrders, recentIncidents, balance } = await getMerchantDetail(
+        request.ctx,
+        {
+          id: request.params.id,
+        },
+      );
+      return {
         ...toMerchantSummary(merchant),
-        order_count: orderCount,
-      })),
-    };
-  });
+        order_count: stats.orderCount,
+        completed_count: stats.completedCount,
+        callback_failed_count: stats.callbackFailedCount,
+        active_order_count: stats.activeOrderCount,
+        total_received: formatAmount(stats.totalReceived),
+        last_order_at: stats.lastOrderAt?.toISOString() ?? null,
+        success_rate: formatPercent(stats.completedCount, stats.orderCount),
+        incident_count: stats.incidentCount,
+        balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
+        recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
+        recent_incidents: recentIncidents.map((incident) => ({
+          id: incident.id,
+          created_at: incident.createdAt.toISOString(),
+          event_type: incident.eventType,
+          payload: incident.payload,
+          order_id: incident.orderId,
+          order_status: incident.orderStatus,
+          external_id: incident.externalId,
+          merchant_name: merchant.name,
+        })),
+      };
+    },
+  );
 
-  app.post("/api/v1/admin/merchants", { schema: createMerchantSchema }, async (request, reply) => {
-    const body = request.body;
-    const { merchant, apiKey } = await createMerchant(request.ctx, {
-      name: body.name,
-      // The schema guarantees one of the two is present.
-      webhookSecret: (body.webhook_secret ?? body.webhookSecret) as string,
-    });
-    return reply.status(201).send({
-      id: merchant.id,
-      name: merchant.name,
-      api_key: apiKey,
-      api_key_prefix: merchant.apiKeyPrefix,
-      webhook_secret: merchant.webhookSecret,
-      is_active: merchant.isActive,
-      created_at: merchant.createdAt.toISOString(),
-    });
-  });
+  app.put(
+    "/api/v1/admin/merchants/:id",
+    { schema: updateMerchantSchema, config: { permission: "merchants.update" } },
+    async (request) => {
+      const body = request.body ?? {};
+      const merchant = await updateMerchant(
+        request.ctx,
+        {
+          id: request.params.id,
+          name: body.name,
+          isActive: body.is_active ?? body.isActive,
+          webhookSecret: body.webhook_secret ?? body.webhookSecret,
+        },
+        auditOriginOf(request),
+      );
+      return toMerchantSummary(merchant);
+    },
+  );
 
-  app.get("/api/v1/admin/merchants/:id", { schema: getMerchantDetailSchema }, async (request) => {
-    const { merchant, stats, recentOrders, recentIncidents, balance } = await getMerchantDetail(request.ctx, {
-      id: request.params.id,
-    });
-    return {
-      ...toMerchantSummary(merchant),
-      order_count: stats.orderCount,
-      completed_count: stats.completedCount,
-      callback_failed_count: stats.callbackFailedCount,
-      active_order_count: stats.activeOrderCount,
-      total_received: formatAmount(stats.totalReceived),
-      last_order_at: stats.lastOrderAt?.toISOString() ?? null,
-      success_rate: formatPercent(stats.completedCount, stats.orderCount),
-      incident_count: stats.incidentCount,
-      balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
-      recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
-      recent_incidents: recentIncidents.map((incident) => ({
-        id: incident.id,
-        created_at: incident.createdAt.toISOString(),
-        event_type: incident.eventType,
-        payload: incident.payload,
-        order_id: incident.orderId,
-        order_status: incident.orderStatus,
-        external_id: incident.externalId,
-        merchant_name: merchant.name,
-      })),
-    };
-  });
-
-  app.put("/api/v1/admin/merchants/:id", { schema: updateMerchantSchema }, async (request) => {
-    const body = request.body ?? {};
-    const merchant = await updateMerchant(request.ctx, {
-      id: request.params.id,
-      name: body.name,
-      isActive: body.is_active ?? body.isActive,
-      webhookSecret: body.webhook_secret ?? body.webhookSecret,
-    });
-    return toMerchantSummary(merchant);
-  });
-
-  app.post("/api/v1/admin/merchants/:id/rotate-api-key", { schema: rotateApiKeySchema }, async (request) => {
-    const { merchant, apiKey } = await rotateApiKey(request.ctx, { id: request.params.id });
-    return {
-      id: merchant.id,
-      name: merchant.name,
-      api_key: apiKey,
-      api_key_prefix: merchant.apiKeyPrefix,
-    };
-  });
+  app.post(
+    "/api/v1/admin/merchants/:id/rotate-api-key",
+    { schema: rotateApiKeySchema, config: { permission: "merchants.rotate_key" } },
+    async (request) => {
+      // Step-up (DESIGN.md 12): an enrolled operator confirms with a fresh code; the body is optional.
+      await requireStepUp(request.ctx, request.operator, request.body?.totp_code);
+      const { merchant, apiKey } = await rotateApiKey(
+        request.ctx,
+        { id: request.params.id },
+        auditOriginOf(request),
+      );
+      return {
+        id: merchant.id,
+        name: merchant.name,
+        api_key: apiKey,
+        api_key_prefix: merchant.apiKeyPrefix,
+      };
+    },
+  );
 };

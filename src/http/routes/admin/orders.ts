@@ -6,34 +6,45 @@ import { listAdminOrders } from "../../../orders/list-admin-orders.js";
 import { simulatePayment } from "../../../payments/simulate-payment.js";
 import { getAdminOrderSchema, listAdminOrdersSchema } from "../../schemas/admin-orders.js";
 import { adminSimulatePaymentSchema } from "../../schemas/simulate-payment.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/orders", { schema: listAdminOrdersSchema }, async (request) => {
-    const query = request.query;
-    return listAdminOrders(request.ctx, {
-      page: query.page,
-      limit: query.limit,
-      status: query.status,
-      // snake_case wins when both forms are sent
-      merchantId: query.merchant_id ?? query.merchantId,
-      from: query.from,
-      to: query.to,
-    });
-  });
+  app.get(
+    "/api/v1/admin/orders",
+    { schema: listAdminOrdersSchema, config: { permission: "orders.read" } },
+    async (request) => {
+      const query = request.query;
+      return listAdminOrders(request.ctx, {
+        page: query.page,
+        limit: query.limit,
+        status: query.status,
+        // snake_case wins when both forms are sent
+        merchantId: query.merchant_id ?? query.merchantId,
+        from: query.from,
+        to: query.to,
+      });
+    },
+  );
 
-  app.get("/api/v1/admin/orders/:id", { schema: getAdminOrderSchema }, async (request) =>
-    getAdminOrder(request.ctx, request.params.id),
+  app.get(
+    "/api/v1/admin/orders/:id",
+    { schema: getAdminOrderSchema, config: { permission: "orders.read" } },
+    async (request) => getAdminOrder(request.ctx, request.params.id),
   );
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): the dashboard's "Simulate payment".
   app.post(
     "/api/v1/admin/orders/:id/simulate",
-    { schema: adminSimulatePaymentSchema },
+    { schema: adminSimulatePaymentSchema, config: { permission: "orders.simulate" } },
     async (request, reply) =>
       reply
         .status(202)
         .send(
-          await simulatePayment(request.ctx, { orderId: request.params.id, amount: request.body?.amount }),
+          await simulatePayment(
+            request.ctx,
+            { orderId: request.params.id, amount: request.body?.amount },
+            auditOriginOf(request),
+          ),
         ),
   );
 };

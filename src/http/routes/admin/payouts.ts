@@ -2,7 +2,9 @@
  * The admin side of refunds and payouts (DESIGN.md 14): list, detail, approve, reject, cancel, the
  * refund twin and the webhook re-drive. Approval is four-eyes (the creator never approves).
  */
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { auditActorOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
 import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
@@ -18,37 +20,49 @@ import {
 } from "../../schemas/payouts.js";
 import { claimUrl } from "../merchant/payouts.js";
 
-/** The operator behind the admin session: the built-in owner until named operators exist. */
-export function operatorActor(_request: unknown): PayoutActor {
-  return { kind: "operator", id: "owner", label: "owner" };
+/** The operator behind the admin session (request.operator, DESIGN.md 12). */
+export function operatorActor(request: FastifyRequest): PayoutActor {
+  const actor = auditActorOf(request);
+  return actor.kind === "operator" ? actor : { kind: "operator", id: "owner", label: "owner" };
 }
 
 export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/payouts", { schema: adminListPayoutsSchema }, async (request) => {
-    const q = request.query;
-    const { rows, nextCursor } = await listPayouts(request.ctx, {
-      merchantId: q.merchant_id,
-      kind: q.kind,
-      status: q.status?.split(",") as PayoutStatus[] | undefined,
-      orderId: q.order_id,
-      limit: q.limit,
-      cursor: q.cursor,
-    });
-    return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
-  });
+  app.get(
+    "/api/v1/admin/payouts",
+    { schema: adminListPayoutsSchema, config: { permission: "payouts.read" } },
+    async (request) => {
+      const q = request.query;
+      const { rows, nextCursor } = await listPayouts(request.ctx, {
+        merchantId: q.merchant_id,
+        kind: q.kind,
+        status: q.status?.split(",") as PayoutStatus[] | undefined,
+        orderId: q.order_id,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+      return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
+    },
+  );
 
-  app.get("/api/v1/admin/payouts/:id", { schema: adminGetPayoutSchema }, async (request) => {
-    const payout = await getPayout(request.ctx, request.params.id);
-    return {
-      payout: toPayoutReply(request.ctx, payout),
-      ...(await getPayoutHistory(request.ctx, payout.id)),
-    };
-  });
+  app.get(
+    "/api/v1/admin/payouts/:id",
+    { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
+    async (request) => {
+      const payout = await getPayout(request.ctx, request.params.id);
+      return {
+        payout: toPayoutReply(request.ctx, payout),
+        ...(await getPayoutHistory(request.ctx, payout.id)),
+      };
+    },
+  );
 
   const decide = (decision: PayoutDecision, summary: string) =>
     app.post(
       `/api/v1/admin/payouts/:id/${decision}`,
-      { schema: adminDecidePayoutSchema(summary) },
+      {
+        schema: adminDecidePayoutSchema(summary),
+        config: { permission: decision === "cancel" ? "payouts.cancel" : "payouts.approve" },
+      },
       async (request) => {
         const row = await decidePayout(request.ctx, {
           id: request.params.id,
@@ -65,7 +79,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
 
   app.post(
     "/api/v1/admin/payouts/:id/retry-webhook",
-    { schema: adminRetryPayoutWebhookSchema },
+    { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
     async (request, reply) => {
       const payout = await getPayout(request.ctx, request.params.id);
       await retryPayoutWebhook(request.ctx, payout.id);
@@ -75,7 +89,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
 
   app.post(
     "/api/v1/admin/orders/:id/refunds",
-    { schema: adminCreateRefundSchema },
+    { schema: adminCreateRefundSchema, config: { permission: "refunds.create" } },
     async (request, reply) => {
       const { payout, claimToken } = await createRefund(
         request.ctx,

@@ -7,11 +7,21 @@ import { getStats } from "../../../stats/get-stats.js";
 import { getDailyStatsSchema, getStatsSchema, listIncidentsSchema } from "../../schemas/admin-stats.js";
 
 export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/stats", { schema: getStatsSchema }, async (request) => getStats(request.ctx));
-  app.get("/api/v1/admin/stats/daily", { schema: getDailyStatsSchema }, async (request) =>
-    getDailyStats(request.ctx),
+  app.get(
+    "/api/v1/admin/stats",
+    { schema: getStatsSchema, config: { permission: "stats.read" } },
+    async (request) => getStats(request.ctx),
   );
-  app.get("/api/v1/admin/incidents", { schema: listIncidentsSchema }, async (request) => ({
-    data: await listIncidents(request.ctx),
-  }));
+  app.get(
+    "/api/v1/admin/stats/daily",
+    { schema: getDailyStatsSchema, config: { permission: "stats.read" } },
+    async (request) => getDailyStats(request.ctx),
+  );
+  app.get(
+    "/api/v1/admin/incidents",
+    { schema: listIncidentsSchema, config: { permission: "stats.read" } },
+    async (request) => ({
+      data: await listIncidents(request.ctx),
+    }),
+  );
 };

@@ -4,14 +4,21 @@ import type { Context } from "../../../context.js";
 import { retrySweep } from "../../../sweeps/retry-sweep.js";
 import { getWalletStatus } from "../../../wallet/get-wallet-status.js";
 import { getWalletSchema, retrySweepSchema } from "../../schemas/admin-wallet.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 export const adminWalletRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  app.get("/api/v1/admin/wallet", { schema: getWalletSchema }, async (request) =>
-    getWalletStatus(request.ctx),
+  app.get(
+    "/api/v1/admin/wallet",
+    { schema: getWalletSchema, config: { permission: "wallet.read" } },
+    async (request) => getWalletStatus(request.ctx),
   );
 
-  app.post("/api/v1/admin/orders/:id/retry-sweep", { schema: retrySweepSchema }, async (request) => {
-    await retrySweep(request.ctx, request.params.id);
-    return { ok: true as const };
-  });
+  app.post(
+    "/api/v1/admin/orders/:id/retry-sweep",
+    { schema: retrySweepSchema, config: { permission: "orders.retry_sweep" } },
+    async (request) => {
+      await retrySweep(request.ctx, request.params.id, auditOriginOf(request));
+      return { ok: true as const };
+    },
+  );
 };

@@ -24,14 +24,15 @@ function overrideFrom(body: unknown): string | undefined {
   if (typeof value !== "string") throw new AppError("VALIDATION_ERROR", `${key} must be a string`);
   return value;
 }
+import { auditOriginOf } from "../../audit-context.js";
 
 export const adminWebhookRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.post(
     "/api/v1/admin/orders/:id/retry-webhook",
-    { schema: retryWebhookSchema, attachValidation: true },
+    { schema: retryWebhookSchema, attachValidation: true, config: { permission: "orders.retry_webhook" } },
     async (request) => {
       const callbackUrl = overrideFrom(request.body);
-      await retryOrderWebhook(request.ctx, request.params.id, { callbackUrl });
+      await retryOrderWebhook(request.ctx, request.params.id, { callbackUrl }, auditOriginOf(request));
       return { ok: true as const };
     },
   );

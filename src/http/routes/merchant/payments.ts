@@ -14,6 +14,7 @@ import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
 import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
   app,
@@ -70,11 +71,15 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: Rate
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
   app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {
-    const paid = await simulatePayment(ctx, {
-      orderId: request.params.id,
-      merchantId: requireMerchant(request).id,
-      amount: request.body?.amount,
-    });
+    const paid = await simulatePayment(
+      ctx,
+      {
+        orderId: request.params.id,
+        merchantId: requireMerchant(request).id,
+        amount: request.body?.amount,
+      },
+      auditOriginOf(request),
+    );
     return reply.status(202).send(paid);
   });
 };

@@ -1,0 +1,280 @@
+/** Schemas of operator accounts, one's own account, sessions and the audit log (DESIGN.md 12). */
+import { z } from "zod";
+import { OPERATOR_ROLES } from "../../db/schema.js";
+import { errorReply } from "./error-reply.js";
+import { isoTimestampQuery } from "./order-query.js";
+
+const security = [{ adminCookie: [] }];
+const uuidParams = z.object({ id: z.string().max(64) });
+const totpCode = z
+  .string()
+  .min(1)
+  .max(32)
+  .meta({ description: "a fresh 6-digit code from the operator's authenticator app" });
+const ok = z.object({ ok: z.literal(true) });
+
+export const operatorReply = z.object({
+  id: z.string(),
+  email: z.string().nullable().meta({ description: "null for the built-in owner (ADMIN_PASSWORD)" }),
+  name: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  is_builtin: z.boolean(),
+  is_active: z.boolean(),
+  totp_enabled: z.boolean(),
+  invitation_pending: z.boolean(),
+  created_at: z.string(),
+});
+
+export const listOperatorsSchema = {
+  tags: ["admin operators"],
+  security,
+  summary: "List operator accounts (owner)",
+  response: { 200: z.object({ data: z.array(operatorReply) }), 401: errorReply, 403: errorReply },
+};
+
+export const createOperatorSchema = {
+  tags: ["admin operators"],
+  security,
+  summary: "Create an operator account (owner)",
+  description:
+    "With `password` (12 to 1024 characters) the account can log in at once. Without it the reply carries " +
+    "`invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here.",
+  body: z.object({
+    email: z.string().min(3).max(254),
+    name: z.string().min(1).max(255),
+    role: z.enum(OPERATOR_ROLES),
+    password: z.string().min(1).max(1024).optional(),
+  }),
+  response: {
+    201: z.object({ operator: operatorReply, invitation_url: z.string().nullable() }),
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    409: errorReply,
+  },
+};
+
+export const updateOperatorSchema = {
+  tags: ["admin operators"],
+  security,
+  summary: "Rename an operator, change their role, or disable / re-enable them (owner)",
+  description:
+    "Changing the role or disabling revokes the operator's sessions. Changing a role is a step-up action: an " +
+    "owner with two-factor authentication sends `totp_code`.",
+  params: uuidParams,
+  body: z.object({
+    name: z.string().min(1).max(255).optional(),
+    role: z.enum(OPERATOR_ROLES).optional(),
+    is_active: z.boolean().optional(),
+    totp_code: totpCode.optional(),
+  }),
+  response: {
+    200: operatorReply,
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    409: errorReply,
+  },
+};
+
+export const resetOperatorTotpSchema = {
+  tags: ["admin operators"],
+  security,
+  summary: "Turn off an operator's two-factor authentication after a lost device (owner)",
+  params: uuidParams,
+  body: z.object({ totp_code: totpCode.optional() }).nullish(),
+  response: { 200: ok, 401: errorReply, 403: errorReply, 404: errorReply, 409: errorReply },
+};
+
+export const acceptInvitationSchema = {
+  tags: ["admin"],
+  summary: "Set the password of an invited operator account (one-time link)",
+  body: z.object({ token: z.string().min(1).max(256), password: z.string().min(1).max(1024) }),
+  response: { 200: z.object({ ok: z.literal(true), email: z.string() }), 400: errorReply, 404: errorReply },
+};
+
+export const meReply = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  is_builtin: z.boolean(),
+  session_id: z.string(),
+  totp_enabled: z.boolean(),
+  totp_required: z
+    .boolean()
+    .meta({ description: "ADMIN_REQUIRE_2FA is on and this operator has not enrolled" }),
+  recovery_codes_left: z.number().int(),
+  permissions: z
+    .array(z.string())
+    .meta({ description: "what this operator's role may do (src/admin/permissions.ts)" }),
+});
+
+export const getMeSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "The signed-in operator, their role and permissions",
+  response: { 200: meReply, 401: errorReply },
+};
+
+export const changePasswordSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Change one's own password; one's other sessions are revoked",
+  body: z.object({
+    current_password: z.string().min(1).max(1024),
+    new_password: z.string().min(1).max(1024),
+  }),
+  response: {
+    200: z.object({ ok: z.literal(true), sessions_revoked: z.number().int() }),
+    400: errorReply,
+    401: errorReply,
+    409: errorReply,
+  },
+};
+
+export const totpSetupSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Start TOTP enrolment: a new secret and its otpauth:// URI (confirm with the first code)",
+  response: {
+    200: z.object({ secret: z.string(), otpauth_url: z.string() }),
+    401: errorReply,
+    409: errorReply,
+  },
+};
+
+export const totpConfirmSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Confirm TOTP enrolment with the first code; answers 10 single-use recovery codes (shown once)",
+  body: z.object({ totp_code: totpCode }),
+  response: {
+    200: z.object({ recovery_codes: z.array(z.string()) }),
+    400: errorReply,
+    401: errorReply,
+    409: errorReply,
+  },
+};
+
+export const totpDisableSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Turn one's TOTP off (refused while ADMIN_REQUIRE_2FA is on)",
+  body: z.object({ totp_code: totpCode }),
+  response: { 200: ok, 400: errorReply, 401: errorReply, 409: errorReply },
+};
+
+export const recoveryCodesSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Replace one's recovery codes with 10 new ones (shown once)",
+  body: z.object({ totp_code: totpCode }),
+  response: {
+    200: z.object({ recovery_codes: z.array(z.string()) }),
+    400: errorReply,
+    401: errorReply,
+    409: errorReply,
+  },
+};
+
+const sessionReply = z.object({
+  id: z.string(),
+  operator_id: z.string(),
+  current: z.boolean(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  last_seen_at: z.string(),
+  revoked_at: z.string().nullable(),
+  revoked_reason: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+});
+
+export const listSessionsSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "List sessions: one's own; the owner may pass operator_id (or all=true)",
+  querystring: z.object({
+    operator_id: z.string().max(64).optional(),
+    all: z.enum(["true", "false"]).optional(),
+  }),
+  response: {
+    200: z.object({ data: z.array(sessionReply) }),
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+  },
+};
+
+export const revokeSessionSchema = {
+  tags: ["admin account"],
+  security,
+  summary: "Revoke a session at once (one's own; the owner: anyone's)",
+  params: uuidParams,
+  response: { 200: ok, 401: errorReply, 404: errorReply },
+};
+
+const auditRow = z.object({
+  seq: z.number().int(),
+  id: z.string(),
+  created_at: z.string(),
+  actor: z.object({ kind: z.string(), id: z.string().nullable(), label: z.string() }),
+  action: z.string(),
+  target_type: z.string().nullable(),
+  target_id: z.string().nullable(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  reason: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  hash: z.string(),
+});
+
+const pageNumber = (max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,9}$/, "must be an integer")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(max));
+
+export const listAuditSchema = {
+  tags: ["admin audit"],
+  security,
+  summary: "The audit log, newest first, with filters and pagination",
+  querystring: z.object({
+    page: pageNumber(1_000_000_000).optional().default(1),
+    limit: pageNumber(100).optional().default(50),
+    actor: z
+      .string()
+      .min(1)
+      .max(254)
+      .optional()
+      .meta({ description: "operator or merchant id, or label (email, key prefix)" }),
+    action: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'exact action, or a prefix ending in "." (e.g. "operator.")' }),
+    target_type: z.string().min(1).max(64).optional(),
+    target_id: z.string().min(1).max(128).optional(),
+    from: isoTimestampQuery().optional(),
+    to: isoTimestampQuery().optional(),
+  }),
+  response: {
+    200: z.object({
+      data: z.array(auditRow),
+      pagination: z.object({
+        page: z.number(),
+        limit: z.number(),
+        total: z.number(),
+        total_pages: z.number(),
+      }),
+    }),
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+  },
+};

@@ -1,0 +1,187 @@
+/**
+ * TOTP enrolment of one's own account (DESIGN.md 12): setup hands out a secret and its otpauth://
+ * URI (kept encrypted as pending); the first valid code confirms it, turns 2FA on and hands out ten
+ * recovery codes. Disabling and new recovery codes both need a fresh code. The owner can reset the
+ * 2FA of an operator who lost their device (their sessions end with it).
+ */
+import { eq } from "drizzle-orm";
+import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import type { AuditOrigin } from "../audit/audit-types.js";
+import type { Executor } from "../db/connection.js";
+import { operatorRecoveryCodes, operators } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid } from "../ids.js";
+import { BUILTIN_OWNER_ID, type AdminOperator } from "../admin/operator-types.js";
+import { issueRecoveryCodes } from "../admin/recovery-codes.js";
+import { revokeOperatorSessions } from "../admin/sessions.js";
+import {
+  consumeTotpCode,
+  decryptTotpSecret,
+  encryptTotpSecret,
+  matchTotp,
+  newTotpSecret,
+  totpUri,
+} from "../admin/totp.js";
+import { operatorNotFound } from "./update-operator.js";
+
+export interface TotpSetup {
+  secret: string;
+  otpauthUrl: string;
+}
+
+function invalidCode(): AppError {
+  return new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
+}
+
+export async function startTotpEnrolment(ctx: Context, operator: AdminOperator): Promise<TotpSetup> {
+  if (operator.totpEnabled) {
+    throw new AppError("INVALID_STATE", "two-factor authentication is already on; disable it first");
+  }
+  const secret = newTotpSecret();
+  await ctx.db
+    .update(operators)
+    .set({
+      totpPendingSecretEnc: encryptTotpSecret(ctx.config.sessionSecret, secret),
+      updatedAt: ctx.clock.now(),
+    })
+    .where(eq(operators.id, operator.id));
+  const account = operator.id === BUILTIN_OWNER_ID ? "owner" : operator.email;
+  return { secret, otpauthUrl: totpUri(secret, account) };
+}
+
+export async function confirmTotpEnrolment(
+  ctx: Context,
+  operator: AdminOperator,
+  code: string,
+  origin: AuditOrigin,
+): Promise<{ recoveryCodes: string[] }> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(operators).where(eq(operators.id, operator.id)).for("update");
+    if (!row) throw operatorNotFound();
+    if (row.totpEnabled) throw new AppError("INVALID_STATE", "two-factor authentication is already on");
+    if (row.totpPendingSecretEnc === null) {
+      throw new AppError("INVALID_STATE", "start the enrolment first (POST /api/v1/admin/me/totp/setup)");
+    }
+    const pending = decryptTotpSecret(ctx.config.sessionSecret, row.totpPendingSecretEnc);
+    const step = matchTotp(pending, code, now, row.totpLastStep);
+    if (step === null) throw invalidCode();
+    await tx
+      .update(operators)
+      .set({
+        totpSecretEnc: row.totpPendingSecretEnc,
+        totpPendingSecretEnc: null,
+        totpEnabled: true,
+        totpLastStep: step,
+        updatedAt: now,
+      })
+      .where(eq(operators.id, row.id));
+    const recoveryCodes = await issueRecoveryCodes(ctx, tx, row.id);
+    await appendAudit(tx, {
+      ...origin,
+      action: "operator.totp_enable",
+      targetType: "operator",
+      targetId: row.id,
+      before: { totp_enabled: false },
+      after: { totp_enabled: true, recovery_codes: recoveryCodes.length },
+      at: now,
+    });
+    return { recoveryCodes };
+  });
+}
+
+async function requireFreshCode(
+  ctx: Context,
+  tx: Executor,
+  operator: AdminOperator,
+  code: string,
+): Promise<void> {
+  if (!operator.totpEnabled) throw new AppError("INVALID_STATE", "two-factor authentication is not on");
+  if (!(await consumeTotpCode(ctx, tx, operator.id, code))) throw invalidCode();
+}
+
+export async function disableTotp(
+  ctx: Context,
+  operator: AdminOperator,
+  code: string,
+  origin: AuditOrigin,
+): Promise<void> {
+  if (ctx.config.adminRequire2fa) {
+    throw new AppError(
+      "INVALID_STATE",
+      "two-factor authentication is required on this deployment (ADMIN_REQUIRE_2FA)",
+    );
+  }
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await requireFreshCode(ctx, tx, operator, code);
+    await clearTotp(tx, operator.id, now);
+    await appendAudit(tx, {
+      ...origin,
+      action: "operator.totp_disable",
+      targetType: "operator",
+      targetId: operator.id,
+      before: { totp_enabled: true },
+      after: { totp_enabled: false },
+      at: now,
+    });
+  });
+}
+
+export async function regenerateRecoveryCodes(
+  ctx: Context,
+  operator: AdminOperator,
+  code: string,
+  origin: AuditOrigin,
+): Promise<{ recoveryCodes: string[] }> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    await requireFreshCode(ctx, tx, operator, code);
+    const recoveryCodes = await issueRecoveryCodes(ctx, tx, operator.id);
+    await appendAudit(tx, {
+      ...origin,
+      action: "operator.recovery_codes_regenerate",
+      targetType: "operator",
+      targetId: operator.id,
+      after: { recovery_codes: recoveryCodes.length },
+      at: now,
+    });
+    return { recoveryCodes };
+  });
+}
+
+/** The owner turns off another operator's 2FA (a lost device); their sessions end with it. */
+export async function resetOperatorTotp(
+  ctx: Context,
+  operatorId: string,
+  origin: AuditOrigin,
+): Promise<void> {
+  if (!isUuid(operatorId)) throw operatorNotFound();
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(operators).where(eq(operators.id, operatorId)).for("update");
+    if (!row) throw operatorNotFound();
+    if (!row.totpEnabled)
+      throw new AppError("INVALID_STATE", "this operator has no two-factor authentication");
+    await clearTotp(tx, row.id, now);
+    const revoked = await revokeOperatorSessions(ctx, tx, row.id, "revoked");
+    await appendAudit(tx, {
+      ...origin,
+      action: "operator.totp_reset",
+      targetType: "operator",
+      targetId: row.id,
+      before: { totp_enabled: true },
+      after: { totp_enabled: false, sessions_revoked: revoked },
+      at: now,
+    });
+  });
+}
+
+async function clearTotp(tx: Executor, operatorId: string, now: Date): Promise<void> {
+  await tx
+    .update(operators)
+    .set({ totpSecretEnc: null, totpPendingSecretEnc: null, totpEnabled: false, updatedAt: now })
+    .where(eq(operators.id, operatorId));
+  await tx.delete(operatorRecoveryCodes).where(eq(operatorRecoveryCodes.operatorId, operatorId));
+}
