@@ -228,10 +228,20 @@ async function loadCreate(baseUrl: string, apiKey: string, prefix: string, durat
   return JSON.parse(stdout.trim().split("\n").pop() as string) as LoadResult;
 }
 
-async function fill(name: string, service: Service): Promise<void> {
-  const merchants: string[] = [];
-  for (let i = 0; i < MERCHANTS; i++) merchants.push((await apiKeyFor(service, `Shop ${i + 1}`)).id);
+async function fill(name: string): Promise<void> {
+  // Plain rows: the schema is the one before 0004, older than createMerchant's audit trail.
   const url = withDatabase(name);
+  const merchants = await withClient(url, async (c) => {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO merchants (id, name, api_key_hash, api_key_prefix, webhook_secret, created_at, updated_at)
+       SELECT gen_random_uuid(), 'Shop ' || i, 'bench-hash-' || i || '-' || md5(random()::text), 'sg_test_b' || i,
+         'bench-webhook-secret', now() - interval '400 days' + i * interval '1 second', now()
+       FROM generate_series(1, $1::int) AS i
+       RETURNING id::text AS id`,
+      [MERCHANTS],
+    );
+    return rows.map((row) => row.id);
+  });
   const now = new Date();
   say(
     `filling ${ORDERS.toLocaleString("en")} orders over ${DAYS} days and ${RECENT.toLocaleString("en")} in the last ` +
@@ -267,7 +277,7 @@ async function main(): Promise<void> {
       const before = loadMigrations().filter((m) => m.name < "0004");
       const early = await startService(url, before);
       try {
-        await fill(name, early);
+        await fill(name);
       } finally {
         await early.close();
       }
