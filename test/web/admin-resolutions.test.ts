@@ -1,0 +1,100 @@
+/// <reference lib="dom" />
+/**
+ * Resolutions in the dashboard, in a real Chromium against the real app: a stray transfer paid over
+ * the devnet shows in the incidents and on the Strays page with its address's history; the order
+ * page cancels a pending order, accepts an underpaid one and attaches the stray to a third.
+ */
+import type { AddressInfo } from "node:net";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, type App } from "../../src/http/app.js";
+import { ensureWebBuild } from "../../scripts/build-web.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
+import { addresses } from "../../src/db/schema.js";
+import { desc, eq } from "drizzle-orm";
+import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { launchChromium } from "../helpers/chromium.js";
+
+let t: ChainTest;
+let app: App;
+let base: string;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  t = await startChainTest({ env: { POOL_MIN_FREE: "3" } });
+  t.clock.set(new Date());
+  await t.scanner.sync();
+  app = await buildApp(t.ctx);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  page = await (await browser.newContext()).newPage();
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await t?.close();
+});
+
+describe("resolutions in the dashboard", () => {
+  it("cancels, accepts and attaches a stray from the order page; strays are listed with their address", async () => {
+    await page.goto(`${base}/admin`);
+    await page.getByTestId("password").fill(TEST_ADMIN_PASSWORD);
+    await page.getByTestId("login").click();
+    await expect.poll(() => page.getByRole("heading", { name: "Overview" }).count()).toBe(1);
+
+    // A stray: USDT to an address never handed out.
+    await fillAddressPool(t.ctx);
+    const [spare] = await t.ctx.db
+      .select()
+      .from(addresses)
+      .where(eq(addresses.status, "free"))
+      .orderBy(desc(addresses.derivationIndex))
+      .limit(1);
+    if (!spare) throw new Error("no free address");
+    const txid = await t.pay(spare.address, 4_000_000n);
+    t.mine(1);
+    await t.finalize();
+
+    await page.reload();
+    await expect.poll(() => page.getByTestId("stray-incident").count(), { timeout: 20_000 }).toBe(1);
+    await page.getByTestId("nav-strays").click();
+    await expect.poll(() => page.getByTestId("strays").innerText()).toContain(spare.address);
+    await page.getByTestId("strays").getByRole("link").first().click();
+    await expect.poll(() => page.getByTestId("address-history").innerText()).toContain(spare.address);
+
+    // Cancel a pending order.
+    const pending = await t.order("3");
+    await page.goto(`${base}/admin/orders/${pending.id}`);
+    await page.getByTestId("resolution-reason").fill("customer asked");
+    await page.getByTestId("cancel-order").click();
+    await expect.poll(() => page.getByTestId("resolutions").innerText()).toContain("customer asked");
+    expect((await t.orderRow(pending.id)).status).toBe("cancelled");
+
+    // Accept an underpaid one.
+    const short = await t.order("10");
+    await t.pay(short.address, 9_000_000n);
+    t.mine(1);
+    await t.finalize();
+    await page.goto(`${base}/admin/orders/${short.id}`);
+    await page.getByTestId("resolution-reason").fill("close enough");
+    await page.getByTestId("accept-order").click();
+    await expect.poll(async () => (await t.orderRow(short.id)).status).toBe("confirmed");
+
+    // Attach the stray to the order it was meant for.
+    const meant = await t.order("4");
+    await page.goto(`${base}/admin/orders/${meant.id}`);
+    await page.getByTestId("resolution-reason").fill("paid to an old address");
+    await page.getByTestId("attach-tx-hash").fill(txid);
+    await page.getByTestId("attach-transfer").click();
+    await expect.poll(async () => (await t.orderRow(meant.id)).status).toBe("confirmed");
+    await expect.poll(() => page.getByTestId("resolutions").innerText()).toContain("attach");
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
