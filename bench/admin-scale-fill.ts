@@ -1,6 +1,7 @@
 /**
- * The fill of bench/admin-scale.ts: N orders over 35 days for the given merchants, written with
- * generated SQL (INSERT ... SELECT FROM generate_series, 1,000,000 rows per statement, each chunk
+ * The fill of bench/admin-scale.ts: N orders over `days` days for the given merchants, plus
+ * `recent` orders within the last `recentMinutes` minutes (issue 26's shape: 1 M in the last 30
+ * minutes on top of 10 M over a year), written with generated SQL (INSERT ... SELECT FROM generate_series, 1,000,000 rows per statement, each chunk
  * sorted by id so the random-uuid primary key is written in order), before migration 0004, whose
  * backfill the bench then times. The list indexes are dropped for the fill and built afterwards.
  *
@@ -12,7 +13,7 @@
  */
 import type pg from "pg";
 
-export const FILL_DAYS = 35;
+export const FILL_DAYS = 365;
 const CHUNK = 1_000_000;
 
 const SECONDARY_INDEXES = [
@@ -33,11 +34,18 @@ export interface FillTimings {
  * `pr` is a pseudo-random 0..999 per order; `hour_old` whether it is older than an hour. One CASE
  * gives the status, the others follow from it.
  */
-function orderSelect(first: number, last: number, total: number, nowIso: string): string {
+function orderSelect(
+  first: number,
+  last: number,
+  total: number,
+  nowIso: string,
+  spanSeconds: number,
+  prefix: string,
+): string {
   return `
     WITH g AS (
       SELECT i, ((i * 2654435761) % 1000)::int AS pr,
-             $2::timestamptz - make_interval(secs => (${total} - i)::float8 * ${(FILL_DAYS * 86400) / total}) AS at
+             $2::timestamptz - make_interval(secs => (${total} - i)::float8 * ${spanSeconds / total}) AS at
       FROM generate_series(${first}::bigint, ${last}::bigint) AS i
     ), s AS (
       SELECT i, pr, at, CASE
@@ -49,11 +57,11 @@ function orderSelect(first: number, last: number, total: number, nowIso: string)
       FROM g
     )
     SELECT gen_random_uuid() AS id, ($1::uuid[])[1 + (i % array_length($1::uuid[], 1))] AS merchant_id,
-      'ext-' || i, amount,
+      '${prefix}' || i, amount,
       CASE status WHEN 'underpaid' THEN amount / 2 WHEN 'overpaid' THEN amount + 1000000
         WHEN 'completed' THEN amount WHEN 'callback_failed' THEN amount WHEN 'confirmed' THEN amount
         ELSE 0 END,
-      'nile', status, 'TBench' || lpad(i::text, 28, '0'),
+      'nile', status, 'TBench${prefix}' || lpad(i::text, 24, '0'),
       CASE WHEN status IN ('pending', 'expired') THEN NULL ELSE md5(i::text) || md5((-i)::text) END,
       CASE WHEN status IN ('pending', 'expired') THEN NULL ELSE 'TFrom' || lpad((i % 9973)::text, 29, '0') END,
       'https://shop.example.com/cb', at + interval '30 minutes',
@@ -64,10 +72,19 @@ function orderSelect(first: number, last: number, total: number, nowIso: string)
     FROM s`;
 }
 
+export interface FillShape {
+  /** Orders spread evenly over the last `days` days. */
+  total: number;
+  days: number;
+  /** More orders spread over the last `recentMinutes` minutes. */
+  recent: number;
+  recentMinutes: number;
+}
+
 export async function fillOrders(
   client: pg.Client,
   merchantIds: string[],
-  total: number,
+  shape: FillShape,
   now: Date,
   progress: (line: string) => void,
 ): Promise<FillTimings> {
@@ -78,16 +95,28 @@ export async function fillOrders(
     await client.query(`DROP INDEX IF EXISTS ${(/INDEX (\w+)/.exec(sql) as RegExpExecArray)[1]}`);
   }
   let started = performance.now();
-  for (let first = 1; first <= total; first += CHUNK) {
-    const last = Math.min(total, first + CHUNK - 1);
-    await client.query(
-      `INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, network, status,
-         address, tx_hash, from_address, callback_url, expires_at, detected_at, confirmed_at, completed_at,
-         created_at, updated_at)
-       SELECT * FROM (${orderSelect(first, last, total, now.toISOString())}) AS o ORDER BY id`,
-      [merchantIds, now.toISOString()],
-    );
-    progress(`  orders ${last.toLocaleString("en")} / ${total.toLocaleString("en")}`);
+  const parts = [
+    { total: shape.total, span: shape.days * 86_400, prefix: "ext-", label: `over ${shape.days} days` },
+    {
+      total: shape.recent,
+      span: shape.recentMinutes * 60,
+      prefix: "recent-",
+      label: `in the last ${shape.recentMinutes} minutes`,
+    },
+  ];
+  for (const part of parts) {
+    for (let first = 1; first <= part.total; first += CHUNK) {
+      const last = Math.min(part.total, first + CHUNK - 1);
+      await client.query(
+        `INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, network, status,
+           address, tx_hash, from_address, callback_url, expires_at, detected_at, confirmed_at, completed_at,
+           created_at, updated_at)
+         SELECT * FROM (${orderSelect(first, last, part.total, now.toISOString(), part.span, part.prefix)}) AS o
+         ORDER BY id`,
+        [merchantIds, now.toISOString()],
+      );
+      progress(`  orders ${part.label}: ${last.toLocaleString("en")} / ${part.total.toLocaleString("en")}`);
+    }
   }
   const ordersMs = performance.now() - started;
   started = performance.now();
@@ -111,11 +140,11 @@ export async function fillOrders(
        confirmed_at, detected_at
      FROM orders
      WHERE created_at > $2::timestamptz - interval '2 days' AND tx_hash IS NOT NULL`,
-    [new Date(now.getTime() - FILL_DAYS * 86_400_000).toISOString(), now.toISOString()],
+    [new Date(now.getTime() - shape.days * 86_400_000).toISOString(), now.toISOString()],
   );
   await client.query(
     `INSERT INTO scanner_cursor (name, block_number, block_hash, updated_at)
-     VALUES ('usdt', 60000000 + ${FILL_DAYS * 28800}, 'bench', now())
+     VALUES ('usdt', 60000000 + ${shape.days * 28800}, 'bench', now())
      ON CONFLICT (name) DO NOTHING`,
   );
   const extrasMs = performance.now() - started;

@@ -1,11 +1,17 @@
 /**
- * Admin reads and order creation at scale (issue 14). Fills a PostgreSQL database of its own with
- * N orders (50 merchants, 35 days; see admin-scale-fill.ts), applies migration 0004 (the rollup
- * backfill and the list indexes) and times it, then times every admin read and the merchant API
- * list through the real HTTP app (200 sequential requests each, p50/p99), and order creation
- * throughput against the filled database and an empty one in alternating rounds.
+ * Admin reads and order creation at scale (issues 14 and 26). Fills a PostgreSQL database of its
+ * own with set-based SQL (generate_series; see admin-scale-fill.ts): --orders (10 M) over --days
+ * (365) and --recent (1 M) more within the last --recent-minutes (30), 50 merchants; applies the
+ * migrations from 0004 on (the rollup backfills and the list indexes) and times them, then times
+ * every admin read and the merchant API list through the real HTTP app (200 sequential requests
+ * each, p50/p99), including last-hour and last-day windows over the busy recent minutes, and order
+ * creation throughput against the filled database and an empty one in alternating rounds
+ * (--reads-only skips it).
  *
- *   npm run bench:admin-scale -- [--orders 10000000] [--keep] [--database NAME] [--creation-only]
+ *   npm run bench:admin-scale -- [--orders 10000000] [--recent 1000000] [--days 365]
+ *     [--recent-minutes 30] [--keep] [--database NAME] [--creation-only] [--reads-only]
+ *
+ * A smaller scale for a shared machine: --orders 1000000 --recent 100000 (same shape, a tenth).
  *
  * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres) is the server to use. The bench
  * creates sg_bench_admin_<random> and drops it at the end; --keep keeps it, --database NAME reuses a
@@ -36,6 +42,10 @@ const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.
 const { values: args } = parseArgs({
   options: {
     orders: { type: "string", default: "10000000" },
+    recent: { type: "string", default: "1000000" },
+    days: { type: "string", default: String(FILL_DAYS) },
+    "recent-minutes": { type: "string", default: "30" },
+    "reads-only": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     database: { type: "string" },
     requests: { type: "string", default: "200" },
@@ -45,6 +55,9 @@ const { values: args } = parseArgs({
   },
 });
 const ORDERS = Number(args.orders);
+const RECENT = Number(args.recent);
+const DAYS = Number(args.days);
+const RECENT_MINUTES = Number(args["recent-minutes"]);
 const REQUESTS = Number(args.requests);
 const ROUNDS = Number(args.rounds);
 const DURATION = Number(args.duration);
@@ -127,6 +140,10 @@ async function addFreeAddresses(client: pg.Client, count: number): Promise<void>
             'TFree' || md5(random()::text), 'free', now()
      FROM generate_series(1, $1::int - (SELECT count(*) FROM addresses WHERE status = 'free')::int) AS i`,
     [count],
+  );
+  // Indexes are reserved from address_pool_state (migration 0013): past the ones inserted here.
+  await client.query(
+    "UPDATE address_pool_state SET next_index = (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)",
   );
   await client.query("VACUUM ANALYZE addresses");
 }
@@ -211,15 +228,34 @@ async function loadCreate(baseUrl: string, apiKey: string, prefix: string, durat
   return JSON.parse(stdout.trim().split("\n").pop() as string) as LoadResult;
 }
 
-async function fill(name: string, service: Service): Promise<void> {
-  const merchants: string[] = [];
-  for (let i = 0; i < MERCHANTS; i++) merchants.push((await apiKeyFor(service, `Shop ${i + 1}`)).id);
+async function fill(name: string): Promise<void> {
+  // Plain rows: the schema is the one before 0004, older than createMerchant's audit trail.
   const url = withDatabase(name);
+  const merchants = await withClient(url, async (c) => {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO merchants (id, name, api_key_hash, api_key_prefix, webhook_secret, created_at, updated_at)
+       SELECT gen_random_uuid(), 'Shop ' || i, 'bench-hash-' || i || '-' || md5(random()::text), 'sg_test_b' || i,
+         'bench-webhook-secret', now() - interval '400 days' + i * interval '1 second', now()
+       FROM generate_series(1, $1::int) AS i
+       RETURNING id::text AS id`,
+      [MERCHANTS],
+    );
+    return rows.map((row) => row.id);
+  });
   const now = new Date();
   say(
-    `filling ${ORDERS.toLocaleString("en")} orders (${MERCHANTS} merchants, ${FILL_DAYS} days); load ${load()}`,
+    `filling ${ORDERS.toLocaleString("en")} orders over ${DAYS} days and ${RECENT.toLocaleString("en")} in the last ` +
+      `${RECENT_MINUTES} minutes (${MERCHANTS} merchants, set-based SQL); load ${load()}`,
   );
-  const timings = await withClient(url, (client) => fillOrders(client, merchants, ORDERS, now, say));
+  const timings = await withClient(url, (client) =>
+    fillOrders(
+      client,
+      merchants,
+      { total: ORDERS, days: DAYS, recent: RECENT, recentMinutes: RECENT_MINUTES },
+      now,
+      say,
+    ),
+  );
   say(
     `fill: orders ${seconds(timings.ordersMs)}, list indexes ${seconds(timings.indexesMs)}, ` +
       `incidents and transfers ${seconds(timings.extrasMs)}`,
@@ -232,14 +268,16 @@ async function main(): Promise<void> {
   const emptyName = `sg_bench_admin_empty_${randomBytes(4).toString("hex")}`;
   const url = withDatabase(name);
   const services: Service[] = [];
-  say(`admin-scale bench: ${ORDERS.toLocaleString("en")} orders, database ${name}; load average ${load()}`);
+  say(
+    `admin-scale bench: ${ORDERS.toLocaleString("en")} orders over ${DAYS} days + ${RECENT.toLocaleString("en")} in the last ${RECENT_MINUTES} min, database ${name}; load average ${load()} (shared machine)`,
+  );
   try {
     if (!reuse) {
       await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
       const before = loadMigrations().filter((m) => m.name < "0004");
       const early = await startService(url, before);
       try {
-        await fill(name, early);
+        await fill(name);
       } finally {
         await early.close();
       }
@@ -286,6 +324,10 @@ async function main(): Promise<void> {
     const now = Date.now();
     const from = new Date(now - 7 * 86_400_000).toISOString();
     const to = new Date(now - 86_400_000).toISOString();
+    // Windows ending now (the fill's "now" is a little earlier, so they cover every recent order).
+    const nowIso = new Date(now + 60_000).toISOString();
+    const lastHour = new Date(now - 3_600_000).toISOString();
+    const lastDay = new Date(now - 86_400_000).toISOString();
     const timings: Timing[] = [];
     const creationOnly = args["creation-only"];
     const measure = async (name: string, headers: Record<string, string>, paths: string[]) => {
@@ -329,6 +371,22 @@ async function main(): Promise<void> {
     await measure("GET /admin/orders status=callback_failed", admin, [
       "/api/v1/admin/orders?status=callback_failed",
     ]);
+    // The busy recent minutes: last-hour and last-day windows, alone and with each filter.
+    for (const [window, since] of [
+      ["last hour", lastHour],
+      ["last day", lastDay],
+    ] as const) {
+      for (const [label, extra] of [
+        ["", ""],
+        [" status", "&status=pending"],
+        [" merchant_id", `&merchant_id=${shop}`],
+        [" status+merchant_id", `&status=pending&merchant_id=${shop}`],
+      ] as const) {
+        await measure(`GET /admin/orders ${window}${label}`, admin, [
+          `/api/v1/admin/orders?from=${since}&to=${nowIso}${extra}`,
+        ]);
+      }
+    }
     // The merchant API as one of the filled merchants: a new merchant's key is moved over to it.
     const { apiKey: shopKey, id: keyHolder } = await apiKeyFor(full, "Key holder");
     await withClient(url, async (c) => {
@@ -345,6 +403,9 @@ async function main(): Promise<void> {
       ["status", "?status=completed"],
       ["from+to", `?from=${from}&to=${to}`],
       ["status+from+to", `?status=completed&from=${from}&to=${to}`],
+      ["last hour", `?from=${lastHour}&to=${nowIso}`],
+      ["last day", `?from=${lastDay}&to=${nowIso}`],
+      ["status+last hour", `?status=pending&from=${lastHour}&to=${nowIso}`],
     ] as const) {
       await measure(`GET /payments (merchant API) ${label}`, merchant, [`/api/v1/payments${q}`]);
     }
@@ -354,6 +415,15 @@ async function main(): Promise<void> {
         `slowest read p99 ${worst.toFixed(1)} ms (goal <= 50 ms): ${worst <= 50 ? "PASS" : "FAIL"}; load ${load()}`,
       );
 
+    if (args["reads-only"]) {
+      say("creation skipped (--reads-only)");
+      say("");
+      say("| request | p50 ms | p99 ms | |");
+      say("|---|---|---|---|");
+      say(`| ${floor.name} | ${floor.p50.toFixed(1)} | ${floor.p99.toFixed(1)} | machine floor |`);
+      for (const t of timings) say(`| ${t.name} | ${t.p50.toFixed(1)} | ${t.p99.toFixed(1)} | ${t.detail} |`);
+      return;
+    }
     // Creation: the filled database against an empty one, alternating rounds.
     await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${emptyName}`));
     const empty = await startService(withDatabase(emptyName));

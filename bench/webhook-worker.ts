@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { createLogger } from "../src/logger.js";
-import { startWebhookSender } from "../src/workers/webhook-sender.js";
+import { startWebhookSender, type WebhookSenderOptions } from "../src/workers/webhook-sender.js";
 
 const config = loadConfig({
   NODE_ENV: "development",
@@ -26,7 +26,9 @@ const config = loadConfig({
   LOG_LEVEL: "warn",
 });
 const ctx = await createContext(config, { migrate: false, log: createLogger({ level: "warn" }) });
-const sender = startWebhookSender(ctx, { workerId: process.env.BENCH_WORKER_ID });
+// BENCH_WORKER_OPTIONS (JSON): sender options instead of the defaults (the bench's "before" run).
+const overrides = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? "{}") as WebhookSenderOptions;
+const sender = startWebhookSender(ctx, { ...overrides, workerId: process.env.BENCH_WORKER_ID });
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => {
   void sender

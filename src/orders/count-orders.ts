@@ -1,11 +1,13 @@
 /**
- * pagination.total of the order lists (admin SPEC 4.5 and the merchant API), exact and without
- * counting history. A from/to range is cut into whole UTC days (order_rollups_daily), whole hours
- * of its edge days (order_rollups_hourly) and the partial hours at its very ends, which alone are
- * counted in orders, through the list indexes (index-only). A partial hour is counted from
- * whichever end of the hour is nearer ([hour start, from) is subtracted from the hour's rollup when
- * `from` is early in its hour), so each end costs at most half an hour of orders. Everything is one
- * statement: the rollups and the edge counts come from one snapshot.
+ * pagination.total of the order lists (admin SPEC 4.5 and the merchant API), exact and flat in the
+ * traffic of the range. A from/to range is cut into whole UTC days (order_rollups_daily), whole
+ * hours of its edge days (order_rollups_hourly), whole minutes of its edge hours
+ * (order_rollups_minutely, migration 0013) and the partial minutes at its very ends, which alone are
+ * counted in orders, through the list indexes (index-only). A partial minute is counted from
+ * whichever end of the minute is nearer ([minute start, from) is subtracted from the minute's
+ * rollup when `from` is early in its minute), so each end costs at most half a minute of orders,
+ * however busy the hour. Everything is one statement: the rollups and the edge counts come from
+ * one snapshot.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
@@ -22,7 +24,8 @@ export interface OrderCountFilter {
   to?: Date | undefined;
 }
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 const floorTo = (at: number, unit: number) => Math.floor(at / unit) * unit;
@@ -32,8 +35,8 @@ const ceilTo = (at: number, unit: number) => Math.ceil(at / unit) * unit;
 const YEAR_10000 = Date.UTC(10000, 0, 1);
 const ts = (at: number): SQL =>
   at >= YEAR_10000 ? sql`'infinity'::timestamptz` : sql`${new Date(at).toISOString()}::timestamptz`;
-/** The UTC wall-clock timestamp the hourly rollup is keyed by. */
-const utcHour = (at: number): SQL =>
+/** The UTC wall-clock timestamp the hourly and minutely rollups are keyed by. */
+const utcTimestamp = (at: number): SQL =>
   at >= YEAR_10000 ? sql`'infinity'::timestamp` : sql`${new Date(at).toISOString().slice(0, 19)}::timestamp`;
 const utcDay = (at: number): SQL =>
   at >= YEAR_10000 ? sql`'infinity'::date` : sql`${new Date(at).toISOString().slice(0, 10)}::date`;
@@ -45,6 +48,12 @@ function keyConditions(filter: OrderCountFilter): SQL {
   if (filter.status !== undefined) parts.push(sql`status = ${filter.status}`);
   return sql.join(parts, sql` AND `);
 }
+
+/** The rollup levels below the daily one, coarsest first. */
+const LEVELS = [
+  { unit: HOUR, table: sql`order_rollups_hourly`, column: sql`hour` },
+  { unit: MINUTE, table: sql`order_rollups_minutely`, column: sql`minute` },
+] as const;
 
 class Terms {
   readonly parts: SQL[] = [];
@@ -65,34 +74,66 @@ class Terms {
     );
   }
 
-  /** Whole hours [first, end) from the hourly rollups. */
-  hours(first: number, end: number): void {
+  /** Whole units [first, end) of rollup level `level`. */
+  units(level: number, first: number, end: number): void {
     if (first >= end) return;
-    this.parts.push(sql`+ (SELECT coalesce(sum(order_count), 0) FROM order_rollups_hourly
-      WHERE ${this.keys} AND hour >= ${utcHour(first)} AND hour < ${utcHour(end)})`);
+    const { table, column } = LEVELS[level] as (typeof LEVELS)[number];
+    this.parts.push(sql`+ (SELECT coalesce(sum(order_count), 0) FROM ${table}
+      WHERE ${this.keys} AND ${column} >= ${utcTimestamp(first)} AND ${column} < ${utcTimestamp(end)})`);
   }
 
-  /** [from, the next hour): counted directly, or as the hour minus [hour start, from). */
-  fromInHour(from: number): void {
-    const hour = floorTo(from, HOUR);
-    if (from === hour) return;
-    if (from - hour < HOUR / 2) {
-      this.hours(hour, hour + HOUR);
-      this.orders(sql`created_at >= ${ts(hour)} AND created_at < ${ts(from)}`, sql`-`);
+  /** [from, the next minute): counted directly, or as the minute minus [minute start, from). */
+  fromInMinute(from: number): void {
+    const minute = floorTo(from, MINUTE);
+    if (from === minute) return;
+    if (from - minute < MINUTE / 2) {
+      this.units(LEVELS.length - 1, minute, minute + MINUTE);
+      this.orders(sql`created_at >= ${ts(minute)} AND created_at < ${ts(from)}`, sql`-`);
     } else {
-      this.orders(sql`created_at >= ${ts(from)} AND created_at < ${ts(hour + HOUR)}`);
+      this.orders(sql`created_at >= ${ts(from)} AND created_at < ${ts(minute + MINUTE)}`);
     }
   }
 
-  /** [hour start, to]: counted directly, or as the hour minus (to, next hour). */
-  toInHour(to: number): void {
-    const hour = floorTo(to, HOUR);
-    if (to - hour >= HOUR / 2) {
-      this.hours(hour, hour + HOUR);
-      this.orders(sql`created_at > ${ts(to)} AND created_at < ${ts(hour + HOUR)}`, sql`-`);
+  /** [minute start, to]: counted directly, or as the minute minus (to, next minute). */
+  toInMinute(to: number): void {
+    const minute = floorTo(to, MINUTE);
+    if (to - minute >= MINUTE / 2) {
+      this.units(LEVELS.length - 1, minute, minute + MINUTE);
+      this.orders(sql`created_at > ${ts(to)} AND created_at < ${ts(minute + MINUTE)}`, sql`-`);
     } else {
-      this.orders(sql`created_at >= ${ts(hour)} AND created_at <= ${ts(to)}`);
+      this.orders(sql`created_at >= ${ts(minute)} AND created_at <= ${ts(to)}`);
     }
+  }
+
+  /** [from, upTo), upTo a boundary of the level above `level`: whole units, then finer ones. */
+  leftEdge(from: number, upTo: number, level = 0): void {
+    if (level === LEVELS.length) return this.fromInMinute(from);
+    const first = ceilTo(from, (LEVELS[level] as (typeof LEVELS)[number]).unit);
+    this.units(level, first, upTo);
+    this.leftEdge(from, first, level + 1);
+  }
+
+  /** [startAt, to], startAt a boundary of the level above `level`: whole units, then finer ones. */
+  rightEdge(startAt: number, to: number, level = 0): void {
+    if (level === LEVELS.length) return this.toInMinute(to);
+    const end = floorTo(to, (LEVELS[level] as (typeof LEVELS)[number]).unit);
+    this.units(level, startAt, end);
+    this.rightEdge(end, to, level + 1);
+  }
+
+  /** [from, to] with no whole day inside: the coarsest level with whole units inside, then the edges. */
+  within(from: number, to: number, level = 0): void {
+    if (level === LEVELS.length) {
+      // Less than two minutes: counted in orders.
+      return this.orders(sql`created_at >= ${ts(from)} AND created_at <= ${ts(to)}`);
+    }
+    const unit = (LEVELS[level] as (typeof LEVELS)[number]).unit;
+    const first = ceilTo(from, unit);
+    const end = floorTo(to, unit);
+    if (first >= end) return this.within(from, to, level + 1);
+    this.units(level, first, end);
+    this.leftEdge(from, first, level + 1);
+    this.rightEdge(end, to, level + 1);
   }
 
   sum(): SQL {
@@ -119,31 +160,15 @@ export function countOrdersSql(filter: OrderCountFilter): SQL {
   const terms = new Terms(keys);
   const firstDay = from === undefined ? undefined : ceilTo(from, DAY);
   const endDay = to === undefined ? undefined : floorTo(to, DAY);
-  if (firstDay !== undefined && endDay !== undefined && firstDay >= endDay) {
-    // No whole day inside: whole hours, then the partial hours at the ends.
-    const firstHour = ceilTo(from as number, HOUR);
-    const endHour = floorTo(to as number, HOUR);
-    if (firstHour >= endHour) {
-      terms.orders(sql`created_at >= ${ts(from as number)} AND created_at <= ${ts(to as number)}`);
-    } else {
-      terms.fromInHour(from as number);
-      terms.hours(firstHour, endHour);
-      terms.toInHour(to as number);
-    }
+  if (from !== undefined && to !== undefined && (firstDay as number) >= (endDay as number)) {
+    terms.within(from, to);
     return terms.sum();
   }
   terms.days(firstDay, endDay);
-  if (from !== undefined && firstDay !== undefined) {
-    terms.fromInHour(from);
-    terms.hours(ceilTo(from, HOUR), firstDay);
-  }
-  if (to !== undefined && endDay !== undefined) {
-    terms.hours(endDay, floorTo(to, HOUR));
-    terms.toInHour(to);
-  }
+  if (from !== undefined && firstDay !== undefined) terms.leftEdge(from, firstDay);
+  if (to !== undefined && endDay !== undefined) terms.rightEdge(endDay, to);
   return terms.sum();
 }
-
 export async function countOrders(db: Executor, filter: OrderCountFilter): Promise<number> {
   const [row] = await queryRows<{ n: string }>(db, sql`SELECT (${countOrdersSql(filter)})::text AS n`);
   return Number(row?.n ?? "0");

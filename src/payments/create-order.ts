@@ -17,7 +17,7 @@ import { newId } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
 import { StatementBatcher } from "../db/statement-batcher.js";
-import { deriveAddressInline } from "../wallet/derive-address-inline.js";
+import { deriveAddressInline, replenishPoolInline } from "../wallet/derive-address-inline.js";
 import { assertCallbackUrlAccepted } from "./callback-url.js";
 import {
   findMerchantOrderByExternalId,
@@ -321,11 +321,38 @@ export async function createOrder(
   const existing = await existingOrder(ctx, p);
   if (existing) return existing;
   ctx.log.warn({ merchantId: p.merchantId }, "address pool empty, deriving inline");
+  // A block derived and committed inline serves this creation and the others waiting with it
+  // through the batched statement; a creation that keeps losing the fresh addresses to others
+  // derives inside its own transaction at last, where it cannot lose.
+  for (let round = 0; round < INLINE_ROUNDS; round++) {
+    await replenishPoolInline(ctx);
+    const again = await creationBatcher(ctx).submit(p);
+    const done = await settled(ctx, p, again);
+    if (done) return done;
+  }
   const outcome = await ctx.db.transaction(async (tx) => {
     await deriveAddressInline(ctx, tx);
     const [outcome] = await insertOrders(ctx, tx, [p]);
     return outcome as InsertOutcome;
   });
+  const done = await settled(ctx, p, outcome);
+  if (done) return done;
+  throw new AppError("INTERNAL_ERROR", "order could not be created");
+}
+
+/** Rounds of "derive a block inline, then the batched statement again" before the last resort. */
+const INLINE_ROUNDS = 3;
+
+/**
+ * The result of a creation statement for `p`: the new order, the existing one of an idempotent
+ * replay (or EXTERNAL_ID_CONFLICT, or the refusal of an unauthorized merchant), or undefined when
+ * the statement found no free address.
+ */
+async function settled(
+  ctx: Context,
+  p: Prepared,
+  outcome: InsertOutcome,
+): Promise<CreateOrderResult | undefined> {
   if (!outcome.authorized) await refuseUnauthorized(ctx, p);
   if (outcome.address !== null) {
     ctx.metrics.ordersCreated.inc();
@@ -334,6 +361,7 @@ export async function createOrder(
       created: true,
     };
   }
+  if (!outcome.picked) return undefined;
   const raced = await existingOrder(ctx, p);
   if (raced) return raced;
   throw new AppError("INTERNAL_ERROR", "order could not be created");

@@ -1,6 +1,6 @@
 /**
- * `stablegate check-rollups`: recounts every rollup (migration 0004) from orders and order_events
- * and lists each key whose stored counters differ. A missing rollup row equals one holding zeros.
+ * `stablegate check-rollups`: recounts every rollup (migrations 0004 and 0013) from orders,
+ * order_events and addresses, and lists each key whose stored counters differ. A missing rollup row equals one holding zeros.
  * Reads everything: an operator's check, not a request path. Each part runs in one statement, so it
  * compares the rollups and the orders of one snapshot even while orders keep changing.
  */
@@ -12,12 +12,14 @@ export interface RollupDifference {
   table:
     | "order_rollups_daily"
     | "order_rollups_hourly"
+    | "order_rollups_minutely"
+    | "address_pool_counts"
     | "order_rollups_total"
     | "merchant_incidents"
     | "deposit_rollups_daily"
     | "deposit_rollups_total"
     | "addresses";
-  /** The key: day or hour/merchant_id/status, merchant_id/status, or merchant_id. */
+  /** The key: day, hour or minute/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
   /** [order_count, amount_received] or [incident_count], as stored and as recounted. */
   stored: string[];
@@ -27,6 +29,7 @@ export interface RollupDifference {
 interface DiffRow extends Record<string, unknown> {
   day?: string;
   hour?: string;
+  minute?: string;
   merchant_id: string;
   status?: string;
   stored_n: string;
@@ -63,6 +66,20 @@ const HOURLY = sql`
          coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n
   FROM actual a FULL JOIN order_rollups_hourly r
     ON r.hour = a.hour AND r.merchant_id = a.merchant_id AND r.status = a.status
+  WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
+  ORDER BY 1, 2, 3`;
+
+const MINUTELY = sql`
+  WITH actual AS (
+    SELECT date_trunc('minute', created_at AT TIME ZONE 'UTC') AS minute, merchant_id, status, count(*) AS n
+    FROM orders GROUP BY 1, 2, 3
+  )
+  SELECT to_char(coalesce(a.minute, r.minute), 'YYYY-MM-DD"T"HH24:MI') AS minute,
+         coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
+         coalesce(a.status, r.status) AS status,
+         coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n
+  FROM actual a FULL JOIN order_rollups_minutely r
+    ON r.minute = a.minute AND r.merchant_id = a.merchant_id AND r.status = a.status
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
   ORDER BY 1, 2, 3`;
 
@@ -132,21 +149,57 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
   const depositsDaily = await queryRows<DiffRow>(db, DEPOSITS_DAILY);
   const depositsTotal = await queryRows<DiffRow>(db, DEPOSITS_TOTAL);
-  // The admin stats take the pool's size (the order branch; static addresses have no derivation_index) as max(derivation_index) + 1 (get-address-pool-counts.ts).
-  const [pool] = await queryRows<{ stored: string; actual: string }>(
+  const minutely = await queryRows<DiffRow>(db, MINUTELY);
+  // The pool's counters (address_pool_counts: free and total, as the admin stats and the filler
+  // read them) and its next index (address_pool_state: the order branch's indexes are contiguous
+  // from 0, so next_index less the filler's reservations in flight is max(derivation_index) + 1
+  // and the number of pool addresses). Static addresses
+  // (issue 25) have no derivation_index and are never in the pool.
+  const [pool] = await queryRows<{
+    stored_free: string;
+    actual_free: string;
+    stored_total: string;
+    actual_total: string;
+    next_index: string;
+    max_next: string;
+  }>(
     db,
-    sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS stored, count(derivation_index)::text AS actual
-        FROM addresses`,
+    sql`SELECT (SELECT coalesce(sum(free), 0) FROM address_pool_counts)::text AS stored_free,
+          (SELECT count(*) FROM addresses WHERE status = 'free')::text AS actual_free,
+          (SELECT coalesce(sum(total), 0) FROM address_pool_counts)::text AS stored_total,
+          (SELECT count(derivation_index) FROM addresses)::text AS actual_total,
+          (SELECT next_index - (SELECT coalesce(sum(count), 0) FROM address_pool_reservations)
+             FROM address_pool_state)::text AS next_index,
+          (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS max_next`,
   );
+  const poolDifferences: RollupDifference[] = [];
+  if (pool && (pool.stored_free !== pool.actual_free || pool.stored_total !== pool.actual_total))
+    poolDifferences.push({
+      table: "address_pool_counts",
+      key: { pool: "free/total" },
+      stored: [pool.stored_free, pool.stored_total],
+      actual: [pool.actual_free, pool.actual_total],
+    });
+  if (pool && (pool.next_index !== pool.actual_total || pool.max_next !== pool.actual_total))
+    poolDifferences.push({
+      table: "addresses",
+      key: { pool: "size" },
+      stored: [pool.next_index, pool.max_next],
+      actual: [pool.actual_total, pool.actual_total],
+    });
   return [
-    ...(pool && pool.stored !== pool.actual
-      ? [{ table: "addresses" as const, key: { pool: "size" }, stored: [pool.stored], actual: [pool.actual] }]
-      : []),
+    ...poolDifferences,
     ...daily.map((row) => ({
       table: "order_rollups_daily" as const,
       key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],
+    })),
+    ...minutely.map((row) => ({
+      table: "order_rollups_minutely" as const,
+      key: { minute: row.minute ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      stored: [row.stored_n],
+      actual: [row.actual_n],
     })),
     ...hourly.map((row) => ({
       table: "order_rollups_hourly" as const,

@@ -1,57 +1,106 @@
 /**
- * Keeps at least config.poolMinFree derived addresses free, so the request path only claims one.
- * Safe in any number of workers: each inserts the next derivation indexes with ON CONFLICT DO
- * NOTHING, so two fillers racing insert every index once and the loser's rows simply vanish.
+ * Keeps the pool ahead of the rate at which orders take addresses, so the request path only claims
+ * one. The filler reads the free count and the number of addresses ever taken from the pool's
+ * counters (address_pool_counts, kept by a trigger on addresses: migration 0013), never by counting
+ * addresses. From the taken counter it measures the take rate, and it keeps
+ * max(POOL_MIN_FREE, rate x POOL_HEADROOM_SECONDS) addresses free, deriving batches of about one
+ * second of takes (at least POOL_BATCH_SIZE, at most POOL_MAX_BATCH_SIZE) per run.
+ *
+ * Derivation indexes are reserved from the one row of address_pool_state, which every writer of
+ * the pool's chain goes through (this filler and the inline derivation), so no two writers ever
+ * insert the same index. The filler reserves its batch first, in a short transaction that also
+ * records the reservation (address_pool_reservations), derives it with no lock held, and inserts
+ * it in the transaction that deletes the reservation: the inline derivation never waits for the
+ * filler's CPU work and never takes indexes from under it. A reservation left by a filler that died
+ * is completed by the next run after RESERVATION_STALE_MS. Safe in any number of workers.
  */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { deriveAddresses } from "@stablegate/tron/hd";
 
-/** Deriving is CPU work on the event loop; small batches keep the API responsive in role "all". */
+/** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;
+/** The largest batch of one run (about 0.2-0.5 s of derivation on one core). */
+export const POOL_MAX_BATCH_SIZE = 2_000;
+/** The pool holds at least this many seconds of takes at the measured rate. */
+export const POOL_HEADROOM_SECONDS = 10;
+/** Derivation yields to the event loop after each chunk (the API shares it in role "all"). */
+const DERIVE_CHUNK = 200;
 
-interface PoolState {
+export interface PoolState {
   free: number;
+  /** Addresses ever taken from the pool (free -> allocated), monotonic. */
+  taken: number;
   nextIndex: number;
 }
 
-async function readPoolState(db: Executor): Promise<PoolState> {
-  const result = await queryRows<{ free: string; next_index: string }>(
+export async function readPoolState(db: Executor): Promise<PoolState> {
+  const result = await queryRows<{ free: string; taken: string; next_index: string }>(
     db,
     sql`
-    SELECT
-      (SELECT count(*) FROM addresses WHERE status = 'free')::text AS free,
-      (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS next_index`,
+    SELECT (SELECT coalesce(sum(free), 0) FROM address_pool_counts)::text AS free,
+           (SELECT coalesce(sum(taken), 0) FROM address_pool_counts)::text AS taken,
+           (SELECT next_index FROM address_pool_state)::text AS next_index`,
   );
   const row = result[0];
-  return { free: Number(row?.free ?? 0), nextIndex: Number(row?.next_index ?? 0) };
+  return {
+    free: Number(row?.free ?? 0),
+    taken: Number(row?.taken ?? 0),
+    nextIndex: Number(row?.next_index ?? 0),
+  };
 }
 
 /**
- * Inserts the addresses of derivation indexes [from, from + count) as free. Returns how many rows
- * this call inserted (indexes another worker inserted first are skipped).
+ * Inserts `addresses` (derived for indexes from, from + 1, ...) as free. The caller has reserved
+ * the indexes in address_pool_state. ON CONFLICT DO NOTHING names no index, so it arbitrates both
+ * unique indexes (derivation_index and address): a row someone else inserted is skipped, never an
+ * error. Returns how many rows this call inserted.
  */
-export async function insertDerivedAddresses(
+async function insertAddresses(
   ctx: Context,
   db: Executor,
   from: number,
-  count: number,
+  addresses: string[],
 ): Promise<number> {
-  if (count <= 0) return 0;
-  const derived = deriveAddresses(ctx.config.walletXpub, from, count);
+  if (addresses.length === 0) return 0;
   const now = ctx.clock.now().toISOString();
   const result = await queryRows<{ id: string }>(
     db,
     sql`
     INSERT INTO addresses (derivation_index, address, status, created_at)
     SELECT ${from}::int + ord::int - 1, address, 'free', ${now}::timestamptz
-    FROM unnest(${`{${derived.join(",")}}`}::text[]) WITH ORDINALITY AS derived(address, ord)
-    ON CONFLICT (derivation_index) DO NOTHING
+    FROM unnest(${`{${addresses.join(",")}}`}::text[]) WITH ORDINALITY AS derived(address, ord)
+    ON CONFLICT DO NOTHING
     RETURNING id::text AS id`,
   );
   return result.length;
+}
+
+/**
+ * Reserves the next `count` derivation indexes, derives and inserts them as free, all inside `db`'s
+ * transaction (the reservation is rolled back with it, so indexes stay contiguous). The row lock on
+ * address_pool_state is held until that transaction ends. Returns the first index.
+ */
+export async function reserveAndInsertAddresses(ctx: Context, db: Executor, count: number): Promise<number> {
+  const [row] = await queryRows<{ start: number }>(
+    db,
+    sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int RETURNING next_index - ${count}::int AS start`,
+  );
+  const start = Number(row?.start ?? 0);
+  await insertAddresses(ctx, db, start, deriveAddresses(ctx.config.walletXpub, start, count));
+  return start;
+}
+
+async function deriveYielding(xpub: string, from: number, count: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let done = 0; done < count; done += DERIVE_CHUNK) {
+    if (done > 0) await yieldToEventLoop();
+    out.push(...deriveAddresses(xpub, from + done, Math.min(DERIVE_CHUNK, count - done)));
+  }
+  return out;
 }
 
 export interface FillResult {
@@ -61,20 +110,100 @@ export interface FillResult {
   more: boolean;
 }
 
-/** One batch of the pool filler: derives at most POOL_BATCH_SIZE addresses. */
+/** A reservation older than this belongs to a filler that died: the next run completes it. */
+export const RESERVATION_STALE_MS = 60_000;
+
+/** Derives and inserts one stale reservation, if there is one. Returns the rows inserted, or null. */
+async function completeStaleReservation(ctx: Context): Promise<number | null> {
+  const before = new Date(ctx.clock.now().getTime() - RESERVATION_STALE_MS).toISOString();
+  return ctx.db.transaction(async (tx) => {
+    const [stale] = await queryRows<{ from_index: number; count: number }>(
+      tx,
+      sql`DELETE FROM address_pool_reservations WHERE from_index = (
+            SELECT from_index FROM address_pool_reservations WHERE reserved_at < ${before}::timestamptz
+            ORDER BY from_index LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING from_index, count`,
+    );
+    if (!stale) return null;
+    const from = Number(stale.from_index);
+    const derived = await deriveYielding(ctx.config.walletXpub, from, Number(stale.count));
+    const inserted = await insertAddresses(ctx, tx, from, derived);
+    ctx.log.warn(
+      { from, count: Number(stale.count), inserted },
+      "address pool: completed a stale reservation",
+    );
+    return inserted;
+  });
+}
+
+interface RateSample {
+  at: number;
+  taken: number;
+  rate: number;
+}
+// Per database handle (one per process in production): the last take-rate measurement.
+const samples = new WeakMap<Context["database"], RateSample>();
+const RATE_WINDOW_MS = 1_000;
+
+/** Addresses taken per second, measured over windows of at least a second between runs. */
+function takeRate(ctx: Context, state: PoolState): number {
+  const now = Date.now();
+  const last = samples.get(ctx.database);
+  if (!last || state.taken < last.taken) {
+    samples.set(ctx.database, { at: now, taken: state.taken, rate: 0 });
+    return 0;
+  }
+  if (now - last.at < RATE_WINDOW_MS) return last.rate;
+  const rate = ((state.taken - last.taken) * 1000) / (now - last.at);
+  samples.set(ctx.database, { at: now, taken: state.taken, rate });
+  return rate;
+}
+
+/**
+ * One run of the pool filler: derives at most one batch. `target` fixes the number of free
+ * addresses to keep (instead of POOL_MIN_FREE or the rate's headroom) and `batchSize` the batch
+ * (both for tests and benches); by default both follow the take rate.
+ */
 export async function fillAddressPool(
   ctx: Context,
   options: { target?: number; batchSize?: number } = {},
 ): Promise<FillResult> {
-  const target = options.target ?? ctx.config.poolMinFree;
-  const batchSize = options.batchSize ?? POOL_BATCH_SIZE;
   const state = await readPoolState(ctx.db);
+  const rate = takeRate(ctx, state);
+  const target = options.target ?? Math.max(ctx.config.poolMinFree, Math.ceil(rate * POOL_HEADROOM_SECONDS));
   const missing = target - state.free;
   if (missing <= 0) return { inserted: 0, free: state.free, more: false };
+  const recovered = await completeStaleReservation(ctx);
+  if (recovered !== null) return { inserted: recovered, free: state.free + recovered, more: true };
+  const batchSize =
+    options.batchSize ?? Math.min(POOL_MAX_BATCH_SIZE, Math.max(POOL_BATCH_SIZE, Math.ceil(rate)));
   const count = Math.min(missing, batchSize);
-  const inserted = await insertDerivedAddresses(ctx, ctx.db, state.nextIndex, count);
+  const now = ctx.clock.now().toISOString();
+  const from = await ctx.db.transaction(async (tx) => {
+    const [row] = await queryRows<{ start: number }>(
+      tx,
+      sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int
+          RETURNING next_index - ${count}::int AS start`,
+    );
+    const start = Number(row?.start ?? 0);
+    await queryRows(
+      tx,
+      sql`INSERT INTO address_pool_reservations (from_index, count, reserved_at)
+          VALUES (${start}, ${count}, ${now}::timestamptz)`,
+    );
+    return start;
+  });
+  const derived = await deriveYielding(ctx.config.walletXpub, from, count);
+  const inserted = await ctx.db.transaction(async (tx) => {
+    const mine = await queryRows(
+      tx,
+      sql`DELETE FROM address_pool_reservations WHERE from_index = ${from} RETURNING from_index`,
+    );
+    // Completed by another run meanwhile (this one took longer than RESERVATION_STALE_MS).
+    if (mine.length === 0) return 0;
+    return insertAddresses(ctx, tx, from, derived);
+  });
   const free = state.free + inserted;
-  if (inserted > 0) ctx.log.debug({ inserted, free, from: state.nextIndex }, "address pool refilled");
-  // A lost race (inserted < count) is not progress lost: the next run reads the new max and goes on.
+  if (inserted > 0) ctx.log.debug({ inserted, free, from, rate: Math.round(rate) }, "address pool refilled");
   return { inserted, free, more: free < target };
 }

@@ -29,6 +29,10 @@ export interface DelivererOptions {
   dispatcher?: Dispatcher;
   /** DNS resolver for the SSRF guard of the default dispatcher (tests). */
   resolver?: Resolver;
+  /** Attempts recorded per transaction at most (default RECORD_BATCH_SIZE). */
+  recordBatchSize?: number;
+  /** Recording transactions in flight at most (default RECORD_FLUSHES). */
+  recordFlushes?: number;
 }
 
 export interface DeliveryReport {
@@ -54,8 +58,8 @@ export interface WebhookDeliverer {
 
 export const DEFAULT_LEASE_MS = 60_000;
 /** Attempts recorded per transaction at most, and recording transactions in flight at most. */
-const MAX_RECORD_BATCH = 64;
-const MAX_RECORD_FLUSHES = 2;
+export const RECORD_BATCH_SIZE = 256;
+export const RECORD_FLUSHES = 2;
 
 interface Pending extends AttemptRecord {
   resolve(outcome: RecordOutcome): void;
@@ -67,12 +71,16 @@ interface Pending extends AttemptRecord {
  * while a recording transaction is busy, finishing attempts queue up and go in the next one, so
  * under load many deliveries share one commit and one statement per step.
  */
-function createRecorder(ctx: Context): (record: AttemptRecord) => Promise<RecordOutcome> {
+function createRecorder(
+  ctx: Context,
+  batchSize: number,
+  flushes: number,
+): (record: AttemptRecord) => Promise<RecordOutcome> {
   const queue: Pending[] = [];
   let flushing = 0;
   const flush = () => {
-    while (flushing < MAX_RECORD_FLUSHES && queue.length > 0) {
-      const batch = queue.splice(0, MAX_RECORD_BATCH);
+    while (flushing < flushes && queue.length > 0) {
+      const batch = queue.splice(0, batchSize);
       flushing += 1;
       recordWebhookAttempts(ctx, batch)
         .then(
@@ -109,7 +117,11 @@ export function createWebhookDeliverer(ctx: Context, options: DelivererOptions =
       resolver: options.resolver,
     });
 
-  const record = createRecorder(ctx);
+  const record = createRecorder(
+    ctx,
+    options.recordBatchSize ?? RECORD_BATCH_SIZE,
+    options.recordFlushes ?? RECORD_FLUSHES,
+  );
   const claim = (limit: number) =>
     claimDueWebhooks(ctx, { leaseOwner: `${workerId}/${newId()}`, leaseMs, limit });
 

@@ -11,9 +11,13 @@
  */
 import { asc, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { depositEvents, orderEvents, orders, payoutEvents, webhookAttempts } from "../db/schema.js";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { depositEvents, orderEvents, orders, payoutEvents } from "../db/schema.js";
+import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import {
+  isAllowed,
   type OrderEventType,
   type OrderRow,
   OUTCOME_STATUSES,
@@ -41,6 +45,46 @@ export type RecordOutcome = "delivered" | "retry_scheduled" | "failed" | "lease_
 export interface AttemptRecord {
   claim: ClaimedDelivery;
   result: AttemptResult;
+}
+
+/**
+ * transitionOrders(..., to: "completed", event: "order_completed") in one statement: the guarded
+ * UPDATE (each order still in the status it was locked in) and its events together, so the order
+ * rollups are held for one round trip. The hot path of the sender: every 2xx completes an order.
+ */
+async function completeOrders(ctx: Context, tx: Executor, toComplete: OrderRow[], now: Date): Promise<void> {
+  if (toComplete.length === 0) return;
+  for (const order of toComplete) {
+    if (!isAllowed(order.status, "completed", "order_completed")) {
+      throw new AppError(
+        "INVALID_STATE",
+        `order cannot move from ${order.status} to completed (order_completed)`,
+      );
+    }
+  }
+  const input = toComplete.map((order) => ({ id: order.id, status: order.status, event_id: newId() }));
+  const moved = await queryRows<{ order_id: string }>(
+    tx,
+    sql`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i(id uuid, status text, event_id uuid)
+    ), moved AS (
+      UPDATE orders AS o
+      SET status = 'completed', completed_at = ${now.toISOString()}::timestamptz,
+          updated_at = ${now.toISOString()}::timestamptz
+      FROM input
+      WHERE o.id = input.id AND o.status = input.status
+      RETURNING o.id
+    )
+    INSERT INTO order_events (id, order_id, event_type, payload, created_at)
+    SELECT input.event_id, input.id, 'order_completed',
+           jsonb_build_object('from', input.status, 'to', 'completed'), ${now.toISOString()}::timestamptz
+    FROM input JOIN moved ON moved.id = input.id
+    RETURNING order_id::text AS order_id`,
+  );
+  if (moved.length !== toComplete.length)
+    throw new AppError("INVALID_STATE", "an order changed concurrently");
+  ctx.metrics.orderOutcomes.inc({ status: "completed" }, moved.length);
 }
 
 const isOutcomeStatus = (status: string): boolean => (OUTCOME_STATUSES as readonly string[]).includes(status);
@@ -101,26 +145,33 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       };
     });
 
-    await tx.insert(webhookAttempts).values(
-      plans.map((plan) => ({
-        id: newId(),
-        deliveryId: plan.claim.id,
-        attempt: plan.attempt,
-        url: plan.result.url,
-        startedAt: plan.result.startedAt,
-        durationMs: plan.result.durationMs,
-        statusCode: plan.result.statusCode,
-        error: plan.result.success ? null : plan.result.error,
-        success: plan.result.success,
-      })),
-    );
-
-    const values = plans.map(
-      (plan) =>
-        sql`(${plan.claim.id}::uuid, ${plan.claim.leaseOwner}::text, ${plan.attempt}::int, ${plan.status}::text,
-             ${plan.nextAttemptAt.toISOString()}::timestamptz, ${plan.reason}::text, ${plan.result.statusCode}::int)`,
-    );
-    const result = await tx.execute(sql`
+    // One statement logs every attempt and moves each delivery on, fenced by its lease token.
+    const input = plans.map((plan) => ({
+      id: newId(),
+      delivery_id: plan.claim.id,
+      lease_owner: plan.claim.leaseOwner,
+      attempt: plan.attempt,
+      url: plan.result.url,
+      started_at: plan.result.startedAt.toISOString(),
+      duration_ms: plan.result.durationMs,
+      status_code: plan.result.statusCode,
+      error: plan.result.success ? null : plan.result.error,
+      success: plan.result.success,
+      status: plan.status,
+      next_attempt_at: plan.nextAttemptAt.toISOString(),
+      reason: plan.reason,
+    }));
+    const updatedRows = await queryRows<{ id: string }>(
+      tx,
+      sql`
+      WITH v AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(id uuid, delivery_id uuid,
+          lease_owner text, attempt int, url text, started_at timestamptz, duration_ms int, status_code int,
+          error text, success boolean, status text, next_attempt_at timestamptz, reason text)
+      ), logged AS (
+        INSERT INTO webhook_attempts (id, delivery_id, attempt, url, started_at, duration_ms, status_code, error, success)
+        SELECT id, delivery_id, attempt, url, started_at, duration_ms, status_code, error, success FROM v
+      )
       UPDATE webhook_deliveries AS d
       SET attempts = v.attempt,
           status = v.status,
@@ -131,12 +182,11 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
           lease_owner = NULL,
           lease_expires_at = NULL,
           updated_at = ${now.toISOString()}::timestamptz
-      FROM (VALUES ${sql.join(values, sql`, `)})
-        AS v(id, lease_owner, attempt, status, next_attempt_at, reason, status_code)
-      WHERE d.id = v.id AND d.status = 'pending' AND d.lease_owner = v.lease_owner
-      RETURNING d.id
-    `);
-    const updated = new Set((result as unknown as { rows: { id: string }[] }).rows.map((row) => row.id));
+      FROM v
+      WHERE d.id = v.delivery_id AND d.status = 'pending' AND d.lease_owner = v.lease_owner
+      RETURNING d.id::text AS id`,
+    );
+    const updated = new Set(updatedRows.map((row) => row.id));
 
     // A pending delivery is always the order's current outcome: enqueueing a newer outcome and
     // requesting a retry run both supersede every older pending delivery of the order. So a 2xx
@@ -226,12 +276,13 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       // Any other status (completed after an earlier success): the failure stays on the delivery.
       outcomes.push("failed");
     }
-    await transitionOrders(ctx, tx, {
-      orders: [...toComplete.values()],
-      to: "completed",
-      event: "order_completed",
-      patch: { completedAt: now },
-    });
+    // Events that do not change a status: one insert for the whole batch, before the status
+    // changes. Those update the order rollups (migrations 0004, 0013), whose rows every transaction
+    // completing orders of the same merchant needs: they come last, so the rollup rows stay locked
+    // for one statement and the commit only.
+    if (events.length > 0) await tx.insert(orderEvents).values(events);
+    if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
+    if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
     const failing = [...toFail.values()].filter((entry) => !toComplete.has(entry.order.id));
     await transitionOrders(ctx, tx, {
       orders: failing.map((entry) => entry.order),
@@ -239,10 +290,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       event: "webhook_failed",
       payload: (order) => toFail.get(order.id)?.payload ?? {},
     });
-    // Events that do not change a status: one insert for the whole batch.
-    if (events.length > 0) await tx.insert(orderEvents).values(events);
-    if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
-    if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
+    await completeOrders(ctx, tx, [...toComplete.values()], now);
     return outcomes;
   });
 }

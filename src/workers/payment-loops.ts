@@ -13,14 +13,19 @@ import { isDatabaseUnavailable } from "../db/database-error.js";
 import { settlements } from "../db/schema.js";
 import { startLoop, type Loop } from "./loop.js";
 
+/** The pool filler: runs back to back while the pool is short of its target, else every 5 s. */
+export function startAddressPoolFiller(ctx: Context): Loop {
+  return startLoop({
+    name: "address-pool-filler",
+    log: ctx.log,
+    intervalMs: 5_000,
+    task: async () => (await fillAddressPool(ctx)).more,
+  });
+}
+
 export function startPaymentLoops(ctx: Context): Loop[] {
   return [
-    startLoop({
-      name: "address-pool-filler",
-      log: ctx.log,
-      intervalMs: 5_000,
-      task: async () => (await fillAddressPool(ctx)).more,
-    }),
+    startAddressPoolFiller(ctx),
     startLoop({
       name: "order-expirer",
       log: ctx.log,

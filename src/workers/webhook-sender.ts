@@ -19,8 +19,8 @@ import type { ClaimedDelivery } from "../webhooks/claim-due-webhooks.js";
 import { isDatabaseUnavailable } from "../db/database-error.js";
 import { startLoop, UNAVAILABLE_BACKOFF_MS, type Loop } from "./loop.js";
 
-export const DEFAULT_WEBHOOK_CONCURRENCY = 32;
-export const DEFAULT_WEBHOOK_POLL_MS = 200;
+export const DEFAULT_WEBHOOK_CONCURRENCY = 64;
+export const DEFAULT_WEBHOOK_POLL_MS = 50;
 
 export interface WebhookSenderOptions extends DelivererOptions {
   /** HTTP attempts in flight at most. */

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createOrder } from "../../src/payments/create-order.js";
+import { INLINE_BLOCK_SIZE } from "../../src/wallet/derive-address-inline.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { addMerchant, type TestMerchant } from "./helpers.js";
@@ -105,6 +106,7 @@ describe("order creation under concurrency", () => {
       t.ctx.db,
       sql`SELECT count(*)::int AS free FROM addresses WHERE status = 'free'`,
     );
-    expect(after?.free).toBe(0);
+    // One inline block served the part the pool could not: its rest stays free.
+    expect(after?.free).toBe(INLINE_BLOCK_SIZE - 6);
   });
 });

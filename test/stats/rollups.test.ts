@@ -197,24 +197,38 @@ describe("order rollups", { timeout: 120_000 }, () => {
 });
 
 describe("check-rollups and the address pool", () => {
-  it("reports a pool whose derivation indexes are not contiguous (the admin stats count max + 1)", async () => {
+  it("reports a pool whose derivation indexes are not contiguous, and pool counters that differ", async () => {
     expect((await checkRollups(t.ctx.db)).filter((d) => d.table === "addresses")).toEqual([]);
-    const [{ next } = { next: "0" }] = await queryRows<{ next: string }>(
+    const [{ next, free } = { next: "0", free: "0" }] = await queryRows<{ next: string; free: string }>(
       t.ctx.db,
-      sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS next FROM addresses`,
+      sql`SELECT (coalesce(max(derivation_index), -1) + 1)::text AS next,
+            count(*) FILTER (WHERE status = 'free')::text AS free FROM addresses`,
     );
     await t.ctx.db.execute(sql`
       INSERT INTO addresses (derivation_index, address, status, created_at)
       VALUES (${Number(next) + 5}, 'TGapAddressForTheCheck', 'free', now())`);
     const pool = (await checkRollups(t.ctx.db)).filter((d) => d.table === "addresses");
+    // next_index (address_pool_state) and max + 1 against the number of addresses.
     expect(pool).toEqual([
       {
         table: "addresses",
         key: { pool: "size" },
-        stored: [String(Number(next) + 6)],
-        actual: [String(Number(next) + 1)],
+        stored: [next, String(Number(next) + 6)],
+        actual: [String(Number(next) + 1), String(Number(next) + 1)],
       },
     ]);
     await t.ctx.db.execute(sql`DELETE FROM addresses WHERE address = 'TGapAddressForTheCheck'`);
+    expect((await checkRollups(t.ctx.db)).filter((d) => d.table.startsWith("address"))).toEqual([]);
+    // The counters kept by the trigger against a recount of the addresses.
+    await t.ctx.db.execute(sql`UPDATE address_pool_counts SET free = free + 3 WHERE slot = 0`);
+    expect((await checkRollups(t.ctx.db)).filter((d) => d.table === "address_pool_counts")).toEqual([
+      {
+        table: "address_pool_counts",
+        key: { pool: "free/total" },
+        stored: [String(Number(free) + 3), next],
+        actual: [free, next],
+      },
+    ]);
+    await t.ctx.db.execute(sql`UPDATE address_pool_counts SET free = free - 3 WHERE slot = 0`);
   });
 });

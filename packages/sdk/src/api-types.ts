@@ -1040,46 +1040,6 @@ export interface paths {
     };
 }
 export interface webhooks {
-    "deposit.detected": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * deposit.detected: a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)
-         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
-         */
-        post: operations["webhook_deposit_detected"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "deposit.confirmed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * deposit.confirmed: a deposit reached the confirmations and the solidified chain: final, credit it
-         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
-         */
-        post: operations["webhook_deposit_confirmed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "payment.confirmed": {
         parameters: {
             query?: never;
@@ -1134,6 +1094,46 @@ export interface webhooks {
          * @description POSTed to the order's callback_url (Content-Type: application/json), 10 s timeout per attempt, retried on non-2xx, timeout or network error with 2^n s backoff (capped at 1 h), at most 10 attempts; delivery is at least once.
          */
         post: operations["webhook_payment_overpaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.detected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.detected: a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)
+         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
+         */
+        post: operations["webhook_deposit_detected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deposit.confirmed: a deposit reached the confirmations and the solidified chain: final, credit it
+         * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
+         */
+        post: operations["webhook_deposit_confirmed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -16216,170 +16216,6 @@ export interface operations {
             };
         };
     };
-    webhook_deposit_detected: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
-                "X-Signature": string;
-                /**
-                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
-                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
-                 */
-                "X-Idempotency-Key": string;
-                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
-                "X-Timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "event": "deposit.detected",
-                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
-                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
-                 *       "customer_ref": "player-42",
-                 *       "amount": "25.000000",
-                 *       "currency": "USDT",
-                 *       "network": "mainnet",
-                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
-                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
-                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
-                 *       "status": "detected",
-                 *       "confirmations": 1,
-                 *       "below_minimum": false,
-                 *       "address_status": "active",
-                 *       "timestamp": "2026-11-22T06:03:38.000Z"
-                 *     }
-                 */
-                "application/json": {
-                    /** @constant */
-                    event: "deposit.detected";
-                    /** Format: uuid */
-                    deposit_id: string;
-                    /** Format: uuid */
-                    deposit_address_id: string;
-                    /** @description the merchant's own reference of the customer */
-                    customer_ref: string;
-                    /** @example 25.000000 */
-                    amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
-                    network: string;
-                    tx_hash: string;
-                    from_address: string;
-                    /** @description the static deposit address */
-                    to_address: string;
-                    /** @enum {string} */
-                    status: "detected" | "confirmed";
-                    confirmations: number;
-                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
-                    below_minimum: boolean;
-                    /**
-                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
-                     * @enum {string}
-                     */
-                    address_status: "active" | "disabled";
-                    /** Format: date-time */
-                    timestamp: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Received (any 2xx ends the retries) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhook_deposit_confirmed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
-                "X-Signature": string;
-                /**
-                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
-                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
-                 */
-                "X-Idempotency-Key": string;
-                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
-                "X-Timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "event": "deposit.confirmed",
-                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
-                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
-                 *       "customer_ref": "player-42",
-                 *       "amount": "25.000000",
-                 *       "currency": "USDT",
-                 *       "network": "mainnet",
-                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
-                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
-                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
-                 *       "status": "confirmed",
-                 *       "confirmations": 19,
-                 *       "below_minimum": false,
-                 *       "address_status": "active",
-                 *       "timestamp": "2026-11-22T06:03:38.000Z"
-                 *     }
-                 */
-                "application/json": {
-                    /** @constant */
-                    event: "deposit.confirmed";
-                    /** Format: uuid */
-                    deposit_id: string;
-                    /** Format: uuid */
-                    deposit_address_id: string;
-                    /** @description the merchant's own reference of the customer */
-                    customer_ref: string;
-                    /** @example 25.000000 */
-                    amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
-                    network: string;
-                    tx_hash: string;
-                    from_address: string;
-                    /** @description the static deposit address */
-                    to_address: string;
-                    /** @enum {string} */
-                    status: "detected" | "confirmed";
-                    confirmations: number;
-                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
-                    below_minimum: boolean;
-                    /**
-                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
-                     * @enum {string}
-                     */
-                    address_status: "active" | "disabled";
-                    /** Format: date-time */
-                    timestamp: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Received (any 2xx ends the retries) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     webhook_payment_confirmed: {
         parameters: {
             query?: never;
@@ -16590,6 +16426,170 @@ export interface operations {
                      * @enum {string}
                      */
                     status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_deposit_detected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
+                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "deposit.detected",
+                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
+                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "customer_ref": "player-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
+                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
+                 *       "status": "detected",
+                 *       "confirmations": 1,
+                 *       "below_minimum": false,
+                 *       "address_status": "active",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "deposit.detected";
+                    /** Format: uuid */
+                    deposit_id: string;
+                    /** Format: uuid */
+                    deposit_address_id: string;
+                    /** @description the merchant's own reference of the customer */
+                    customer_ref: string;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    tx_hash: string;
+                    from_address: string;
+                    /** @description the static deposit address */
+                    to_address: string;
+                    /** @enum {string} */
+                    status: "detected" | "confirmed";
+                    confirmations: number;
+                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
+                    below_minimum: boolean;
+                    /**
+                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
+                     * @enum {string}
+                     */
+                    address_status: "active" | "disabled";
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_deposit_confirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<deposit_id>_<event>_<ts> (ts: Unix milliseconds of the detection or confirmation), identical on every retry
+                 * @example evt_019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90_deposit.confirmed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "deposit.confirmed",
+                 *       "deposit_id": "019a9c3e-5b1d-7c2e-8f3a-4b5c6d7e8f90",
+                 *       "deposit_address_id": "019a9c3e-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "customer_ref": "player-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+                 *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
+                 *       "to_address": "TXvRyjomvtNWSKvNouTvAedRGD4w9RXLZD",
+                 *       "status": "confirmed",
+                 *       "confirmations": 19,
+                 *       "below_minimum": false,
+                 *       "address_status": "active",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "deposit.confirmed";
+                    /** Format: uuid */
+                    deposit_id: string;
+                    /** Format: uuid */
+                    deposit_address_id: string;
+                    /** @description the merchant's own reference of the customer */
+                    customer_ref: string;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    tx_hash: string;
+                    from_address: string;
+                    /** @description the static deposit address */
+                    to_address: string;
+                    /** @enum {string} */
+                    status: "detected" | "confirmed";
+                    confirmations: number;
+                    /** @description amount < DEPOSIT_MIN_USDT; credited all the same */
+                    below_minimum: boolean;
+                    /**
+                     * @description disabled: the deposit reached an address the merchant had disabled (still credited)
+                     * @enum {string}
+                     */
+                    address_status: "active" | "disabled";
                     /** Format: date-time */
                     timestamp: string;
                 };

@@ -190,8 +190,8 @@ export function webhooksDocument(): Record<string, unknown> {
       },
     },
   ]);
+  // The payment events first: they are what every integration handles.
   return Object.fromEntries([
-    ...depositWebhooks,
     ...OUTCOME_EVENTS.map((event) => [
       event,
       {
@@ -227,5 +227,6 @@ export function webhooksDocument(): Record<string, unknown> {
         },
       },
     ]),
+    ...depositWebhooks,
   ]);
 }
