@@ -2,6 +2,7 @@ import { useCan } from "./me.js";
 import { useState } from "react";
 import { api, type OrderDetail } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
+import { ResolvePanel } from "./ResolvePanel.js";
 import { errorMessage, useApi } from "./useApi.js";
 
 function Fields({ data, testId }: { data: Record<string, unknown>; testId?: string }) {
@@ -92,6 +93,7 @@ export function OrderDetailPage({ id }: { id: string }) {
           {message.text}
         </p>
       )}
+      <ResolvePanel detail={detail.data} onDone={detail.reload} />
       <div className="grid two">
         <section className="panel">
           <h2>Order</h2>
