@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import { enqueueAddressSweep } from "../sweeps/enqueue-sweep.js";
 
 export async function queueStaticSweeps(
   ctx: Context,
@@ -26,7 +27,6 @@ export async function queueStaticSweeps(
         HAVING sum(d.amount) >= ${ctx.config.sweepMinUsdt.toString()}::numeric
         ORDER BY da.address_id`,
   );
-  // The address-level settlement that sweeps them lands with issue 23; until then they are only
-  // reported as due.
-  for (const row of due) ctx.log.info({ address: row.address }, "static address due for a sweep");
+  for (const row of due)
+    await enqueueAddressSweep(ctx, tx, { addressId: Number(row.address_id), address: row.address });
 }
