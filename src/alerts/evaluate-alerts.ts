@@ -39,6 +39,7 @@ export async function evaluateAlerts(
   }
   result.fired.push(...(await fireEventAlerts(ctx)));
   result.fired.push(...(await fireStrayAlerts(ctx)));
+  result.fired.push(...(await firePayoutFailedAlerts(ctx)));
   if (result.fired.length > 0 || result.resolved.length > 0) {
     ctx.log.info({ fired: result.fired, resolved: result.resolved }, "operator alerts changed");
   }
@@ -218,6 +219,72 @@ async function fireStrayAlerts(ctx: Context): Promise<string[]> {
       return true;
     });
     if (inserted) fired.push(r.alert);
+  }
+  return fired;
+}
+
+interface PayoutFailedRow extends Record<string, unknown> {
+  event_id: string;
+  payout_id: string;
+  kind: string;
+  amount: string;
+  merchant_name: string;
+  payload: unknown;
+}
+
+/** DESIGN.md 14: a refund or payout that failed on chain fires `payout_failed`, once per failure. */
+async function firePayoutFailedAlerts(ctx: Context): Promise<string[]> {
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - EVENT_LOOKBACK_MS).toISOString();
+  const events = await queryRows<PayoutFailedRow>(
+    ctx.db,
+    sql`SELECT e.id AS event_id, p.id AS payout_id, p.kind, p.amount::text AS amount, m.name AS merchant_name,
+               e.payload
+        FROM payout_events e JOIN payouts p ON p.id = e.payout_id JOIN merchants m ON m.id = p.merchant_id
+        WHERE e.to_status = 'failed' AND e.created_at >= ${since}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'event' AND a.key = 'event:' || e.id::text)
+        ORDER BY e.created_at LIMIT 100`,
+  );
+  const fired: string[] = [];
+  for (const e of events) {
+    const payload = (typeof e.payload === "string" ? JSON.parse(e.payload) : e.payload) as Record<
+      string,
+      unknown
+    >;
+    const reason = typeof payload.reason === "string" ? payload.reason.slice(0, 200) : "unknown";
+    const amount = formatAmount(BigInt(e.amount));
+    const text = `A ${e.kind} of ${amount} USDT (${e.merchant_name}, ${e.payout_id}) failed on chain: ${reason}; its reservation was released`;
+    const details = {
+      payout_id: e.payout_id,
+      kind: e.kind,
+      merchant: e.merchant_name,
+      amount_usdt: amount,
+      reason,
+      tx_hash: typeof payload.tx_hash === "string" ? payload.tx_hash : null,
+    };
+    const inserted = await ctx.db.transaction(async (tx) => {
+      const id = newId();
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at, resolved_at)
+            VALUES (${id}, 'payout_failed', ${"event:" + e.event_id}, 'event', 'critical', 'firing', ${text},
+                    ${JSON.stringify(details)}::jsonb, ${now.toISOString()}::timestamptz, NULL)
+            ON CONFLICT (key) WHERE kind = 'event' DO NOTHING
+            RETURNING id`,
+      );
+      if (rows.length === 0) return false;
+      await enqueue(ctx, tx, {
+        id,
+        alert: "payout_failed",
+        severity: "critical",
+        state: "firing",
+        text,
+        details,
+        at: now,
+      });
+      return true;
+    });
+    if (inserted) fired.push("payout_failed");
   }
   return fired;
 }

@@ -14238,7 +14238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14252,7 +14252,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
                     };
                 };
             };
