@@ -3,7 +3,10 @@
  * and credited by the real scanner: a cancelled order's late payment, a cancel racing a payment in
  * the same block, and refusals that change nothing.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { verifyWebhook } from "@stablegate/sdk";
+import { queryRows } from "../../src/db/query-rows.js";
+import { signWebhookBody } from "../../src/webhooks/signature.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveries } from "../../src/db/schema.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
@@ -182,6 +185,25 @@ describe("accept", () => {
       status: "confirmed",
       amount_received: "9.990000",
       resolution: "manual",
+    });
+    // A merchant's verifier (the SDK's) reads the added field; the signature covers it.
+    const secret = "whsec-test-secret";
+    const verified = verifyWebhook(
+      manual?.payload ?? "",
+      { "x-signature": signWebhookBody(secret, manual?.payload ?? ""), "x-timestamp": "0" },
+      secret,
+      { toleranceSeconds: 0 },
+    );
+    expect(verified.ok && verified.payload.resolution).toBe("manual");
+    // The audit log holds the act with its actor and reason, in the same transaction.
+    const [audit] = await queryRows<{ action: string; reason: string; actor_kind: string }>(
+      t.ctx.db,
+      sql`SELECT action, reason, actor_kind FROM audit_log WHERE target_id = ${order.id}`,
+    );
+    expect(audit).toEqual({
+      action: "order.resolve",
+      reason: "1 cent short, bank fee",
+      actor_kind: "operator",
     });
     // The merchant's own read shows it too.
     const read = await s.app.inject({

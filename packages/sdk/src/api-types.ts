@@ -18660,6 +18660,11 @@ export interface operations {
                     status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };
@@ -18735,6 +18740,11 @@ export interface operations {
                     status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };
@@ -18810,6 +18820,11 @@ export interface operations {
                     status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };
