@@ -32,6 +32,41 @@ export interface Incident {
   merchant_name: string;
 }
 
+/** A transfer to one of our addresses that no order held (DESIGN.md 4 and 13). */
+export interface StrayTransferView {
+  id: string;
+  tx_hash: string;
+  log_index: number;
+  /** our address it reached */
+  address: string;
+  from_address: string;
+  amount: string;
+  block_number: number;
+  block_timestamp: string;
+  /** seen: waiting for confirmations; confirmed: final */
+  status: "seen" | "confirmed";
+  confirmations: number;
+  /** the order the address last belonged to; null when it was never handed out */
+  previous_order_id: string | null;
+  /** null while unresolved */
+  resolution: "attached" | "dismissed" | "refunded" | null;
+  /** the order it was attached to */
+  order_id: string | null;
+  resolution_reason: string | null;
+  resolved_by: { kind: string; id?: string; label: string } | null;
+  resolved_at: string | null;
+  /** the address's sweep as it concerns this transfer */
+  sweep: {
+    /** unconfirmed, not_queued (sweeping off), waiting, active, failed, swept */
+    status: string;
+    sweep_tx_hash: string | null;
+    swept_at: string | null;
+  };
+  explorer_url: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+}
+
 /** SPEC.md 2.6. */
 export interface AddressPoolCounts {
   total: number;

@@ -4,7 +4,8 @@
  *    insert win while it lasts, so it fires once; it resolves by a compare-and-set on that row's
  *    state, so it resolves once;
  *  - an event alert (an order reaching callback_failed, a sweep failing) is keyed by its order
- *    event, so each fires once;
+ *    event, so each fires once; a confirmed stray transfer (`stray_transfer`) by its row and a
+ *    failed address-level sweep by its settlement round, once each too;
  * and each transition writes its deliveries (one per configured channel) in the same transaction.
  * Nothing is sent here: the alert sender delivers the outbox (deliver-alerts.ts).
  */
@@ -13,6 +14,7 @@ import type { Context } from "../context.js";
 import type { Tx } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { newId } from "../ids.js";
+import { formatAmount } from "../money.js";
 import { readAlertConditions, type ConditionReading, type Severity } from "./alert-conditions.js";
 import { alertChannels } from "./alert-channels.js";
 
@@ -36,6 +38,8 @@ export async function evaluateAlerts(
       result.resolved.push(reading.alert);
   }
   result.fired.push(...(await fireEventAlerts(ctx)));
+  result.fired.push(...(await fireStrayAlerts(ctx)));
+  result.fired.push(...(await firePayoutFailedAlerts(ctx)));
   if (result.fired.length > 0 || result.resolved.length > 0) {
     ctx.log.info({ fired: result.fired, resolved: result.resolved }, "operator alerts changed");
   }
@@ -148,6 +152,139 @@ async function fireEventAlerts(ctx: Context): Promise<string[]> {
       return true;
     });
     if (inserted) fired.push(alert);
+  }
+  return fired;
+}
+
+interface StrayAlertRow extends Record<string, unknown> {
+  key: string;
+  alert: "stray_transfer" | "sweep_failed";
+  address: string;
+  amount: string | null;
+  tx_hash: string | null;
+  from_address: string | null;
+  reason: string | null;
+  step: string | null;
+}
+
+/**
+ * Confirmed stray transfers and failed address-level sweeps (which have no order event to key on):
+ * each fires once, keyed by its row.
+ */
+async function fireStrayAlerts(ctx: Context): Promise<string[]> {
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - EVENT_LOOKBACK_MS).toISOString();
+  const rows = await queryRows<StrayAlertRow>(
+    ctx.db,
+    sql`SELECT * FROM (
+          SELECT 'stray:' || st.id::text AS key, 'stray_transfer' AS alert, st.to_address AS address,
+                 st.amount::text AS amount, st.tx_hash, st.from_address, NULL AS reason, NULL AS step,
+                 st.confirmed_at AS at
+          FROM stray_transfers st
+          WHERE st.status = 'confirmed' AND st.confirmed_at >= ${since}::timestamptz
+          UNION ALL
+          SELECT 'settlement:' || s.id::text || ':' || s.round::text, 'sweep_failed', s.address, NULL, NULL,
+                 NULL, s.last_error, s.step, s.updated_at
+          FROM settlements s
+          WHERE s.order_id IS NULL AND s.status = 'failed' AND s.updated_at >= ${since}::timestamptz
+        ) AS candidates
+        WHERE NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'event' AND a.key = candidates.key)
+        ORDER BY at LIMIT 100`,
+  );
+  const fired: string[] = [];
+  for (const r of rows) {
+    const amount = r.amount === null ? null : formatAmount(BigInt(r.amount));
+    const reason = (r.reason ?? "unknown").slice(0, 200);
+    const text =
+      r.alert === "stray_transfer"
+        ? `Stray transfer: ${amount} USDT reached ${r.address}, an address no order holds (tx ${r.tx_hash}). Attach it to an order, refund or dismiss it.`
+        : `Sweep of address ${r.address} (stray balance) failed at step ${r.step ?? "?"}: ${reason}`;
+    const details: Record<string, string | number | null> =
+      r.alert === "stray_transfer"
+        ? { address: r.address, amount, tx_hash: r.tx_hash, from_address: r.from_address }
+        : { address: r.address, reason, step: r.step };
+    const severity: Severity = r.alert === "sweep_failed" ? "critical" : "warning";
+    const inserted = await ctx.db.transaction(async (tx) => {
+      const id = newId();
+      const done = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at, resolved_at)
+            VALUES (${id}, ${r.alert}, ${r.key}, 'event', ${severity}, 'firing', ${text},
+                    ${JSON.stringify(details)}::jsonb, ${now.toISOString()}::timestamptz, NULL)
+            ON CONFLICT (key) WHERE kind = 'event' DO NOTHING
+            RETURNING id`,
+      );
+      if (done.length === 0) return false;
+      await enqueue(ctx, tx, { id, alert: r.alert, severity, state: "firing", text, details, at: now });
+      return true;
+    });
+    if (inserted) fired.push(r.alert);
+  }
+  return fired;
+}
+
+interface PayoutFailedRow extends Record<string, unknown> {
+  event_id: string;
+  payout_id: string;
+  kind: string;
+  amount: string;
+  merchant_name: string;
+  payload: unknown;
+}
+
+/** DESIGN.md 14: a refund or payout that failed on chain fires `payout_failed`, once per failure. */
+async function firePayoutFailedAlerts(ctx: Context): Promise<string[]> {
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - EVENT_LOOKBACK_MS).toISOString();
+  const events = await queryRows<PayoutFailedRow>(
+    ctx.db,
+    sql`SELECT e.id AS event_id, p.id AS payout_id, p.kind, p.amount::text AS amount, m.name AS merchant_name,
+               e.payload
+        FROM payout_events e JOIN payouts p ON p.id = e.payout_id JOIN merchants m ON m.id = p.merchant_id
+        WHERE e.to_status = 'failed' AND e.created_at >= ${since}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'event' AND a.key = 'event:' || e.id::text)
+        ORDER BY e.created_at LIMIT 100`,
+  );
+  const fired: string[] = [];
+  for (const e of events) {
+    const payload = (typeof e.payload === "string" ? JSON.parse(e.payload) : e.payload) as Record<
+      string,
+      unknown
+    >;
+    const reason = typeof payload.reason === "string" ? payload.reason.slice(0, 200) : "unknown";
+    const amount = formatAmount(BigInt(e.amount));
+    const text = `A ${e.kind} of ${amount} USDT (${e.merchant_name}, ${e.payout_id}) failed on chain: ${reason}; its reservation was released`;
+    const details = {
+      payout_id: e.payout_id,
+      kind: e.kind,
+      merchant: e.merchant_name,
+      amount_usdt: amount,
+      reason,
+      tx_hash: typeof payload.tx_hash === "string" ? payload.tx_hash : null,
+    };
+    const inserted = await ctx.db.transaction(async (tx) => {
+      const id = newId();
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at, resolved_at)
+            VALUES (${id}, 'payout_failed', ${"event:" + e.event_id}, 'event', 'critical', 'firing', ${text},
+                    ${JSON.stringify(details)}::jsonb, ${now.toISOString()}::timestamptz, NULL)
+            ON CONFLICT (key) WHERE kind = 'event' DO NOTHING
+            RETURNING id`,
+      );
+      if (rows.length === 0) return false;
+      await enqueue(ctx, tx, {
+        id,
+        alert: "payout_failed",
+        severity: "critical",
+        state: "firing",
+        text,
+        details,
+        at: now,
+      });
+      return true;
+    });
+    if (inserted) fired.push("payout_failed");
   }
   return fired;
 }

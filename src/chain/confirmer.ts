@@ -22,6 +22,7 @@
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { listConfirmableTransfers, settleOrderTransfers } from "../payments/confirm-transfers.js";
+import { confirmStrayTransfers, listConfirmableStrays } from "../strays/confirm-stray-transfers.js";
 import { confirmDeposits, listConfirmableDeposits } from "../deposits/confirm-deposits.js";
 import { sql } from "drizzle-orm";
 import { retryNode, type RetryTiming } from "./backoff.js";
@@ -67,9 +68,17 @@ export interface ConfirmInput {
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
-  const orderCandidates = await listConfirmableTransfers(ctx, input.scannedHead);
-  // Deposits to static addresses (issue 25) are final by the same proof as order transfers.
-  const depositCandidates = await listConfirmableDeposits(ctx, input.scannedHead);
+  // Order transfers, stray transfers (orderId null) and deposits to static addresses (issue 25)
+  // are proven final alike.
+  const [payments, strays, depositCandidates] = await Promise.all([
+    listConfirmableTransfers(ctx, input.scannedHead),
+    listConfirmableStrays(ctx, input.scannedHead),
+    listConfirmableDeposits(ctx, input.scannedHead),
+  ]);
+  const orderCandidates: { id: string; orderId: string | null; blockNumber: number; blockHash: string }[] = [
+    ...payments,
+    ...strays.map((s) => ({ ...s, orderId: null })),
+  ];
   const candidates: { blockNumber: number; blockHash: string }[] = [...orderCandidates, ...depositCandidates];
   // The first run reads the solidified head whatever is due: once per process, it tells when
   // transfers will be solidified, so the first one due costs one reading, not a guess and a retry.
@@ -148,7 +157,12 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
   }
 
   const byOrder = new Map<string, string[]>();
-  for (const t of verified) byOrder.set(t.orderId, [...(byOrder.get(t.orderId) ?? []), t.id]);
+  const finalStrays: string[] = [];
+  for (const t of verified) {
+    if (t.orderId === null) finalStrays.push(t.id);
+    else byOrder.set(t.orderId, [...(byOrder.get(t.orderId) ?? []), t.id]);
+  }
+  result.confirmed += await confirmStrayTransfers(ctx, finalStrays);
   for (const [orderId, ids] of byOrder) {
     const settled = await settleOrderTransfers(ctx, orderId, ids);
     result.confirmed += ids.length;

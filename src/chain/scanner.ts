@@ -13,7 +13,8 @@
 import type { Context } from "../context.js";
 import { hexToBase58 } from "@stablegate/tron/address";
 import type { BlockJson } from "@stablegate/tron/node-types";
-import { creditTransfers, ordersByAddress, type ChainTransfer } from "../payments/apply-transfers.js";
+import { addressHolders } from "../payments/address-holders.js";
+import { applyTransfers, type ChainTransfer } from "../payments/apply-transfers.js";
 import { revertTransfersAbove } from "../payments/revert-fork.js";
 import { creditDeposits, staticHoldersByAddress } from "../deposits/credit-deposits.js";
 import { revertDepositsAbove } from "../deposits/revert-deposits.js";
@@ -245,8 +246,9 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       let count = 0;
       if (candidates.length > 0) {
         const recipients = candidates.map((c) => toBase58(c.toEvm));
-        const owners = await ordersByAddress(tx, recipients);
-        // Static deposit addresses (issue 25): never bound to an order, so never in `owners`.
+        // Every derived address, by holder (payments/address-holders.ts); static deposit addresses
+        // (issue 25) are credited by creditDeposits below.
+        const owners = await addressHolders(tx, recipients);
         const statics = await staticHoldersByAddress(tx, recipients);
         const matched: ChainTransfer[] = [];
         for (const t of candidates) {
@@ -263,7 +265,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
             amount: t.amount,
           });
         }
-        count = (await creditTransfers(ctx, tx, matched, owners)).credited;
+        count = (await applyTransfers(ctx, tx, matched, owners)).credited;
         if (statics.size > 0) count += await creditDeposits(ctx, tx, matched, statics, last.number);
       }
       await recordScannedBlocks(

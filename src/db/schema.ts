@@ -41,6 +41,8 @@ export const addresses = pgTable("addresses", {
     .notNull()
     .default("free"),
   orderId: uuid("order_id"),
+  /** the order it last belonged to (kept on release; migration 0010) */
+  lastOrderId: uuid("last_order_id"),
   allocatedAt: ts("allocated_at"),
   releasedAt: ts("released_at"),
   quarantineUntil: ts("quarantine_until"),
@@ -106,6 +108,36 @@ export const transfers = pgTable("transfers", {
   createdAt: ts("created_at").notNull(),
 });
 
+export const STRAY_RESOLUTIONS = ["attached", "dismissed", "refunded"] as const;
+export type StrayResolution = (typeof STRAY_RESOLUTIONS)[number];
+
+/** Transfers to an address no order held (migration 0010, DESIGN.md 4 and 13). */
+export const strayTransfers = pgTable("stray_transfers", {
+  id: uuid("id").primaryKey(),
+  addressId: bigint("address_id", { mode: "number" })
+    .notNull()
+    .references(() => addresses.id),
+  txHash: text("tx_hash").notNull(),
+  logIndex: integer("log_index").notNull(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  blockHash: text("block_hash").notNull(),
+  blockTimestamp: ts("block_timestamp").notNull(),
+  fromAddress: text("from_address").notNull(),
+  toAddress: text("to_address").notNull(),
+  amount: money("amount").notNull(),
+  status: text("status", { enum: ["seen", "confirmed"] })
+    .notNull()
+    .default("seen"),
+  confirmedAt: ts("confirmed_at"),
+  previousOrderId: uuid("previous_order_id").references(() => orders.id),
+  resolution: text("resolution", { enum: STRAY_RESOLUTIONS }),
+  orderId: uuid("order_id").references(() => orders.id),
+  resolutionReason: text("resolution_reason"),
+  resolvedBy: jsonb("resolved_by").$type<Record<string, unknown> | null>(),
+  resolvedAt: ts("resolved_at"),
+  createdAt: ts("created_at").notNull(),
+});
+
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "delivered", "failed", "superseded"] as const;
 
 export const webhookDeliveries = pgTable("webhook_deliveries", {
@@ -156,10 +188,11 @@ export const SETTLEMENT_STATUSES = ["waiting", "active", "completed", "failed"] 
 
 export const settlements = pgTable("settlements", {
   id: uuid("id").primaryKey(),
+  /** null: an address-level settlement (a stray balance; see addressId) */
   orderId: uuid("order_id")
-    .notNull()
     .unique()
     .references(() => orders.id),
+  addressId: bigint("address_id", { mode: "number" }).references(() => addresses.id),
   address: text("address").notNull(),
   status: text("status", { enum: SETTLEMENT_STATUSES }).notNull(),
   step: text("step"),
@@ -211,9 +244,8 @@ export const sweepCosts = pgTable("sweep_costs", {
     .notNull()
     .references(() => settlements.id),
   round: integer("round").notNull(),
-  orderId: uuid("order_id")
-    .notNull()
-    .references(() => orders.id),
+  orderId: uuid("order_id").references(() => orders.id),
+  addressId: bigint("address_id", { mode: "number" }).references(() => addresses.id),
   mode: text("mode", { enum: ["burn", "delegate"] }).notNull(),
   freshAddress: boolean("fresh_address").notNull(),
   amount: money("amount").notNull(),

@@ -10,7 +10,7 @@ import { depositAddresses, depositEvents, deposits } from "../db/schema.js";
 import { newId } from "../ids.js";
 import { creditMerchant } from "../ledger/post-ledger.js";
 import { formatAmount } from "../money.js";
-import { enqueueDepositWebhook } from "./deposit-webhook.js";
+import { enqueueDepositWebhooks } from "./deposit-webhook.js";
 import { queueStaticSweeps } from "./sweep-static-addresses.js";
 
 export interface SeenDeposit {
@@ -73,18 +73,19 @@ export async function confirmDeposits(
         refId: deposit.id,
         at: now,
       });
-      await enqueueDepositWebhook(ctx, tx, {
+    }
+    await enqueueDepositWebhooks(
+      ctx,
+      tx,
+      confirmed.map((deposit) => ({
         deposit,
         customerRef: refById.get(deposit.depositAddressId) ?? "",
-        event: "deposit.confirmed",
+        event: "deposit.confirmed" as const,
         confirmations: Math.max(ctx.config.confirmations, scannedHead - deposit.blockNumber + 1),
         at: now,
-      });
-      ctx.log.info(
-        { depositId: deposit.id, txHash: deposit.txHash, amount: formatAmount(deposit.amount) },
-        "deposit confirmed",
-      );
-    }
+      })),
+    );
+    ctx.log.info({ deposits: confirmed.length }, "deposits confirmed");
     await queueStaticSweeps(ctx, tx, [...new Set(confirmed.map((d) => d.depositAddressId))]);
     return confirmed.length;
   });

@@ -6,6 +6,8 @@
  * transaction rolls back, its derived index with it, and it answers the winner's address.
  */
 import { and, eq } from "drizzle-orm";
+import { appendAudit } from "../audit/append-audit.js";
+import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import type { Context } from "../context.js";
 import { depositAddresses } from "../db/schema.js";
 import { AppError } from "../errors.js";
@@ -34,6 +36,8 @@ export async function createDepositAddress(
   ctx: Context,
   merchantId: string,
   input: CreateDepositAddressInput,
+  /** Who asked (the audit row's actor); the system when a tool calls it. */
+  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
 ): Promise<CreateDepositAddressResult> {
   if (input.customerRef.length < 1 || input.customerRef.length > 128)
     throw new AppError("INVALID_BODY", "body.customer_ref: must be 1 to 128 characters");
@@ -73,6 +77,21 @@ export async function createDepositAddress(
         .onConflictDoNothing({ target: [depositAddresses.merchantId, depositAddresses.customerRef] })
         .returning({ id: depositAddresses.id });
       if (!inserted[0]) throw new LostRace();
+      await appendAudit(tx, {
+        ...origin,
+        action: "deposit_address.create",
+        targetType: "deposit_address",
+        targetId: inserted[0].id,
+        after: {
+          merchant_id: merchantId,
+          customer_ref: input.customerRef,
+          address: derived.address,
+          static_index: derived.staticIndex,
+          callback_url: input.callbackUrl,
+          notify_detected: input.notifyDetected ?? false,
+        },
+        at: now,
+      });
       ctx.log.info(
         { depositAddressId: inserted[0].id, merchantId, staticIndex: derived.staticIndex },
         "static deposit address created",

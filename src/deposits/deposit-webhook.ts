@@ -44,15 +44,32 @@ export function buildDepositPayload(
   };
 }
 
+export interface DepositWebhookInput {
+  deposit: DepositRow;
+  customerRef: string;
+  event: DepositEvent;
+  confirmations: number;
+  at: Date;
+}
+
 export async function enqueueDepositWebhook(
   ctx: Context,
   tx: Executor,
-  input: { deposit: DepositRow; customerRef: string; event: DepositEvent; confirmations: number; at: Date },
-): Promise<string> {
+  input: DepositWebhookInput,
+): Promise<void> {
+  await enqueueDepositWebhooks(ctx, tx, [input]);
+}
+
+/** Many deposits' webhooks in one insert (a block can confirm hundreds of deposits at once). */
+export async function enqueueDepositWebhooks(
+  ctx: Context,
+  tx: Executor,
+  inputs: readonly DepositWebhookInput[],
+): Promise<void> {
+  if (inputs.length === 0) return;
   const now = ctx.clock.now();
-  const id = newId();
-  await tx.insert(webhookDeliveries).values({
-    id,
+  const rows = inputs.map((input) => ({
+    id: newId(),
     orderId: null,
     orderEventId: null,
     depositId: input.deposit.id,
@@ -62,12 +79,13 @@ export async function enqueueDepositWebhook(
     payload: JSON.stringify(
       buildDepositPayload(ctx, input.deposit, input.customerRef, input.event, input.confirmations, input.at),
     ),
-    status: "pending",
+    status: "pending" as const,
     attempts: 0,
     maxAttempts: 10,
     nextAttemptAt: now,
     createdAt: now,
     updatedAt: now,
-  });
-  return id;
+  }));
+  for (let i = 0; i < rows.length; i += 500)
+    await tx.insert(webhookDeliveries).values(rows.slice(i, i + 500));
 }

@@ -5,6 +5,8 @@
  * the address. Both are idempotent: asking for the status the address has changes nothing.
  */
 import { and, eq, type SQL } from "drizzle-orm";
+import { appendAudit } from "../audit/append-audit.js";
+import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import type { Context } from "../context.js";
 import { depositAddresses, type DepositAddressStatus } from "../db/schema.js";
 import { AppError } from "../errors.js";
@@ -16,6 +18,8 @@ export async function setDepositAddressStatus(
   merchantId: string | undefined,
   id: string,
   status: DepositAddressStatus,
+  /** Who asked (the audit row's actor); the system when a tool calls it. */
+  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
 ): Promise<DepositAddressDetail & { merchant_id: string }> {
   if (!isUuid(id)) throw new AppError("NOT_FOUND", "deposit address not found");
   const scope: SQL[] = [eq(depositAddresses.id, id)];
@@ -33,6 +37,15 @@ export async function setDepositAddressStatus(
       .update(depositAddresses)
       .set({ status, disabledAt: status === "disabled" ? now : null, updatedAt: now })
       .where(eq(depositAddresses.id, id));
+    await appendAudit(tx, {
+      ...origin,
+      action: status === "disabled" ? "deposit_address.disable" : "deposit_address.enable",
+      targetType: "deposit_address",
+      targetId: id,
+      before: { status: row.status },
+      after: { status },
+      at: now,
+    });
     return true;
   });
   if (changed) ctx.log.info({ depositAddressId: id, status }, "deposit address status changed");

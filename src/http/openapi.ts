@@ -92,7 +92,12 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
     "INSUFFICIENT_BALANCE",
   ],
   "get /api/v1/admin/payouts": ["INVALID_QUERY", "VALIDATION_ERROR"],
-  "post /api/v1/admin/payouts/{id}/approve": ["INVALID_STATE", "FOUR_EYES_REQUIRED", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/approve": [
+    "INVALID_STATE",
+    "FOUR_EYES_REQUIRED",
+    "VALIDATION_ERROR",
+    ...STEP_UP,
+  ],
   "post /api/v1/admin/payouts/{id}/reject": ["INVALID_STATE", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/cancel": ["INVALID_STATE", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/retry-webhook": ["INVALID_STATE"],

@@ -24,6 +24,11 @@ export interface MetricsSnapshot {
   hotWalletAvailableEnergy?: number;
   /** Epoch ms (ctx clock) the hot wallet values were read from the node. */
   hotWalletReadAt?: number;
+  /** DESIGN.md 14: refunds and payouts by status, the oldest approved one's age, the USDT float. */
+  payouts?: Record<string, number>;
+  payoutOldestApprovedAgeSeconds?: number;
+  payoutFloatUsdt?: number;
+  payoutFloatReadAt?: number;
   /** alert name -> 1 while it fires (filled by the alert module's snapshot source). */
   alertsFiring?: Record<string, number>;
 }
@@ -56,12 +61,15 @@ export function parseSnapshot(raw: unknown): MetricsSnapshot {
     "hotWalletStakedEnergy",
     "hotWalletAvailableEnergy",
     "hotWalletReadAt",
+    "payoutOldestApprovedAgeSeconds",
+    "payoutFloatUsdt",
+    "payoutFloatReadAt",
   ] as const;
   for (const key of numbers) {
     const v = source[key];
     if (typeof v === "number" && Number.isFinite(v)) snapshot[key] = v;
   }
-  for (const key of ["settlements", "alertsFiring"] as const) {
+  for (const key of ["settlements", "alertsFiring", "payouts"] as const) {
     const v = source[key];
     if (typeof v !== "object" || v === null) continue;
     const map: Record<string, number> = {};

@@ -182,6 +182,16 @@ function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: ()
       (s) => s.hotWalletAvailableEnergy,
     ],
     [
+      "stablegate_payout_oldest_approved_age_seconds",
+      "Age of the oldest approved refund or payout not yet sent (0 when none waits)",
+      (s) => s.payoutOldestApprovedAgeSeconds,
+    ],
+    [
+      "stablegate_payout_float_usdt",
+      "USDT the hot wallet holds for refunds and payouts (absent when unknown)",
+      (s) => s.payoutFloatUsdt,
+    ],
+    [
       "stablegate_metrics_snapshot_age_seconds",
       "Age of the database-derived values of this scrape (refreshed by one worker on a timer)",
       (s) => (s.refreshedAt === undefined ? undefined : Math.max(0, (now() - s.refreshedAt) / 1000)),
@@ -207,6 +217,18 @@ function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: ()
     collect() {
       this.reset();
       for (const [status, value] of Object.entries(metrics.snapshot.settlements ?? {})) {
+        this.set({ status }, value);
+      }
+    },
+  });
+  new Gauge({
+    name: "stablegate_payouts",
+    help: "Refunds and payouts by status",
+    labelNames: ["status"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [status, value] of Object.entries(metrics.snapshot.payouts ?? {})) {
         this.set({ status }, value);
       }
     },

@@ -12,6 +12,7 @@ import { queryRows } from "../db/query-rows.js";
 import { formatSun } from "../money.js";
 import { parseSnapshot, SNAPSHOT_KEY, type MetricsSnapshot } from "./metrics-snapshot.js";
 import { alertsFiringSnapshot } from "../alerts/list-alerts.js";
+import { payoutSnapshot } from "../payouts/payout-metrics.js";
 
 /** How often the deployment recomputes the snapshot. */
 export const SNAPSHOT_REFRESH_MS = 15_000;
@@ -30,6 +31,7 @@ export const SNAPSHOT_SOURCES: readonly SnapshotSource[] = [
   settlementQueue,
   hotWalletResources,
   alertsFiringSnapshot,
+  payoutSnapshot,
 ];
 
 export interface RefreshResult {

@@ -14,6 +14,8 @@ import { confirmationsSql, checkoutUrl, USDT_CURSOR } from "../payments/merchant
 import { listOrderEvents, type OrderEventView } from "../payments/order-events.js";
 import { scannerCursor } from "../db/schema.js";
 import { listOrderWebhooks, type WebhookDeliveryView } from "../webhooks/list-order-webhooks.js";
+import { OUTCOME_SETTING_EVENTS, orderResolutions, type ResolutionView } from "./order-resolutions.js";
+import { STATUSES_WITH_OUTCOME } from "./transitions.js";
 
 export interface AdminOrderView {
   id: string;
@@ -97,6 +99,21 @@ export interface AdminOrderDetail {
   settlement: SettlementView | null;
   meta: OrderMeta;
   webhooks: WebhookDeliveryView[];
+  /** Cancel, accept, attach done on this order (DESIGN.md 13). */
+  resolutions: ResolutionView[];
+  /** Which resolutions the order's state allows now (the dashboard's buttons). */
+  actions: { cancel: boolean; accept: boolean; attach: boolean };
+}
+
+/** Mirrors acceptOrder's check from the events already read (accept-order.ts decides). */
+function underpaidOutcome(
+  order: { status: OrderStatus; amountReceived: bigint; amountExpected: bigint },
+  events: readonly OrderEventView[],
+): boolean {
+  if (!STATUSES_WITH_OUTCOME.includes(order.status)) return false;
+  if (order.amountReceived <= 0n || order.amountReceived >= order.amountExpected) return false;
+  const latest = [...events].reverse().find((e) => OUTCOME_SETTING_EVENTS.includes(e.event_type));
+  return latest?.event_type !== "manually_resolved";
 }
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
@@ -179,6 +196,12 @@ export async function getAdminOrder(ctx: Context, orderId: string): Promise<Admi
       completed_at: iso(order.completedAt),
     },
     events,
+    resolutions: orderResolutions(events),
+    actions: {
+      cancel: order.status === "pending",
+      accept: underpaidOutcome(order, events),
+      attach: true,
+    },
     transaction:
       first === undefined
         ? null

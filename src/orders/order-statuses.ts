@@ -11,5 +11,6 @@ export const ORDER_STATUSES = [
   "completed",
   "expired",
   "callback_failed",
+  "cancelled",
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];

@@ -38,6 +38,10 @@ export const ORDER_EVENT_TYPES = [
   "sweep_completed",
   "sweep_failed",
   "sweep_retry_requested",
+  // Resolutions (DESIGN.md 13): each carries {actor, reason}.
+  "order_cancelled",
+  "manually_resolved",
+  "transfer_attached",
 ] as const;
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
@@ -50,14 +54,17 @@ interface Transition {
 
 const TRANSITIONS: readonly Transition[] = [
   { from: ["pending"], to: ["detected"], event: "payment_detected" },
-  { from: ["expired"], to: ["detected"], event: "late_payment" },
+  { from: ["expired", "cancelled"], to: ["detected"], event: "late_payment" },
   { from: ["pending"], to: ["expired"], event: "order_expired" },
+  { from: ["pending"], to: ["cancelled"], event: "order_cancelled" },
   { from: ["detected"], to: ["confirmed"], event: "payment_confirmed" },
   { from: ["detected"], to: ["underpaid"], event: "payment_underpaid" },
   { from: ["detected"], to: ["overpaid"], event: "payment_overpaid" },
   { from: ["detected"], to: ["pending", "expired"], event: "payment_reverted" },
   // A further transfer confirming on an order that already has an outcome: a new outcome.
   { from: STATUSES_WITH_OUTCOME, to: OUTCOME_STATUSES, event: "additional_payment" },
+  // Accept: an underpaid outcome becomes confirmed at the amount received (a new outcome webhook).
+  { from: STATUSES_WITH_OUTCOME, to: ["confirmed"], event: "manually_resolved" },
   { from: [...OUTCOME_STATUSES, "callback_failed"], to: ["completed"], event: "order_completed" },
   { from: OUTCOME_STATUSES, to: ["callback_failed"], event: "webhook_failed" },
 ];

@@ -1,5 +1,6 @@
 /**
- * Credits USDT transfers found by the scanner to the orders their recipient addresses belong to.
+ * Credits USDT transfers found by the scanner to the orders their recipient addresses belong to
+ * (and hands transfers to addresses no order holds to the stray record: applyTransfers).
  * Runs inside the scanner's transaction, so transfers, order changes and the cursor advance commit
  * together. A transfer is recorded once ((tx_hash, log_index) is unique); a replay inserts nothing
  * and changes nothing.
@@ -8,15 +9,16 @@
  * watched from the moment the transaction that bound it to its order commits, with no window in
  * which a fresh order's payment could be scanned past.
  */
-import { asc, eq, inArray, sql } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
-import { queryRows } from "../db/query-rows.js";
 import { orders, transfers } from "../db/schema.js";
 import { assertNever } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { transitionOrder, type OrderRow } from "../orders/transitions.js";
+import { recordStrayTransfers, type StrayHolder } from "../strays/record-stray-transfers.js";
+import { addressHolders, orderHolders, type AddressHolder } from "./address-holders.js";
 
 export interface ChainTransfer {
   txHash: string;
@@ -39,22 +41,46 @@ export interface CreditResult {
   detected: string[];
 }
 
-/** Recipient address -> the order a transfer to it is credited to (its current order_id). */
-export async function ordersByAddress(
+/**
+ * Dispatches the scanner's transfers by their recipient's holder (address-holders.ts): an order's
+ * payment, or a stray transfer. Transfers to addresses that are not ours are ignored. Returns the
+ * newly recorded ones (payments and strays) in `credited`.
+ */
+export async function applyTransfers(
+  ctx: Context,
   tx: Executor,
-  recipients: readonly string[],
-): Promise<Map<string, string>> {
-  const unique = [...new Set(recipients)];
-  const out = new Map<string, string>();
-  if (unique.length === 0) return out;
-  // One array parameter (base58 never contains a comma), not thousands of IN-list parameters.
-  const rows = await queryRows<{ address: string; order_id: string }>(
-    tx,
-    sql`SELECT address, order_id::text AS order_id FROM addresses
-        WHERE address = ANY(string_to_array(${unique.join(",")}, ',')) AND order_id IS NOT NULL`,
-  );
-  for (const row of rows) out.set(row.address, row.order_id);
-  return out;
+  candidates: readonly ChainTransfer[],
+  /** The recipients' holders when the caller already looked them up (addressHolders). */
+  known?: ReadonlyMap<string, AddressHolder>,
+): Promise<CreditResult & { strays: number }> {
+  const holders =
+    known ??
+    (await addressHolders(
+      tx,
+      candidates.map((c) => c.to),
+    ));
+  const payments: ChainTransfer[] = [];
+  const strays: { transfer: ChainTransfer; holder: StrayHolder }[] = [];
+  for (const transfer of candidates) {
+    const holder = holders.get(transfer.to);
+    if (!holder) continue;
+    switch (holder.kind) {
+      case "order":
+        payments.push(transfer);
+        break;
+      case "stray":
+        strays.push({ transfer, holder });
+        break;
+      case "deposit":
+        // credited by creditDeposits (src/deposits), which the scanner runs in the same transaction
+        break;
+      default:
+        assertNever(holder);
+    }
+  }
+  const credited = await creditTransfers(ctx, tx, payments, orderHolders(holders));
+  const recorded = await recordStrayTransfers(ctx, tx, strays);
+  return { ...credited, credited: credited.credited + recorded, strays: recorded };
 }
 
 /**
@@ -65,17 +91,19 @@ export async function creditTransfers(
   ctx: Context,
   tx: Executor,
   candidates: readonly ChainTransfer[],
-  /** The recipients' orders when the caller already looked them up (ordersByAddress). */
+  /** The recipients' orders when the caller already looked them up (orderHolders). */
   known?: ReadonlyMap<string, string>,
 ): Promise<CreditResult> {
   const result: CreditResult = { credited: 0, detected: [] };
   if (candidates.length === 0) return result;
   const owners =
     known ??
-    (await ordersByAddress(
-      tx,
-      candidates.map((c) => c.to),
-    ));
+    orderHolders(
+      await addressHolders(
+        tx,
+        candidates.map((c) => c.to),
+      ),
+    );
   const matched = candidates.filter((c) => owners.has(c.to));
   if (matched.length === 0) return result;
 
@@ -161,7 +189,9 @@ async function creditOrder(
         })
       ).order;
     case "expired":
-      // The address still belongs to the order, so a payment after expiry is credited to it.
+    case "cancelled":
+      // The address still belongs to the order (quarantine), so a payment after expiry or
+      // cancellation is credited to it.
       return (
         await transitionOrder(ctx, tx, {
           order,

@@ -8,6 +8,7 @@
  */
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
 import { orders, transfers } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import {
@@ -15,6 +16,7 @@ import {
   outcomeFor,
   STATUSES_WITH_OUTCOME,
   transitionOrder,
+  type OrderRow,
   type OutcomeStatus,
 } from "../orders/transitions.js";
 import { creditMerchant } from "../ledger/post-ledger.js";
@@ -81,83 +83,103 @@ export async function settleOrderTransfers(
   return ctx.db.transaction(async (tx) => {
     const [order] = await tx.select().from(orders).where(eq(orders.id, orderId)).for("update");
     if (!order) return {};
-    const now = ctx.clock.now();
-    if (finalIds.length > 0) {
-      await tx
-        .update(transfers)
-        .set({ status: "confirmed", confirmedAt: now })
-        .where(
-          and(
-            inArray(transfers.id, [...finalIds]),
-            eq(transfers.orderId, orderId),
-            eq(transfers.status, "seen"),
-          ),
-        );
-    }
-    const [totals] = await tx
-      .select({
-        seen: sql<number>`count(*) FILTER (WHERE ${transfers.status} = 'seen')`.mapWith(Number),
-        confirmed: sql<string>`coalesce(sum(${transfers.amount}) FILTER (WHERE ${transfers.status} = 'confirmed'), 0)::text`,
-        first: sql<
-          string | null
-        >`(array_agg(${transfers.txHash} ORDER BY ${transfers.blockNumber}, ${transfers.logIndex}))[1]`,
-      })
-      .from(transfers)
-      .where(eq(transfers.orderId, orderId));
-    if (!totals || totals.seen > 0) return {};
-    const received = BigInt(totals.confirmed);
-    if (received === 0n) return {};
-
-    const outcome = outcomeFor(received, order.amountExpected);
-    let additional: boolean;
-    if (order.status === "detected") {
-      additional = false;
-    } else if (STATUSES_WITH_OUTCOME.includes(order.status)) {
-      // Nothing new was confirmed for this order: its outcome stands.
-      if (received === order.amountReceived) return {};
-      additional = true;
-    } else {
-      ctx.log.warn({ orderId, status: order.status }, "confirmed transfers on an order without a payment");
-      return {};
-    }
-    const transition = await transitionOrder(ctx, tx, {
-      order,
-      to: outcome,
-      event: additional ? "additional_payment" : outcomeEvent(outcome),
-      payload: {
-        amount_received: formatAmount(received),
-        amount_expected: formatAmount(order.amountExpected),
-        ...(additional ? { previous_amount_received: formatAmount(order.amountReceived) } : {}),
-      },
-      patch: {
-        amountReceived: received,
-        confirmedAt: now,
-        txHash: order.txHash ?? totals.first,
-      },
-    });
-    // The merchant's balance grows by what this outcome adds, in the same transaction (DESIGN 14).
-    const credited = received - order.amountReceived;
-    if (credited !== 0n) {
-      await creditMerchant(tx, {
-        merchantId: order.merchantId,
-        amount: credited,
-        kind: "payment_confirmed",
-        refType: "order",
-        refId: order.id,
-        at: now,
-      });
-    }
-    await enqueueOutcomeWebhook(ctx, tx, {
-      order: transition.order,
-      event: webhookEventFor(outcome),
-      orderEventId: transition.eventId,
-      eventCreatedAt: transition.eventCreatedAt,
-    });
-    await enqueueSweep(ctx, tx, transition.order);
-    ctx.log.info(
-      { orderId, status: outcome, amountReceived: formatAmount(received), additional },
-      "payment outcome",
-    );
-    return { outcome, additional };
+    return settleLockedOrder(ctx, tx, order, finalIds, { sweep: true });
   });
+}
+
+/**
+ * settleOrderTransfers inside the caller's transaction, on an order it has locked. `sweep: false`
+ * when the newly confirmed money is not on the order's own address (an attached stray transfer is
+ * swept by its address's settlement).
+ */
+export async function settleLockedOrder(
+  ctx: Context,
+  tx: Executor,
+  order: OrderRow,
+  finalIds: readonly string[],
+  options: {
+    sweep: boolean;
+    /** The ledger transaction's kind for the merchant's credit (default payment_confirmed). */
+    ledgerKind?: string;
+  },
+): Promise<SettleResult> {
+  const orderId = order.id;
+  const now = ctx.clock.now();
+  if (finalIds.length > 0) {
+    await tx
+      .update(transfers)
+      .set({ status: "confirmed", confirmedAt: now })
+      .where(
+        and(
+          inArray(transfers.id, [...finalIds]),
+          eq(transfers.orderId, orderId),
+          eq(transfers.status, "seen"),
+        ),
+      );
+  }
+  const [totals] = await tx
+    .select({
+      seen: sql<number>`count(*) FILTER (WHERE ${transfers.status} = 'seen')`.mapWith(Number),
+      confirmed: sql<string>`coalesce(sum(${transfers.amount}) FILTER (WHERE ${transfers.status} = 'confirmed'), 0)::text`,
+      first: sql<
+        string | null
+      >`(array_agg(${transfers.txHash} ORDER BY ${transfers.blockNumber}, ${transfers.logIndex}))[1]`,
+    })
+    .from(transfers)
+    .where(eq(transfers.orderId, orderId));
+  if (!totals || totals.seen > 0) return {};
+  const received = BigInt(totals.confirmed);
+  if (received === 0n) return {};
+
+  const outcome = outcomeFor(received, order.amountExpected);
+  let additional: boolean;
+  if (order.status === "detected") {
+    additional = false;
+  } else if (STATUSES_WITH_OUTCOME.includes(order.status)) {
+    // Nothing new was confirmed for this order: its outcome stands.
+    if (received === order.amountReceived) return {};
+    additional = true;
+  } else {
+    ctx.log.warn({ orderId, status: order.status }, "confirmed transfers on an order without a payment");
+    return {};
+  }
+  const transition = await transitionOrder(ctx, tx, {
+    order,
+    to: outcome,
+    event: additional ? "additional_payment" : outcomeEvent(outcome),
+    payload: {
+      amount_received: formatAmount(received),
+      amount_expected: formatAmount(order.amountExpected),
+      ...(additional ? { previous_amount_received: formatAmount(order.amountReceived) } : {}),
+    },
+    patch: {
+      amountReceived: received,
+      confirmedAt: now,
+      txHash: order.txHash ?? totals.first,
+    },
+  });
+  // The merchant's balance grows by what this outcome adds, in the same transaction (DESIGN 14).
+  const credited = received - order.amountReceived;
+  if (credited !== 0n) {
+    await creditMerchant(tx, {
+      merchantId: order.merchantId,
+      amount: credited,
+      kind: options.ledgerKind ?? "payment_confirmed",
+      refType: "order",
+      refId: order.id,
+      at: now,
+    });
+  }
+  await enqueueOutcomeWebhook(ctx, tx, {
+    order: transition.order,
+    event: webhookEventFor(outcome),
+    orderEventId: transition.eventId,
+    eventCreatedAt: transition.eventCreatedAt,
+  });
+  if (options.sweep) await enqueueSweep(ctx, tx, transition.order);
+  ctx.log.info(
+    { orderId, status: outcome, amountReceived: formatAmount(received), additional },
+    "payment outcome",
+  );
+  return { outcome, additional };
 }

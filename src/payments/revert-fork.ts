@@ -2,13 +2,14 @@
  * Undoes what the scanner credited from blocks that left the chain (a reorganisation, or a chain
  * that was reset). Unconfirmed transfers above the fork point are deleted; a detected order left
  * with no transfer goes back to pending (or to expired when its time is up) with payment_reverted.
- * Confirmed transfers are never touched: they were in the solidified chain, which does not fork.
+ * Unconfirmed stray transfers above it are deleted too. Confirmed transfers are never touched: they
+ * were in the solidified chain, which does not fork.
  * Runs in the scanner's transaction that rewinds the cursor.
  */
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
-import { orders, transfers } from "../db/schema.js";
+import { orders, strayTransfers, transfers } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { transitionOrder } from "../orders/transitions.js";
 
@@ -17,6 +18,8 @@ export interface RevertResult {
   dropped: number;
   /** Orders that went back to pending or expired. */
   reverted: string[];
+  /** Stray transfers deleted (their addresses are returned by releaseHeldAddresses). */
+  strays: number;
 }
 
 export async function revertTransfersAbove(
@@ -33,7 +36,22 @@ export async function revertTransfersAbove(
       amount: transfers.amount,
       blockNumber: transfers.blockNumber,
     });
-  const result: RevertResult = { dropped: dropped.length, reverted: [] };
+  // A stray is recorded like a payment and dropped like one: only while unconfirmed.
+  const strays = await tx
+    .delete(strayTransfers)
+    .where(and(eq(strayTransfers.status, "seen"), gt(strayTransfers.blockNumber, forkPoint)))
+    .returning({ txHash: strayTransfers.txHash, address: strayTransfers.toAddress });
+  for (const s of strays) {
+    ctx.log.warn(
+      { txHash: s.txHash, address: s.address, forkPoint },
+      "stray transfer dropped by a chain reorganisation",
+    );
+  }
+  const result: RevertResult = {
+    dropped: dropped.length + strays.length,
+    reverted: [],
+    strays: strays.length,
+  };
   if (dropped.length === 0) return result;
 
   const orderIds = [...new Set(dropped.map((d) => d.orderId))].sort();

@@ -220,6 +220,8 @@ export async function createRefund(
   target: { orderId: string; merchantId?: string },
   actor: PayoutActor,
   input: CreateRefundInput,
+  /** Runs inside the creation's transaction (the audit row). */
+  inTransaction?: (tx: Executor, row: PayoutRow) => Promise<void>,
 ): Promise<Created> {
   if (!isUuid(target.orderId)) throw new AppError("NOT_FOUND", "order not found");
   const amount = amountOf(input.amount);
@@ -276,6 +278,7 @@ export async function createRefund(
       },
       actor,
     );
+    if (inTransaction) await inTransaction(tx, row);
     return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
   });
 }

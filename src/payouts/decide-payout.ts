@@ -37,29 +37,28 @@ export interface DecideInput {
   inTransaction?: (tx: Executor, before: PayoutRow, after: PayoutRow) => Promise<void>;
 }
 
-export async function decidePayout(ctx: Context, input: DecideInput): Promise<PayoutRow> {
+/**
+ * The checks of a decision without changing anything (404, 409 INVALID_STATE, 403
+ * FOUR_EYES_REQUIRED): the route runs them before it asks for the TOTP step-up, so a refused
+ * decision does not spend the operator's code. decidePayout runs them again under the row lock.
+ */
+export async function checkDecision(
+  ctx: Context,
+  input: Pick<DecideInput, "id" | "decision" | "actor">,
+  db: Executor = ctx.db,
+  lock = false,
+): Promise<PayoutRow> {
   if (!isUuid(input.id)) throw new AppError("NOT_FOUND", "payout not found");
+  const query = db.select().from(payouts).where(eq(payouts.id, input.id));
+  const [row] = lock ? await query.for("update") : await query;
+  if (!row) throw new AppError("NOT_FOUND", "payout not found");
+  assertDecidable(ctx, row, input);
+  return row;
+}
+
+export async function decidePayout(ctx: Context, input: DecideInput): Promise<PayoutRow> {
   return ctx.db.transaction(async (tx) => {
-    const [row] = await tx.select().from(payouts).where(eq(payouts.id, input.id)).for("update");
-    if (!row) throw new AppError("NOT_FOUND", "payout not found");
-    if (!FROM[input.decision].includes(row.status)) {
-      throw new AppError(
-        "INVALID_STATE",
-        `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,
-      );
-    }
-    if (
-      input.decision === "approve" &&
-      ctx.config.payoutFourEyes &&
-      input.actor.kind === "operator" &&
-      row.createdByKind === "operator" &&
-      row.createdById === input.actor.id
-    ) {
-      throw new AppError(
-        "FOUR_EYES_REQUIRED",
-        `the operator who created this ${row.kind} cannot approve it: a second operator must (PAYOUT_FOUR_EYES)`,
-      );
-    }
+    const row = await checkDecision(ctx, input, tx, true);
     const now = ctx.clock.now();
     const actorId = input.actor.kind === "system" ? null : input.actor.id;
     const after = await transitionPayout(ctx, tx, {
@@ -78,4 +77,25 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
     if (input.inTransaction) await input.inTransaction(tx, row, after);
     return after;
   });
+}
+
+function assertDecidable(ctx: Context, row: PayoutRow, input: Pick<DecideInput, "decision" | "actor">): void {
+  if (!FROM[input.decision].includes(row.status)) {
+    throw new AppError(
+      "INVALID_STATE",
+      `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,
+    );
+  }
+  if (
+    input.decision === "approve" &&
+    ctx.config.payoutFourEyes &&
+    input.actor.kind === "operator" &&
+    row.createdByKind === "operator" &&
+    row.createdById === input.actor.id
+  ) {
+    throw new AppError(
+      "FOUR_EYES_REQUIRED",
+      `the operator who created this ${row.kind} cannot approve it: a second operator must (PAYOUT_FOUR_EYES)`,
+    );
+  }
 }

@@ -34,7 +34,7 @@ import { signTransaction } from "@stablegate/tron/sign";
 import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import { payouts } from "../db/schema.js";
 import { eq } from "drizzle-orm";
-import type { PayoutRow } from "./payout-types.js";
+import { FLOAT_LOW_MESSAGE, type PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
 export const PAYOUT_LEASE_MS = 60_000;
@@ -167,13 +167,7 @@ export async function advancePayout(d: SweepDeps, id: string, options: SenderOpt
     // Nothing live: sign a new transaction, after the float check.
     const signed = await signNew(d, row);
     if (signed === "float_low") {
-      await release(
-        ctx,
-        id,
-        owner,
-        PAYOUT_FLOAT_WAIT_MS,
-        "the hot wallet's USDT float is too small; waiting for a top-up",
-      );
+      await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, `${FLOAT_LOW_MESSAGE}; waiting for a top-up`);
       return "float_low";
     }
     await options.onStep?.("signed", id);
@@ -268,12 +262,12 @@ async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Pro
           to: "sending",
           event: `${locked.kind}_sending`,
           payload: { tx_hash: signed.txID, attempt },
-          patch: { attempts: attempt, txHash: signed.txID, sentAt: now },
+          patch: { attempts: attempt, txHash: signed.txID, sentAt: now, lastError: null },
         });
       } else {
         await tx
           .update(payouts)
-          .set({ attempts: attempt, txHash: signed.txID, updatedAt: now })
+          .set({ attempts: attempt, txHash: signed.txID, updatedAt: now, lastError: null })
           .where(eq(payouts.id, row.id));
         await tx.execute(
           sql`INSERT INTO payout_events (id, payout_id, event_type, from_status, to_status, payload, created_at)

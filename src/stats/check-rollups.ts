@@ -1,6 +1,8 @@
 /**
- * `stablegate check-rollups`: recounts every rollup (migrations 0004 and 0013) from orders,
- * order_events and addresses, and lists each key whose stored counters differ. A missing rollup row equals one holding zeros.
+ * `stablegate check-rollups`: recounts every rollup (migrations 0004, 0010 and 0013) from orders,
+ * order_events, addresses and stray_transfers (and checks that each attached stray is credited
+ * once, to its order), and lists each key whose stored counters differ. A missing rollup row equals
+ * one holding zeros.
  * Reads everything: an operator's check, not a request path. Each part runs in one statement, so it
  * compares the rollups and the orders of one snapshot even while orders keep changing.
  */
@@ -16,9 +18,11 @@ export interface RollupDifference {
     | "address_pool_counts"
     | "order_rollups_total"
     | "merchant_incidents"
+    | "addresses"
+    | "stray_rollups"
+    | "stray_transfers"
     | "deposit_rollups_daily"
-    | "deposit_rollups_total"
-    | "addresses";
+    | "deposit_rollups_total";
   /** The key: day, hour or minute/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
   /** [order_count, amount_received] or [incident_count], as stored and as recounted. */
@@ -115,6 +119,35 @@ const INCIDENTS = sql`
   FROM (SELECT DISTINCT merchant_id FROM wrong) AS w
   ORDER BY 1`;
 
+// Stray counters (migration 0010) by resolution ('unresolved' for none) and status.
+const STRAYS = sql`
+  WITH actual AS (
+    SELECT coalesce(resolution, 'unresolved') AS resolution, status, count(*) AS n, sum(amount) AS amount
+    FROM stray_transfers GROUP BY 1, 2
+  )
+  SELECT coalesce(a.resolution, r.resolution) AS resolution, coalesce(a.status, r.status) AS status,
+         coalesce(r.n, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
+         coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+  FROM actual a FULL JOIN stray_rollups r ON r.resolution = a.resolution AND r.status = a.status
+  WHERE coalesce(r.n, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
+  ORDER BY 1, 2`;
+
+// An attached stray is credited once, to its order: exactly one transfers row with its identity,
+// and it belongs to that order. No stray's identity is credited to an order without being attached.
+const ATTACHED = sql`
+  SELECT st.id::text AS id,
+         (SELECT count(*) FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index
+            AND t.order_id = st.order_id)::text AS credited_to_order,
+         (SELECT count(*) FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index)::text
+           AS credited
+  FROM stray_transfers st
+  WHERE coalesce(st.resolution = 'attached', false) IS DISTINCT FROM EXISTS (
+          SELECT 1 FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index)
+     OR (st.resolution = 'attached' AND (
+          SELECT count(*) FROM transfers t WHERE t.tx_hash = st.tx_hash AND t.log_index = st.log_index
+            AND t.order_id = st.order_id) <> 1)
+  ORDER BY 1`;
+
 const DEPOSITS_DAILY = sql`
   WITH actual AS (
     SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, count(*) AS n, sum(amount) AS amount
@@ -147,6 +180,16 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const hourly = await queryRows<DiffRow>(db, HOURLY);
   const total = await queryRows<DiffRow>(db, TOTAL);
   const incidents = await queryRows<DiffRow>(db, INCIDENTS);
+  const strays = await queryRows<{
+    resolution: string;
+    status: string;
+    stored_n: string;
+    actual_n: string;
+    stored_amount: string;
+    actual_amount: string;
+  }>(db, STRAYS);
+  const attached = await queryRows<{ id: string; credited_to_order: string; credited: string }>(db, ATTACHED);
+  // The admin stats take the pool's size as max(derivation_index) + 1 (get-address-pool-counts.ts).
   const depositsDaily = await queryRows<DiffRow>(db, DEPOSITS_DAILY);
   const depositsTotal = await queryRows<DiffRow>(db, DEPOSITS_TOTAL);
   const minutely = await queryRows<DiffRow>(db, MINUTELY);
@@ -230,6 +273,19 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
       key: { merchant_id: row.merchant_id },
       stored: [row.stored_n],
       actual: [row.actual_n],
+    })),
+    ...strays.map((row) => ({
+      table: "stray_rollups" as const,
+      key: { resolution: row.resolution, status: row.status },
+      stored: [row.stored_n, row.stored_amount],
+      actual: [row.actual_n, row.actual_amount],
+    })),
+    // stored: transfers rows crediting it to its order; actual: what attachment requires (1, or 0).
+    ...attached.map((row) => ({
+      table: "stray_transfers" as const,
+      key: { id: row.id },
+      stored: [row.credited_to_order, row.credited],
+      actual: ["attached: 1 to its order; otherwise 0", "0 or 1"],
     })),
   ];
 }

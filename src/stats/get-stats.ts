@@ -34,6 +34,8 @@ export interface AdminStats {
   week: StatsBlock;
   total: StatsBlock & { merchant_count: number };
   address_pool: AddressPoolCounts;
+  /** Stray transfers (DESIGN.md 4), from stray_rollups: all, and those still unresolved. */
+  stray_transfers: { count: number; amount: string; unresolved_count: number; unresolved_amount: string };
   deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
 }
 
@@ -71,7 +73,7 @@ function figures(name: string, where: ReturnType<typeof sql>) {
 export async function getStats(ctx: Context): Promise<AdminStats> {
   const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
   const today = utcDate(todayStart);
-  const [[recent], [total], addressPool, depositStats] = await Promise.all([
+  const [[recent], [total], addressPool, depositStats, [strays]] = await Promise.all([
     queryRows<Row>(
       ctx.db,
       sql`SELECT ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
@@ -85,6 +87,14 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
     ),
     getAddressPoolCounts(ctx),
     getDepositStats(ctx, today, utcDate(weekStart), utcDate(tomorrowStart)),
+
+    queryRows<Row>(
+      ctx.db,
+      sql`SELECT coalesce(sum(n), 0)::text AS n, coalesce(sum(amount), 0)::text AS amount,
+            coalesce(sum(n) FILTER (WHERE resolution = 'unresolved'), 0)::text AS open_n,
+            coalesce(sum(amount) FILTER (WHERE resolution = 'unresolved'), 0)::text AS open_amount
+          FROM stray_rollups`,
+    ),
   ]);
   const totalRow = total ?? {};
   return {
@@ -92,6 +102,12 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
     week: block(recent ?? {}, "week"),
     total: { ...block(totalRow, "total"), merchant_count: Number(totalRow.merchant_count ?? "0") },
     address_pool: addressPool,
+    stray_transfers: {
+      count: Number(strays?.n ?? "0"),
+      amount: formatAmount(BigInt(strays?.amount ?? "0")),
+      unresolved_count: Number(strays?.open_n ?? "0"),
+      unresolved_amount: formatAmount(BigInt(strays?.open_amount ?? "0")),
+    },
     deposits: depositStats,
   };
 }

@@ -9,9 +9,10 @@
  *   sweep       sign the transfer of the whole USDT balance (sweep-transfer.ts)
  *   sweep_sent  wait until it is solidified with a SUCCESS receipt -> completed, `sweep_completed`
  */
+import { sweepableAmount } from "./sweepable-amount.js";
 import { signTransaction } from "@stablegate/tron/sign";
 import { buildTrxTransfer } from "@stablegate/tron/transaction";
-import { landing, signStoreBroadcast, transferCost, usdtBalance } from "./sweep-chain.js";
+import { landing, signStoreBroadcast, transferCost } from "./sweep-chain.js";
 import { planFunding } from "./sweep-plan.js";
 import { awaitSweep, signSweep } from "./sweep-transfer.js";
 import type { SettlementRow, StepResult, SweepDeps, SweepPlan } from "./sweep-types.js";
@@ -24,7 +25,7 @@ export const FRESH_ACCOUNT_FREE_BANDWIDTH = 600n;
  * holds enough (the sweep, in burn mode).
  */
 export async function fund(d: SweepDeps, row: SettlementRow): Promise<StepResult> {
-  const balance = await usdtBalance(d, row.address);
+  const balance = await sweepableAmount(d, row);
   if (balance < d.ctx.config.sweepMinUsdt) {
     // Dust stays where it is: sweeping it would cost more than it is worth.
     return { kind: "done", patch: { step: "below_minimum", amount: balance } };

@@ -21,6 +21,7 @@
  * itself and the undelegation are waited for until solid. A crash anywhere leaves at most a
  * delegation that the reconciler (reconcile-delegations.ts) takes back.
  */
+import { sweepableAmount } from "./sweepable-amount.js";
 import { sql } from "drizzle-orm";
 import { LOCK_KEYS } from "../db/locks.js";
 import type { Executor } from "../db/connection.js";
@@ -32,7 +33,7 @@ import {
   buildUnDelegateResource,
 } from "@stablegate/tron/transaction";
 import { awaitFunding, fund } from "./burn-plan.js";
-import { landing, signStoreBroadcast, transferCost, usdtBalance } from "./sweep-chain.js";
+import { landing, signStoreBroadcast, transferCost } from "./sweep-chain.js";
 import { latestLedgerTx } from "./sweep-ledger.js";
 import {
   SWEEP_TX_BYTES,
@@ -52,7 +53,7 @@ export const DELEGATE_WAIT_MS = 1_000;
 export const STAKE_WAIT_MS = 60_000;
 
 async function activate(d: SweepDeps, row: SettlementRow): Promise<StepResult> {
-  const balance = await usdtBalance(d, row.address);
+  const balance = await sweepableAmount(d, row);
   if (balance < d.ctx.config.sweepMinUsdt) {
     return { kind: "done", patch: { step: "below_minimum", amount: balance } };
   }
@@ -148,7 +149,7 @@ async function freeStake(d: SweepDeps, tx: Executor): Promise<bigint> {
 }
 
 async function delegate(d: SweepDeps, row: SettlementRow): Promise<StepResult> {
-  const balance = await usdtBalance(d, row.address);
+  const balance = await sweepableAmount(d, row);
   const [cost, resource, econ] = await Promise.all([
     transferCost(d, row.address, balance),
     d.client.getAccountResource(row.address),

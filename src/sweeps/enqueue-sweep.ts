@@ -17,12 +17,40 @@ export async function enqueueSweep(
   if (!ctx.config.sweepEnabled) return;
   const now = ctx.clock.now().toISOString();
   await tx.execute(sql`
-    INSERT INTO settlements (id, order_id, address, status, cold_wallet_address, next_attempt_at,
+    INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address, next_attempt_at,
       queued_at, created_at, updated_at)
-    VALUES (${newId()}::uuid, ${order.id}::uuid, ${order.address}, 'waiting',
+    VALUES (${newId()}::uuid, ${order.id}::uuid,
+      (SELECT id FROM addresses WHERE address = ${order.address}), ${order.address}, 'waiting',
       ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
       ${now}::timestamptz)
     ON CONFLICT (order_id) DO UPDATE
+    SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
+      round = settlements.round + 1, queued_at = EXCLUDED.queued_at,
+      next_attempt_at = EXCLUDED.next_attempt_at, lease_owner = NULL, lease_expires_at = NULL,
+      updated_at = EXCLUDED.updated_at
+    WHERE settlements.status = 'completed'`);
+}
+
+/**
+ * Queues the sweep of an address's own balance (a settlement with no order: a stray transfer's,
+ * DESIGN.md 4; issue 25's static deposit addresses build on it). One address-level settlement row
+ * per address; a completed one starts another round, one in progress or failed is left alone as
+ * for orders.
+ */
+export async function enqueueAddressSweep(
+  ctx: Context,
+  tx: Executor,
+  target: { addressId: number; address: string },
+): Promise<void> {
+  if (!ctx.config.sweepEnabled) return;
+  const now = ctx.clock.now().toISOString();
+  await tx.execute(sql`
+    INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address,
+      next_attempt_at, queued_at, created_at, updated_at)
+    VALUES (${newId()}::uuid, NULL, ${target.addressId}, ${target.address}, 'waiting',
+      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
+      ${now}::timestamptz)
+    ON CONFLICT (address_id) WHERE order_id IS NULL DO UPDATE
     SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
       round = settlements.round + 1, queued_at = EXCLUDED.queued_at,
       next_attempt_at = EXCLUDED.next_attempt_at, lease_owner = NULL, lease_expires_at = NULL,

@@ -49,7 +49,10 @@ export async function recordSweepFailure(
         sql`status = 'failed', attempts = ${attempt}, last_error = ${reason}, next_attempt_at = NULL,
           lease_owner = NULL, lease_expires_at = NULL`,
       );
-      await appendOrderEvent(ctx, tx, row.order_id, "sweep_failed", { reason, attempt, step });
+      // An address-level settlement's failure is alerted from its row (evaluate-alerts.ts).
+      if (row.order_id !== null) {
+        await appendOrderEvent(ctx, tx, row.order_id, "sweep_failed", { reason, attempt, step });
+      }
     });
     ctx.metrics.sweeps.inc({ result: "failed" });
     ctx.log.error({ orderId: row.order_id, step, attempt, err: reason }, "sweep failed");

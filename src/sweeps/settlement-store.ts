@@ -38,7 +38,8 @@ export async function claimDueSettlements(
     RETURNING s.id::text AS id, s.order_id::text AS order_id, s.address, s.step, s.attempts,
       s.amount::text AS amount, s.fee_trx::text AS fee_trx, s.fee_tx_hash, s.fee_tx_signed,
       s.sweep_tx_hash, s.sweep_tx_signed, s.mode, s.round, (extract(epoch FROM s.swept_at) * 1000)::bigint::text AS swept_at,
-      (SELECT a.derivation_index FROM addresses a WHERE a.address = s.address) AS derivation_index`,
+      (SELECT a.derivation_index FROM addresses a WHERE a.address = s.address) AS derivation_index,
+      (SELECT a.static_index FROM addresses a WHERE a.address = s.address) AS static_index`,
   );
 }
 
@@ -144,7 +145,9 @@ export async function finishSettlement(
       row,
       sql`${setClause(columns)}, ${next}, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL`,
     );
-    if (event) await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
+    // An address-level settlement has no order to tell: its row (status, swept_at) is the record.
+    if (event && row.order_id !== null)
+      await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", event);
     return figures;
   });
   ctx.metrics.sweeps.inc({ result: "completed" });

@@ -125,9 +125,9 @@ export async function insertSweepCost(
   const [inserted] = await queryRows<{ trx_burnt: string; energy_delegated: string }>(
     tx,
     sql`
-    INSERT INTO sweep_costs (settlement_id, round, order_id, mode, fresh_address, amount, trx_burnt,
+    INSERT INTO sweep_costs (settlement_id, round, order_id, address_id, mode, fresh_address, amount, trx_burnt,
       activation_trx, energy_delegated, energy_used, transactions, queued_at, swept_at, finished_at)
-    SELECT s.id, s.round, s.order_id, COALESCE(s.mode, 'burn'),
+    SELECT s.id, s.round, s.order_id, s.address_id, COALESCE(s.mode, 'burn'),
       COALESCE(bool_or(t.creates_account), false), COALESCE(s.amount, 0),
       COALESCE(sum(t.fee_sun) FILTER (WHERE t.state IN ('solid', 'failed')), 0),
       COALESCE(sum(t.fee_sun) FILTER (WHERE t.creates_account AND t.state IN ('solid', 'failed')), 0),

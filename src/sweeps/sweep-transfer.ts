@@ -7,28 +7,32 @@
 import { formatAmount } from "../money.js";
 import { encodeTransfer } from "@stablegate/tron/abi";
 import { addressFromPrivateKey } from "@stablegate/tron/address";
-import { derivePrivateKey } from "@stablegate/tron/hd";
+import { derivePrivateKey, ORDER_BRANCH, STATIC_BRANCH } from "@stablegate/tron/hd";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import { signTransaction } from "@stablegate/tron/sign";
 import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
 import { savePatch } from "./settlement-store.js";
-import { landing, signStoreBroadcast, transferCost, usdtBalance, type Landing } from "./sweep-chain.js";
+import { landing, signStoreBroadcast, transferCost, type Landing } from "./sweep-chain.js";
 import { sweepFeeLimit } from "./sweep-plan.js";
+import { isStatic, sweepableAmount, sweepableRest } from "./sweepable-amount.js";
 import { SweepError, type SettlementRow, type StepResult, type SweepDeps } from "./sweep-types.js";
 
 export async function signSweep(d: SweepDeps, row: SettlementRow): Promise<StepResult> {
-  const balance = await usdtBalance(d, row.address);
+  const balance = await sweepableAmount(d, row);
   if (balance === 0n) throw new SweepError("the deposit address holds no USDT to sweep");
   // fee_limit caps the energy even when a delegation pays for it, so it always covers the estimate.
   const feeLimitSun = sweepFeeLimit(await transferCost(d, row.address, balance));
-  if (row.derivation_index === null) throw new SweepError("the deposit address is not in the address pool");
-  const derivationIndex = row.derivation_index;
+  // An order address is on branch 0 (derivation_index), a static deposit address on branch 1.
+  const branch = isStatic(row) ? STATIC_BRANCH : ORDER_BRANCH;
+  const derivationIndex = isStatic(row) ? row.static_index : row.derivation_index;
+  if (derivationIndex === null || derivationIndex === undefined)
+    throw new SweepError("the deposit address is not one of our derived addresses");
   return signStoreBroadcast(
     d,
     row,
     { kind: "sweep", address: row.address },
     (ref) => {
-      const key = derivePrivateKey(d.mnemonic, derivationIndex);
+      const key = derivePrivateKey(d.mnemonic, derivationIndex, "", branch);
       try {
         if (addressFromPrivateKey(key) !== row.address) {
           throw new SweepError("WALLET_MNEMONIC does not derive this deposit address");
@@ -94,7 +98,7 @@ export async function sweptResult(
   signed: TransactionJson,
   sweptAt: Date = d.ctx.clock.now(),
 ): Promise<StepResult> {
-  const rest = await usdtBalance(d, row.address);
+  const rest = await sweepableRest(d, row);
   return {
     kind: "done",
     again: rest >= d.ctx.config.sweepMinUsdt,

@@ -11,7 +11,8 @@ import type { TransactionJson } from "@stablegate/tron/protobuf";
 
 export interface SettlementRow extends Record<string, unknown> {
   id: string;
-  order_id: string;
+  /** null: an address-level settlement (a stray balance, DESIGN.md 4) */
+  order_id: string | null;
   address: string;
   step: string | null;
   attempts: number;
@@ -22,6 +23,8 @@ export interface SettlementRow extends Record<string, unknown> {
   sweep_tx_hash: string | null;
   sweep_tx_signed: TransactionJson | null;
   derivation_index: number | null;
+  /** the static branch's index (m/44'/195'/0'/1/i) when the address is a static deposit address */
+  static_index: number | null;
   /** fixed when a round starts; null until then */
   mode: SweepMode | null;
   round: number;

@@ -1,7 +1,7 @@
 /**
  * Returns addresses to the free pool. An address is released only when all of these hold, so a
  * payment can never arrive at an address that already belongs to someone else's order:
- *  - its order is final (completed, expired, callback_failed; an outcome status is not final,
+ *  - its order is final (completed, expired, callback_failed, cancelled; an outcome status is not final,
  *    the webhook is still owed),
  *  - no transfer to it is still unconfirmed,
  *  - its balance is zero (no credited transfer at all) or swept (settlement completed after the
@@ -15,7 +15,7 @@ import { queryRows } from "../db/query-rows.js";
 
 export const RELEASE_BATCH_SIZE = 500;
 
-export const FINAL_ORDER_STATUSES = ["completed", "expired", "callback_failed"] as const;
+export const FINAL_ORDER_STATUSES = ["completed", "expired", "callback_failed", "cancelled"] as const;
 
 export interface ReleaseResult {
   released: number;
@@ -37,7 +37,7 @@ export async function releaseAddresses(
       FROM addresses a
       JOIN orders o ON o.id = a.order_id
       WHERE a.status = 'allocated'
-        AND o.status IN ('completed', 'expired', 'callback_failed')
+        AND o.status IN ('completed', 'expired', 'callback_failed', 'cancelled')
         -- the order's last change (transitionOrder stamps updated_at) started the quarantine
         AND o.updated_at <= ${quarantineStartedBefore.toISOString()}::timestamptz
         AND NOT EXISTS (SELECT 1 FROM transfers t WHERE t.order_id = o.id AND t.status <> 'confirmed')
@@ -57,13 +57,61 @@ export async function releaseAddresses(
       FOR UPDATE OF a, o SKIP LOCKED
     )
     UPDATE addresses a
-    SET status = 'free', order_id = NULL, released_at = ${now.toISOString()}::timestamptz,
+    SET status = 'free', order_id = NULL, last_order_id = a.order_id, released_at = ${now.toISOString()}::timestamptz,
         quarantine_until = releasable.updated_at + make_interval(secs => ${ctx.config.addressQuarantineSeconds})
     FROM releasable
     WHERE a.id = releasable.id
     RETURNING a.id::text AS id`,
   );
-  const released = result.length;
-  if (released > 0) ctx.log.info({ released }, "addresses released to the pool");
-  return { released, more: released === batchSize };
+  const held = await releaseHeldAddresses(ctx, batchSize);
+  const released = result.length + held;
+  if (released > 0) ctx.log.info({ released, strayHeld: held }, "addresses released to the pool");
+  return { released, more: result.length === batchSize || held === batchSize };
+}
+
+/**
+ * Returns addresses that a stray transfer took out of the pool (allocated, no order): when no stray
+ * to it is unconfirmed, every stray's balance is swept (the address-level settlement completed
+ * after the last stray was recorded; dust below SWEEP_MIN_USDT counts as swept, as for orders), and
+ * the quarantine has passed since the last stray (its payer evidently reuses the address).
+ */
+async function releaseHeldAddresses(ctx: Context, batchSize: number): Promise<number> {
+  const now = ctx.clock.now();
+  const quarantineStartedBefore = new Date(now.getTime() - ctx.config.addressQuarantineSeconds * 1000);
+  const rows = await queryRows<{ id: string }>(
+    ctx.db,
+    sql`
+    WITH releasable AS (
+      SELECT a.id
+      FROM addresses a
+      WHERE a.status = 'allocated' AND a.order_id IS NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM stray_transfers st
+          WHERE st.address_id = a.id
+            AND (st.status <> 'confirmed' OR st.created_at > ${quarantineStartedBefore.toISOString()}::timestamptz)
+        )
+        AND NOT EXISTS (
+          SELECT 1 FROM stray_transfers st
+          WHERE st.address_id = a.id
+            AND NOT EXISTS (
+              SELECT 1 FROM settlements s
+              WHERE s.address_id = a.id AND s.order_id IS NULL AND s.status = 'completed'
+                AND st.created_at <= coalesce(s.swept_at, s.updated_at)
+            )
+        )
+        AND NOT EXISTS (
+          SELECT 1 FROM settlements s
+          WHERE s.address_id = a.id AND s.order_id IS NULL AND s.status <> 'completed'
+        )
+      ORDER BY a.id
+      LIMIT ${batchSize}
+      FOR UPDATE OF a SKIP LOCKED
+    )
+    UPDATE addresses a
+    SET status = 'free', released_at = ${now.toISOString()}::timestamptz
+    FROM releasable
+    WHERE a.id = releasable.id AND a.status = 'allocated' AND a.order_id IS NULL
+    RETURNING a.id::text AS id`,
+  );
+  return rows.length;
 }

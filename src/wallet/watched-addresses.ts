@@ -1,7 +1,8 @@
 /**
- * The addresses the chain scanner must watch: every address bound to an order. An allocated
- * address keeps order_id = its last order through quarantine, so a transfer to it is always
- * credited to that order; a released address (status free, order_id NULL) is no longer watched.
+ * The addresses the chain scanner watches: every address the service ever derived (DESIGN.md 4).
+ * An address bound to an order (allocated, through quarantine) credits a transfer to that order;
+ * any other (free in the pool, or held by an unswept stray balance) records it as a stray transfer
+ * (src/payments/address-holders.ts decides, in the scanner's transaction).
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -11,20 +12,14 @@ import type { Executor } from "../db/connection.js";
 export interface WatchedAddress {
   address: string;
   addressId: number;
-  /** The order a transfer to this address is credited to. */
-  orderId: string;
+  /** The order a transfer to this address is credited to; null: it would be a stray transfer. */
+  orderId: string | null;
 }
 
 export async function watchedAddresses(ctx: Context, db: Executor = ctx.db): Promise<WatchedAddress[]> {
-  const now = ctx.clock.now().toISOString();
-  const result = await queryRows<{ address: string; id: string; order_id: string }>(
+  const result = await queryRows<{ address: string; id: string; order_id: string | null }>(
     db,
-    sql`
-    SELECT address, id::text AS id, order_id::text AS order_id
-    FROM addresses
-    WHERE order_id IS NOT NULL
-      AND (status = 'allocated' OR quarantine_until > ${now}::timestamptz)
-    ORDER BY derivation_index`,
+    sql`SELECT address, id::text AS id, order_id::text AS order_id FROM addresses ORDER BY id`,
   );
   return result.map((row) => ({ address: row.address, addressId: Number(row.id), orderId: row.order_id }));
 }

@@ -15,7 +15,12 @@ export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "@stableg
 
 export type OrderRow = typeof orders.$inferSelect;
 
-export function buildWebhookPayload(order: OrderRow, event: OutcomeEvent, at: Date): WebhookPayload {
+export function buildWebhookPayload(
+  order: OrderRow,
+  event: OutcomeEvent,
+  at: Date,
+  resolution?: "manual",
+): WebhookPayload {
   return {
     event,
     order_id: order.id,
@@ -29,6 +34,7 @@ export function buildWebhookPayload(order: OrderRow, event: OutcomeEvent, at: Da
     to_address: order.address,
     status: order.status,
     timestamp: at.toISOString(),
+    ...(resolution ? { resolution } : {}),
   };
 }
 
@@ -44,6 +50,8 @@ export interface EnqueueInput {
   /** The order event that recorded the outcome (payment_confirmed / _underpaid / _overpaid). */
   orderEventId: string;
   eventCreatedAt: Date;
+  /** An outcome set by an operator (accept): the payload carries "resolution": "manual". */
+  resolution?: "manual";
 }
 
 export async function enqueueOutcomeWebhook(
@@ -65,7 +73,9 @@ export async function enqueueOutcomeWebhook(
     orderEventId: input.orderEventId,
     event: input.event,
     idempotencyKey: idempotencyKey(input.order.id, input.event, input.eventCreatedAt),
-    payload: JSON.stringify(buildWebhookPayload(input.order, input.event, input.eventCreatedAt)),
+    payload: JSON.stringify(
+      buildWebhookPayload(input.order, input.event, input.eventCreatedAt, input.resolution),
+    ),
     status: "pending",
     attempts: 0,
     maxAttempts: 10,

@@ -22,6 +22,7 @@ const PATHS: Record<OrderStatus, [OrderStatus, OrderEventType][]> = {
   pending: [],
   detected: [["detected", "payment_detected"]],
   expired: [["expired", "order_expired"]],
+  cancelled: [["cancelled", "order_cancelled"]],
   confirmed: [
     ["detected", "payment_detected"],
     ["confirmed", "payment_confirmed"],
@@ -129,6 +130,7 @@ describe("GET /api/v1/admin/stats", () => {
         merchant_count: 3,
       },
       address_pool: { total: 4, free: 4, allocated: 0 },
+      stray_transfers: { count: 0, amount: "0.000000", unresolved_count: 0, unresolved_amount: "0.000000" },
       // no static-address deposits in this fixture (test/deposits/deposits-chain.test.ts has them)
       deposits: {
         today: { deposit_count: 0, total_received: "0.000000" },

@@ -12,11 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payoutTransactions, payouts, webhookDeliveries } from "../../src/db/schema.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { buildApp } from "../../src/http/app.js";
+import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
+import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
+import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
 const USDT = 1_000_000n;
@@ -268,6 +271,8 @@ describe("payouts through the merchant API", () => {
     expect(await usdtOf(to)).toBe(0n);
     expect(await balance()).toEqual({ available: "30.000000", reserved: "0.000000" });
     expect(await checkLedger(t.ctx.db)).toEqual([]);
+    expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_failed");
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_failed"); // once per failure
     // refill the float for the next tests
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
   });
@@ -287,10 +292,18 @@ describe("payouts through the merchant API", () => {
     expect(
       await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id)),
     ).toEqual([]);
+    // the operator hears of it, and the metrics show the wait
+    expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_float_low");
+    t.clock.advance(5_000);
+    const { snapshot } = await refreshMetricsSnapshot(t.ctx, { intervalMs: 0 });
+    expect(snapshot?.payouts?.approved).toBe(1);
+    expect(snapshot?.payoutOldestApprovedAgeSeconds).toBeGreaterThanOrEqual(5);
+    expect(snapshot?.payoutFloatUsdt).toBeLessThan(1500);
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
     t.clock.advance(60_000);
     expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
     expect(await usdtOf(to)).toBe(1500n * USDT);
+    expect((await evaluateAlerts(t.ctx)).resolved).toContain("payout_float_low");
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
@@ -411,3 +424,96 @@ describe("a fork", () => {
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
+
+describe("four eyes with named operators and TOTP", () => {
+  it("a refund created by one operator is approved only by another, with a fresh TOTP code; refusals change nothing", async () => {
+    const creator = await createOperatorViaApi(app, cookie, {
+      email: "creator@example.com",
+      role: "support",
+    });
+    const approver = await createOperatorViaApi(app, cookie, {
+      email: "approver@example.com",
+      role: "admin",
+    });
+    const creatorCookie = await operatorCookie(app, creator.email);
+    const approverCookie = await operatorCookie(app, approver.email);
+    const { secret } = await enrolTotp(app, approverCookie, () => t.clock.now());
+    t.clock.advance(31_000); // the enrolment's code is spent; the next step gives a fresh one
+
+    const order = await paidOrder("10", 10n * USDT);
+    const payer = (await newAccount()).address;
+    const created = await app.inject({
+      method: "POST",
+      url: `/api/v1/admin/orders/${order.id}/refunds`,
+      headers: { cookie: creatorCookie },
+      payload: { amount: "10", address: payer, reason: "customer asked" },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    const approve = (c: string, payload: Record<string, unknown>) =>
+      app.inject({
+        method: "POST",
+        url: `/api/v1/admin/payouts/${id}/approve`,
+        headers: { cookie: c },
+        payload,
+      });
+
+    const before = await snapshot();
+    // support may create refunds but never approve; the owner created nothing here
+    expect((await approve(creatorCookie, {})).json().code).toBe("ADMIN_FORBIDDEN");
+    expect((await approve(approverCookie, {})).json().code).toBe("TOTP_REQUIRED");
+    expect((await approve(approverCookie, { totp_code: "000000" })).json().code).toBe("TOTP_INVALID");
+    expect(await snapshot()).toEqual(before);
+    expect((await rowOfPayout(id)).status).toBe("pending_approval");
+
+    const code = totpAt(secret, t.clock.now());
+    const ok = await approve(approverCookie, { totp_code: code });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ status: "approved", decided_by: expect.stringContaining("approver") });
+    // the same code again is refused (used once)
+    const again = await paidOrder("2", 2n * USDT);
+    const second = await merchantCall("POST", `/api/v1/payments/${again.id}/refunds`, {
+      amount: "1",
+      address: (await newAccount()).address,
+    });
+    const reused = await app.inject({
+      method: "POST",
+      url: `/api/v1/admin/payouts/${second.json().id}/approve`,
+      headers: { cookie: approverCookie },
+      payload: { totp_code: code },
+    });
+    expect(reused.json().code).toBe("TOTP_INVALID");
+
+    // an operator never approves what they created, whatever their role
+    const selfMade = await app.inject({
+      method: "POST",
+      url: `/api/v1/admin/orders/${again.id}/refunds`,
+      headers: { cookie: approverCookie },
+      payload: { amount: "0.5", address: (await newAccount()).address },
+    });
+    expect(selfMade.statusCode, selfMade.body).toBe(201);
+    const selfApproval = await app.inject({
+      method: "POST",
+      url: `/api/v1/admin/payouts/${selfMade.json().id}/approve`,
+      headers: { cookie: approverCookie },
+      payload: { totp_code: totpAt(secret, new Date(t.clock.now().getTime() + 31_000)) },
+    });
+    expect(selfApproval.statusCode).toBe(403);
+    expect(selfApproval.json().code).toBe("FOUR_EYES_REQUIRED");
+
+    expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
+    expect(await usdtOf(payer)).toBe(10n * USDT);
+    const audit = await queryRows<{ action: string; actor_label: string }>(
+      t.ctx.db,
+      sql`SELECT action, actor_label FROM audit_log WHERE target_id = ${id} ORDER BY seq`,
+    );
+    expect(audit.map((a) => a.action)).toEqual(["refund.create", "refund.approve"]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
+
+async function rowOfPayout(id: string) {
+  const [row] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, id));
+  if (!row) throw new Error(`payout ${id} not found`);
+  return row;
+}

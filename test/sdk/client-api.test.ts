@@ -120,6 +120,19 @@ describe("createPayment", () => {
   });
 });
 
+describe("cancelPayment", () => {
+  it("cancels a pending order with a reason; a second cancel throws INVALID_STATE, not retried", async () => {
+    const order = await client.createPayment(params());
+    const cancelled = await client.cancelPayment(order.id, { reason: "customer left" });
+    expect(cancelled).toMatchObject({ id: order.id, status: "cancelled" });
+    expect(cancelled.resolutions).toEqual([
+      expect.objectContaining({ action: "cancel", reason: "customer left" }),
+    ]);
+    const error = await rejection(client.cancelPayment(order.id, { reason: "again" }));
+    expect(error).toMatchObject({ status: 409, code: "INVALID_STATE", attempts: 1 });
+  });
+});
+
 describe("getPayment", () => {
   it("returns the order with its events", async () => {
     const order = await client.createPayment(params());

@@ -17,11 +17,11 @@ it("docs/openapi.json and packages/sdk/src/api-types.ts are up to date with the 
   const doc = JSON.parse(openapi);
   expect(doc.openapi).toBe("3.1.0");
   expect(Object.keys(doc.webhooks)).toEqual([
-    "deposit.detected",
-    "deposit.confirmed",
     "payment.confirmed",
     "payment.underpaid",
     "payment.overpaid",
+    "deposit.detected",
+    "deposit.confirmed",
   ]);
   expect(doc.components.securitySchemes).toMatchObject({
     apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },

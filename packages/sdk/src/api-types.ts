@@ -125,6 +125,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending order (no webhook; a payment that still arrives is a late payment) */
+        post: operations["postPaymentsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/{id}/simulate": {
         parameters: {
             query?: never;
@@ -542,7 +559,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 10 most recent webhook_failed and sweep_failed events */
+        /** The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer) */
         get: operations["getAdminIncidents"];
         put?: never;
         post?: never;
@@ -947,6 +964,108 @@ export interface paths {
         put?: never;
         /** Refund (part of) what an order received (admin twin) */
         post: operations["postAdminOrdersIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a pending order (the merchant API's cancel, for operators) */
+        post: operations["postAdminOrdersIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve an order by hand: "accept" makes an underpaid outcome confirmed at the amount received, with a new payment.confirmed webhook ("resolution": "manual") */
+        post: operations["postAdminOrdersIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orders/{id}/attach-transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Credit a recorded, confirmed stray transfer to this order as if it had reached its address */
+        post: operations["postAdminOrdersIdAttachTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stray-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Transfers to our addresses that no order held: unresolved first, newest first */
+        get: operations["getAdminStrayTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stray-transfers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One stray transfer with its address's history (strays, sweep, orders) */
+        get: operations["getAdminStrayTransfersId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stray-transfers/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a stray transfer with a reason (its balance is swept all the same) */
+        post: operations["postAdminStrayTransfersIdDismiss"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1441,7 +1560,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         /** @enum {string} */
-                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                         merchant_name: string;
                         amount_expected: string;
                         amount_received: string;
@@ -2184,7 +2303,7 @@ export interface operations {
             query?: {
                 page?: string;
                 limit?: string;
-                status?: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                status?: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                 from?: string;
                 to?: string;
                 external_id?: string;
@@ -2211,7 +2330,7 @@ export interface operations {
                             currency: string;
                             network: string;
                             /** @enum {string} */
-                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                             tx_hash: string | null;
                             callback_url: string;
                             checkout_url: string;
@@ -2440,7 +2559,7 @@ export interface operations {
                         currency: string;
                         network: string;
                         /** @enum {string} */
-                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                         tx_hash: string | null;
                         callback_url: string;
                         checkout_url: string;
@@ -2470,7 +2589,7 @@ export interface operations {
                         currency: string;
                         network: string;
                         /** @enum {string} */
-                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                         tx_hash: string | null;
                         callback_url: string;
                         checkout_url: string;
@@ -2729,7 +2848,7 @@ export interface operations {
                         currency: string;
                         network: string;
                         /** @enum {string} */
-                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                         tx_hash: string | null;
                         callback_url: string;
                         checkout_url: string;
@@ -2747,6 +2866,21 @@ export interface operations {
                             payload: {
                                 [key: string]: unknown;
                             };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -2840,6 +2974,313 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postPaymentsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        external_id: string;
+                        address: string;
+                        amount_expected: string;
+                        amount_received: string;
+                        currency: string;
+                        network: string;
+                        /** @enum {string} */
+                        status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
+                        tx_hash: string | null;
+                        callback_url: string;
+                        checkout_url: string;
+                        confirmations: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        events: {
+                            id: string;
+                            event_type: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
@@ -8252,7 +8693,7 @@ export interface operations {
             query?: {
                 page?: string;
                 limit?: string;
-                status?: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                status?: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                 from?: string;
                 to?: string;
                 merchant_id?: string;
@@ -8470,7 +8911,7 @@ export interface operations {
                             currency: string;
                             network: string;
                             /** @enum {string} */
-                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                             tx_hash: string | null;
                             from_address: string | null;
                             callback_url: string;
@@ -8569,6 +9010,26 @@ export interface operations {
                                 success: boolean;
                             }[];
                         }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        actions: {
+                            cancel: boolean;
+                            accept: boolean;
+                            attach: boolean;
+                        };
                     };
                 };
             };
@@ -9018,6 +9479,12 @@ export interface operations {
                             free: number;
                             allocated: number;
                         };
+                        stray_transfers: {
+                            count: number;
+                            amount: string;
+                            unresolved_count: number;
+                            unresolved_amount: string;
+                        };
                         /** @description confirmed deposits to static addresses, by UTC day of detection */
                         deposits: {
                             today: {
@@ -9377,6 +9844,39 @@ export interface operations {
                             order_status: string;
                             external_id: string;
                             merchant_name: string;
+                        }[];
+                        stray_transfers: {
+                            id: string;
+                            tx_hash: string;
+                            log_index: number;
+                            address: string;
+                            from_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            /** @enum {string} */
+                            status: "seen" | "confirmed";
+                            confirmations: number;
+                            previous_order_id: string | null;
+                            resolution: ("attached" | "dismissed" | "refunded") | null;
+                            order_id: string | null;
+                            resolution_reason: string | null;
+                            resolved_by: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            resolved_at: string | null;
+                            sweep: {
+                                status: string;
+                                sweep_tx_hash: string | null;
+                                swept_at: string | null;
+                            };
+                            explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            confirmed_at: string | null;
                         }[];
                     };
                 };
@@ -13738,7 +14238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13752,7 +14252,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
                     };
                 };
             };
@@ -14885,6 +15385,1888 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "REFUND_EXCEEDS_RECEIVED" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOrdersIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order: {
+                            id: string;
+                            external_id: string;
+                            merchant_id: string;
+                            merchant_name: string;
+                            address: string;
+                            amount_expected: string;
+                            amount_received: string;
+                            currency: string;
+                            network: string;
+                            /** @enum {string} */
+                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
+                            tx_hash: string | null;
+                            from_address: string | null;
+                            callback_url: string;
+                            checkout_url: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            confirmations: number;
+                            address_explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            detected_at: string | null;
+                            confirmed_at: string | null;
+                            completed_at: string | null;
+                        };
+                        events: {
+                            id: string;
+                            event_type: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        transaction: {
+                            tx_hash: string;
+                            from_address: string;
+                            to_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            confirmations: number;
+                            explorer_url: string | null;
+                            transfers: {
+                                tx_hash: string;
+                                log_index: number;
+                                from_address: string;
+                                to_address: string;
+                                amount: string;
+                                block_number: number;
+                                /** Format: date-time */
+                                block_timestamp: string;
+                                /** @enum {string} */
+                                status: "seen" | "confirmed";
+                                confirmations: number;
+                                explorer_url: string | null;
+                            }[];
+                        } | null;
+                        settlement: {
+                            status: string;
+                            sweep_tx_hash: string | null;
+                            fee_tx_hash: string | null;
+                            amount: string | null;
+                            fee_trx: string | null;
+                            cold_wallet_address: string | null;
+                            attempts: number;
+                            last_error: string | null;
+                            swept_at: string | null;
+                            explorer_url: string | null;
+                        } | null;
+                        meta: {
+                            network: string;
+                            usdt_contract: string | null;
+                            tx_explorer_base_url: string | null;
+                            address_explorer_base_url: string | null;
+                            sweep_enabled: boolean;
+                            sweep_mode: string;
+                            confirmations_required: number;
+                        };
+                        webhooks: {
+                            id: string;
+                            event: string;
+                            idempotency_key: string;
+                            status: string;
+                            attempts: number;
+                            max_attempts: number;
+                            next_attempt_at: string | null;
+                            delivered_at: string | null;
+                            last_error: string | null;
+                            last_status_code: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            attempt_log: {
+                                attempt: number;
+                                url: string;
+                                /** Format: date-time */
+                                started_at: string;
+                                duration_ms: number;
+                                status_code: number | null;
+                                error: string | null;
+                                success: boolean;
+                            }[];
+                        }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        actions: {
+                            cancel: boolean;
+                            accept: boolean;
+                            attach: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOrdersIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "accept";
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order: {
+                            id: string;
+                            external_id: string;
+                            merchant_id: string;
+                            merchant_name: string;
+                            address: string;
+                            amount_expected: string;
+                            amount_received: string;
+                            currency: string;
+                            network: string;
+                            /** @enum {string} */
+                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
+                            tx_hash: string | null;
+                            from_address: string | null;
+                            callback_url: string;
+                            checkout_url: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            confirmations: number;
+                            address_explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            detected_at: string | null;
+                            confirmed_at: string | null;
+                            completed_at: string | null;
+                        };
+                        events: {
+                            id: string;
+                            event_type: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        transaction: {
+                            tx_hash: string;
+                            from_address: string;
+                            to_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            confirmations: number;
+                            explorer_url: string | null;
+                            transfers: {
+                                tx_hash: string;
+                                log_index: number;
+                                from_address: string;
+                                to_address: string;
+                                amount: string;
+                                block_number: number;
+                                /** Format: date-time */
+                                block_timestamp: string;
+                                /** @enum {string} */
+                                status: "seen" | "confirmed";
+                                confirmations: number;
+                                explorer_url: string | null;
+                            }[];
+                        } | null;
+                        settlement: {
+                            status: string;
+                            sweep_tx_hash: string | null;
+                            fee_tx_hash: string | null;
+                            amount: string | null;
+                            fee_trx: string | null;
+                            cold_wallet_address: string | null;
+                            attempts: number;
+                            last_error: string | null;
+                            swept_at: string | null;
+                            explorer_url: string | null;
+                        } | null;
+                        meta: {
+                            network: string;
+                            usdt_contract: string | null;
+                            tx_explorer_base_url: string | null;
+                            address_explorer_base_url: string | null;
+                            sweep_enabled: boolean;
+                            sweep_mode: string;
+                            confirmations_required: number;
+                        };
+                        webhooks: {
+                            id: string;
+                            event: string;
+                            idempotency_key: string;
+                            status: string;
+                            attempts: number;
+                            max_attempts: number;
+                            next_attempt_at: string | null;
+                            delivered_at: string | null;
+                            last_error: string | null;
+                            last_status_code: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            attempt_log: {
+                                attempt: number;
+                                url: string;
+                                /** Format: date-time */
+                                started_at: string;
+                                duration_ms: number;
+                                status_code: number | null;
+                                error: string | null;
+                                success: boolean;
+                            }[];
+                        }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        actions: {
+                            cancel: boolean;
+                            accept: boolean;
+                            attach: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOrdersIdAttachTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tx_hash: string;
+                    log_index?: number;
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        order: {
+                            id: string;
+                            external_id: string;
+                            merchant_id: string;
+                            merchant_name: string;
+                            address: string;
+                            amount_expected: string;
+                            amount_received: string;
+                            currency: string;
+                            network: string;
+                            /** @enum {string} */
+                            status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
+                            tx_hash: string | null;
+                            from_address: string | null;
+                            callback_url: string;
+                            checkout_url: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            confirmations: number;
+                            address_explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            detected_at: string | null;
+                            confirmed_at: string | null;
+                            completed_at: string | null;
+                        };
+                        events: {
+                            id: string;
+                            event_type: string;
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        transaction: {
+                            tx_hash: string;
+                            from_address: string;
+                            to_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            confirmations: number;
+                            explorer_url: string | null;
+                            transfers: {
+                                tx_hash: string;
+                                log_index: number;
+                                from_address: string;
+                                to_address: string;
+                                amount: string;
+                                block_number: number;
+                                /** Format: date-time */
+                                block_timestamp: string;
+                                /** @enum {string} */
+                                status: "seen" | "confirmed";
+                                confirmations: number;
+                                explorer_url: string | null;
+                            }[];
+                        } | null;
+                        settlement: {
+                            status: string;
+                            sweep_tx_hash: string | null;
+                            fee_tx_hash: string | null;
+                            amount: string | null;
+                            fee_trx: string | null;
+                            cold_wallet_address: string | null;
+                            attempts: number;
+                            last_error: string | null;
+                            swept_at: string | null;
+                            explorer_url: string | null;
+                        } | null;
+                        meta: {
+                            network: string;
+                            usdt_contract: string | null;
+                            tx_explorer_base_url: string | null;
+                            address_explorer_base_url: string | null;
+                            sweep_enabled: boolean;
+                            sweep_mode: string;
+                            confirmations_required: number;
+                        };
+                        webhooks: {
+                            id: string;
+                            event: string;
+                            idempotency_key: string;
+                            status: string;
+                            attempts: number;
+                            max_attempts: number;
+                            next_attempt_at: string | null;
+                            delivered_at: string | null;
+                            last_error: string | null;
+                            last_status_code: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            attempt_log: {
+                                attempt: number;
+                                url: string;
+                                /** Format: date-time */
+                                started_at: string;
+                                duration_ms: number;
+                                status_code: number | null;
+                                error: string | null;
+                                success: boolean;
+                            }[];
+                        }[];
+                        resolutions: {
+                            event_id: string;
+                            /** @enum {string} */
+                            action: "cancel" | "accept" | "attach";
+                            actor: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            reason: string | null;
+                            tx_hash: string | null;
+                            amount: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        actions: {
+                            cancel: boolean;
+                            accept: boolean;
+                            attach: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminStrayTransfers: {
+        parameters: {
+            query?: {
+                page?: string;
+                limit?: string;
+                state?: "unresolved" | "resolved";
+                address?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            tx_hash: string;
+                            log_index: number;
+                            address: string;
+                            from_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            /** @enum {string} */
+                            status: "seen" | "confirmed";
+                            confirmations: number;
+                            previous_order_id: string | null;
+                            resolution: ("attached" | "dismissed" | "refunded") | null;
+                            order_id: string | null;
+                            resolution_reason: string | null;
+                            resolved_by: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            resolved_at: string | null;
+                            sweep: {
+                                status: string;
+                                sweep_tx_hash: string | null;
+                                swept_at: string | null;
+                            };
+                            explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            confirmed_at: string | null;
+                        }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminStrayTransfersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stray: {
+                            id: string;
+                            tx_hash: string;
+                            log_index: number;
+                            address: string;
+                            from_address: string;
+                            amount: string;
+                            block_number: number;
+                            /** Format: date-time */
+                            block_timestamp: string;
+                            /** @enum {string} */
+                            status: "seen" | "confirmed";
+                            confirmations: number;
+                            previous_order_id: string | null;
+                            resolution: ("attached" | "dismissed" | "refunded") | null;
+                            order_id: string | null;
+                            resolution_reason: string | null;
+                            resolved_by: {
+                                kind: string;
+                                id?: string;
+                                label: string;
+                            } | null;
+                            resolved_at: string | null;
+                            sweep: {
+                                status: string;
+                                sweep_tx_hash: string | null;
+                                swept_at: string | null;
+                            };
+                            explorer_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            confirmed_at: string | null;
+                        };
+                        address: {
+                            address: string;
+                            status: string;
+                            order_id: string | null;
+                            last_order_id: string | null;
+                            strays: {
+                                id: string;
+                                tx_hash: string;
+                                log_index: number;
+                                address: string;
+                                from_address: string;
+                                amount: string;
+                                block_number: number;
+                                /** Format: date-time */
+                                block_timestamp: string;
+                                /** @enum {string} */
+                                status: "seen" | "confirmed";
+                                confirmations: number;
+                                previous_order_id: string | null;
+                                resolution: ("attached" | "dismissed" | "refunded") | null;
+                                order_id: string | null;
+                                resolution_reason: string | null;
+                                resolved_by: {
+                                    kind: string;
+                                    id?: string;
+                                    label: string;
+                                } | null;
+                                resolved_at: string | null;
+                                sweep: {
+                                    status: string;
+                                    sweep_tx_hash: string | null;
+                                    swept_at: string | null;
+                                };
+                                explorer_url: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                confirmed_at: string | null;
+                            }[];
+                            settlement: {
+                                status: string;
+                                round: number;
+                                amount: string | null;
+                                fee_trx: string | null;
+                                sweep_tx_hash: string | null;
+                                swept_at: string | null;
+                                attempts: number;
+                                last_error: string | null;
+                                explorer_url: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminStrayTransfersIdDismiss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tx_hash: string;
+                        log_index: number;
+                        address: string;
+                        from_address: string;
+                        amount: string;
+                        block_number: number;
+                        /** Format: date-time */
+                        block_timestamp: string;
+                        /** @enum {string} */
+                        status: "seen" | "confirmed";
+                        confirmations: number;
+                        previous_order_id: string | null;
+                        resolution: ("attached" | "dismissed" | "refunded") | null;
+                        order_id: string | null;
+                        resolution_reason: string | null;
+                        resolved_by: {
+                            kind: string;
+                            id?: string;
+                            label: string;
+                        } | null;
+                        resolved_at: string | null;
+                        sweep: {
+                            status: string;
+                            sweep_tx_hash: string | null;
+                            swept_at: string | null;
+                        };
+                        explorer_url: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        confirmed_at: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -16275,9 +18657,14 @@ export interface operations {
                      * @description the order's status when the webhook was built
                      * @enum {string}
                      */
-                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };
@@ -16350,9 +18737,14 @@ export interface operations {
                      * @description the order's status when the webhook was built
                      * @enum {string}
                      */
-                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };
@@ -16425,9 +18817,14 @@ export interface operations {
                      * @description the order's status when the webhook was built
                      * @enum {string}
                      */
-                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed";
+                    status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
                     /** Format: date-time */
                     timestamp: string;
+                    /**
+                     * @description present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"
+                     * @constant
+                     */
+                    resolution?: "manual";
                 };
             };
         };

@@ -5,6 +5,7 @@
 import { retryPolicy, type RetryOptions } from "./retry.js";
 import { callApi, type FetchLike, type RetryEvent, type TransportOptions } from "./transport.js";
 import type {
+  CancelPaymentParams,
   CreateDepositAddressParams,
   CreatePaymentParams,
   Deposit,
@@ -47,6 +48,13 @@ export interface StablegateClient {
   createPayment(params: CreatePaymentParams): Promise<Payment>;
   /** One of your orders with its events. Unknown ids (or another merchant's) throw NOT_FOUND. */
   getPayment(id: string): Promise<PaymentWithEvents>;
+  /**
+   * Cancels a pending order (status `cancelled`, no webhook); `reason` is kept in the order's
+   * events and the audit log. Any other status throws INVALID_STATE (409). A payment that still
+   * reaches the address is credited as a late payment. Not retried after it was sent (only 429 and
+   * 503, refused before anything happened).
+   */
+  cancelPayment(id: string, params: CancelPaymentParams): Promise<PaymentWithEvents>;
   /** Every order matching `filters`, newest first, fetching page after page as you iterate. */
   listPayments(filters?: ListPaymentsFilters): AsyncIterableIterator<Payment>;
   /** One page, for callers who page themselves. */
@@ -185,6 +193,13 @@ export function createClient(options: ClientOptions): StablegateClient {
       }),
     getPayment: (id) =>
       callApi<PaymentWithEvents>(transport, { method: "GET", path: paymentPath(id), retryOn: "idempotent" }),
+    cancelPayment: (id, params) =>
+      callApi<PaymentWithEvents>(transport, {
+        method: "POST",
+        path: `${paymentPath(id)}/cancel`,
+        body: params,
+        retryOn: "refused-only",
+      }),
     listPayments: (filters = {}) => iteratePayments(listPaymentsPage, filters),
     listPaymentsPage,
     simulatePayment: (id, params = {}) =>

@@ -17,6 +17,8 @@ export type Payment = Json<operations["postPayments"]["responses"][201]>;
 export type PaymentWithEvents = Json<operations["getPaymentsId"]["responses"][200]>;
 
 export type PaymentStatus = Payment["status"];
+/** POST /api/v1/payments/:id/cancel: why (required). */
+export type CancelPaymentParams = Json<operations["postPaymentsIdCancel"]["requestBody"]>;
 
 type ListQuery = NonNullable<operations["getPayments"]["parameters"]["query"]>;
 

@@ -18,6 +18,11 @@ export interface WebhookPayload {
   to_address: string;
   status: string;
   timestamp: string;
+  /**
+   * Present only on an outcome an operator set by hand (DESIGN.md 13: accepting an underpaid
+   * payment). Receivers that ignore unknown fields are unaffected.
+   */
+  resolution?: "manual";
 }
 
 /** Webhooks of static deposit addresses (DESIGN.md 15). */

@@ -6,7 +6,7 @@ import { errorReply } from "./error-reply.js";
 import { adminOrderReply } from "./get-merchant-detail.js";
 import { isoTimestamp } from "./merchant-fields.js";
 import { checkRange, orderListQueryFields, paginationReply } from "./order-query.js";
-import { orderEventReply } from "./payments.js";
+import { orderEventReply, resolutionReply } from "./payments.js";
 
 /** merchant_id is canonical; merchantId is the deprecated alias and is ignored when both are sent. */
 export const adminOrderListQuery = z
@@ -141,6 +141,8 @@ export const adminOrderDetailReply = z.object({
     confirmations_required: z.number().int(),
   }),
   webhooks: z.array(webhookDeliveryReply),
+  resolutions: z.array(resolutionReply),
+  actions: z.object({ cancel: z.boolean(), accept: z.boolean(), attach: z.boolean() }),
 });
 
 export const getAdminOrderSchema = {

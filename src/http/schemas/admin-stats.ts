@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
 import { incidentReply } from "./get-merchant-detail.js";
+import { strayTransferReply } from "./resolutions.js";
 
 const statsBlock = z.object({
   order_count: z.number().int(),
@@ -26,6 +27,12 @@ export const getStatsSchema = {
       week: statsBlock,
       total: statsBlock.extend({ merchant_count: z.number().int() }),
       address_pool: addressPoolReply,
+      stray_transfers: z.object({
+        count: z.number().int(),
+        amount: z.string(),
+        unresolved_count: z.number().int(),
+        unresolved_amount: z.string(),
+      }),
       deposits: z
         .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
         .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
@@ -45,6 +52,10 @@ export const getDailyStatsSchema = {
 
 export const listIncidentsSchema = {
   tags: ["admin"],
-  summary: "The 10 most recent webhook_failed and sweep_failed events",
-  response: { 200: z.object({ data: z.array(incidentReply) }), 401: errorReply },
+  summary:
+    "The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer)",
+  response: {
+    200: z.object({ data: z.array(incidentReply), stray_transfers: z.array(strayTransferReply) }),
+    401: errorReply,
+  },
 };

@@ -8,6 +8,7 @@ import {
   EXPIRES_IN_MIN,
   METADATA_MAX_BYTES,
 } from "../../payments/create-order.js";
+import { RESOLUTION_ACTIONS } from "../../orders/order-resolutions.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
 import { checkRange, orderListQueryFields, paginationReply } from "./order-query.js";
@@ -85,6 +86,17 @@ export const orderEventReply = z.object({
   created_at: isoTimestamp,
 });
 
+/** A resolution of the order (DESIGN.md 13): cancel, accept or attach, with its actor and reason. */
+export const resolutionReply = z.object({
+  event_id: z.string(),
+  action: z.enum(RESOLUTION_ACTIONS),
+  actor: z.object({ kind: z.string(), id: z.string().optional(), label: z.string() }).nullable(),
+  reason: z.string().nullable(),
+  tx_hash: z.string().nullable(),
+  amount: z.string().nullable(),
+  created_at: isoTimestamp,
+});
+
 const errors = { 401: errorReply, 403: errorReply, 429: errorReply };
 
 export const createPaymentSchema = {
@@ -107,7 +119,10 @@ export const getPaymentSchema = {
   security: [{ apiKey: [] }],
   params: z.object({ id: z.string().max(100) }),
   response: {
-    200: merchantOrderReply.extend({ events: z.array(orderEventReply) }),
+    200: merchantOrderReply.extend({
+      events: z.array(orderEventReply),
+      resolutions: z.array(resolutionReply),
+    }),
     404: errorReply,
     ...errors,
   },

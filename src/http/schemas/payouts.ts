@@ -189,7 +189,14 @@ export const adminDecidePayoutSchema = (summary: string) => ({
   summary,
   params: idParams,
   body: decisionBody,
-  response: { 200: payoutReply, 400: errorReply, 403: errorReply, 404: errorReply, 409: errorReply },
+  response: {
+    200: payoutReply,
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    409: errorReply,
+  },
 });
 export const adminRetryPayoutWebhookSchema = {
   ...adminCommon,

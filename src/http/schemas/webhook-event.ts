@@ -37,6 +37,10 @@ export const webhookPayloadSchema = z.object({
   to_address: z.string().meta({ description: "the order's deposit address" }),
   status: z.enum(ORDER_STATUSES).meta({ description: "the order's status when the webhook was built" }),
   timestamp: z.string().meta({ format: "date-time" }),
+  resolution: z.literal("manual").optional().meta({
+    description:
+      'present only on an outcome an operator set by hand (accepting an underpaid payment, DESIGN.md 13): "manual"',
+  }),
 });
 
 function example(event: OutcomeEvent): WebhookPayload {

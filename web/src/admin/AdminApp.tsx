@@ -6,6 +6,7 @@ import { OrderDetailPage } from "./OrderDetailPage.js";
 import { OrdersPage } from "./OrdersPage.js";
 import { OverviewPage } from "./OverviewPage.js";
 import { Link, useLocation } from "./router.js";
+import { StrayTransferPage, StrayTransfersPage } from "./StrayTransfersPage.js";
 import { WalletPage } from "./WalletPage.js";
 import { errorMessage } from "./useApi.js";
 
@@ -85,6 +86,7 @@ const NAV = [
   { to: "/admin/merchants", label: "Merchants" },
   { to: "/admin/deposit-addresses", label: "Deposit addresses" },
   { to: "/admin/wallet", label: "Wallet" },
+  { to: "/admin/stray-transfers", label: "Strays" },
 ];
 
 function Shell({ onOut }: { onOut: () => void }) {
@@ -94,11 +96,14 @@ function Shell({ onOut }: { onOut: () => void }) {
     onOut();
   };
   const orderMatch = /^\/admin\/orders\/([^/]+)$/.exec(path);
+  const strayMatch = /^\/admin\/stray-transfers\/([^/]+)$/.exec(path);
   let page: ReactNode;
   const depositMatch = /^\/admin\/deposit-addresses\/([^/]+)$/.exec(path);
   if (depositMatch) page = <DepositAddressDetailPage id={decodeURIComponent(depositMatch[1] ?? "")} />;
   else if (path === "/admin/deposit-addresses") page = <DepositAddressesPage query={query} />;
   else if (orderMatch) page = <OrderDetailPage id={decodeURIComponent(orderMatch[1] ?? "")} />;
+  else if (strayMatch) page = <StrayTransferPage id={decodeURIComponent(strayMatch[1] ?? "")} />;
+  else if (path === "/admin/stray-transfers") page = <StrayTransfersPage />;
   else if (path === "/admin/orders") page = <OrdersPage query={query} />;
   else if (path === "/admin/merchants") page = <MerchantsPage />;
   else if (path === "/admin/wallet") page = <WalletPage />;

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { api, type OrderDetail } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
+import { ResolvePanel } from "./ResolvePanel.js";
 import { errorMessage, useApi } from "./useApi.js";
 
 function Fields({ data, testId }: { data: Record<string, unknown>; testId?: string }) {
@@ -86,6 +87,7 @@ export function OrderDetailPage({ id }: { id: string }) {
           {message.text}
         </p>
       )}
+      <ResolvePanel detail={detail.data} onDone={detail.reload} />
       <div className="grid two">
         <section className="panel">
           <h2>Order</h2>

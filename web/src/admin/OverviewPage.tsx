@@ -6,6 +6,7 @@ import {
   type Incident,
   type Stats,
   type StatsBlock,
+  type StrayTransferView,
 } from "./api.js";
 import { Link } from "./router.js";
 import { formatTime, trimAmount } from "./format.js";
@@ -21,6 +22,7 @@ interface Overview {
   stats: Stats;
   daily: DailyRevenue[];
   incidents: Incident[];
+  strays: StrayTransferView[];
   alerts: AlertList;
   chain: AdminChainStatus;
 }
@@ -29,11 +31,11 @@ async function loadOverview(): Promise<Overview> {
   const [stats, daily, incidents, alerts, chain] = await Promise.all([
     api.get<Stats>("/stats"),
     api.get<DailyRevenue[]>("/stats/daily"),
-    api.get<{ data: Incident[] }>("/incidents"),
+    api.get<{ data: Incident[]; stray_transfers?: StrayTransferView[] }>("/incidents"),
     api.get<AlertList>("/alerts"),
     api.get<AdminChainStatus>("/chain"),
   ]);
-  return { stats, daily, incidents: incidents.data, alerts, chain };
+  return { stats, daily, incidents: incidents.data, strays: incidents.stray_transfers ?? [], alerts, chain };
 }
 
 function StatsCard({ title, block, testId }: { title: string; block: StatsBlock; testId: string }) {
@@ -68,7 +70,7 @@ export function OverviewPage() {
   }, [reload]);
   if (overview.state === "loading") return <p>Loading…</p>;
   if (overview.state === "error") return <p className="error">{overview.message}</p>;
-  const { stats, daily, incidents, alerts, chain } = overview.data;
+  const { stats, daily, incidents, strays, alerts, chain } = overview.data;
   return (
     <>
       <h1>Overview</h1>
@@ -111,7 +113,7 @@ export function OverviewPage() {
       <RevenueChart daily={daily} />
       <section className="panel wide">
         <h2>Incidents</h2>
-        {incidents.length === 0 ? (
+        {incidents.length === 0 && strays.length === 0 ? (
           <p className="muted" data-testid="no-incidents">
             No failed webhooks or sweeps.
           </p>
@@ -136,6 +138,19 @@ export function OverviewPage() {
                     <Link to={`/admin/orders/${incident.order_id}`}>{incident.external_id}</Link>
                   </td>
                   <td>{String(incident.payload.reason ?? "")}</td>
+                </tr>
+              ))}
+              {strays.map((stray) => (
+                <tr key={stray.id} data-testid="stray-incident">
+                  <td>{formatTime(stray.created_at)}</td>
+                  <td>Stray transfer</td>
+                  <td>—</td>
+                  <td>
+                    <Link to={`/admin/stray-transfers/${stray.id}`}>
+                      {trimAmount(stray.amount)} USDT to {stray.address}
+                    </Link>
+                  </td>
+                  <td>no order held the address</td>
                 </tr>
               ))}
             </tbody>

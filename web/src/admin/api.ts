@@ -4,10 +4,11 @@ import type {
   AdminOrderSummary,
   AddressPoolCounts,
   Incident,
+  StrayTransferView,
   WalletStatus,
 } from "../../../src/admin/api-shapes.js";
 
-export type { AdminChainStatus, Incident, WalletStatus };
+export type { AdminChainStatus, Incident, StrayTransferView, WalletStatus };
 export type OrderSummary = AdminOrderSummary;
 export class ApiError extends Error {
   constructor(
@@ -122,6 +123,31 @@ export interface OrderDetail {
   settlement: Record<string, unknown> | null;
   meta: Record<string, unknown>;
   webhooks?: Array<Record<string, unknown>>;
+  resolutions?: Resolution[];
+  actions?: { cancel: boolean; accept: boolean; attach: boolean };
+}
+
+/** A cancel, accept or attach done on an order (DESIGN.md 13). */
+export interface Resolution {
+  event_id: string;
+  action: "cancel" | "accept" | "attach";
+  actor: { kind: string; id?: string; label: string } | null;
+  reason: string | null;
+  tx_hash: string | null;
+  amount: string | null;
+  created_at: string;
+}
+
+export interface StrayDetail {
+  stray: StrayTransferView;
+  address: {
+    address: string;
+    status: string;
+    order_id: string | null;
+    last_order_id: string | null;
+    strays: StrayTransferView[];
+    settlement: Record<string, unknown> | null;
+  };
 }
 
 /** GET /alerts (src/alerts/list-alerts.ts), the fields the overview shows. */

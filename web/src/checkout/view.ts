@@ -84,5 +84,15 @@ export function viewOf(s: CheckoutStatus): View {
         showCountdown: false,
         pollMs: EXPIRED_POLL_MS,
       };
+    case "cancelled":
+      // Shown like an expired request: a payment that still arrives is credited as a late payment.
+      return {
+        phase: "expired",
+        headline: "This payment request was cancelled",
+        detail: `Do not send funds to its address. If you already paid, contact ${s.merchant_name}.`,
+        amountToSend: null,
+        showCountdown: false,
+        pollMs: EXPIRED_POLL_MS,
+      };
   }
 }

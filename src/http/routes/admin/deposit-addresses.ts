@@ -1,6 +1,7 @@
 /** /api/v1/admin/deposit-addresses and /api/v1/admin/deposits: the admin twins (DESIGN.md 15). */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { auditOriginOf } from "../../audit-context.js";
 import { getDepositAddress } from "../../../deposits/get-deposit-address.js";
 import { listDepositAddresses } from "../../../deposits/list-deposit-addresses.js";
 import { listDeposits } from "../../../deposits/list-deposits.js";
@@ -45,6 +46,7 @@ export const adminDepositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> 
           undefined,
           request.params.id,
           action === "disable" ? "disabled" : "active",
+          auditOriginOf(request),
         ),
     );
   }

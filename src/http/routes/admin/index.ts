@@ -15,6 +15,7 @@ import { adminDepositAddressRoutes } from "./deposit-addresses.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOperatorRoutes } from "./operators.js";
 import { adminOrderRoutes } from "./orders.js";
+import { adminResolutionRoutes } from "./resolutions.js";
 import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
 import { adminWalletRoutes } from "./wallet.js";
@@ -37,6 +38,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminAccountRoutes, { ctx });
   await app.register(adminAuditRoutes, { ctx });
   await app.register(adminPayoutRoutes, { ctx });
+  await app.register(adminResolutionRoutes, { ctx });
   await app.register(adminDepositAddressRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };

@@ -4,10 +4,13 @@
  */
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { auditActorOf } from "../../audit-context.js";
+import { requireStepUp } from "../../../admin/step-up.js";
+import { appendAudit } from "../../../audit/append-audit.js";
+import { formatAmount } from "../../../money.js";
+import { auditActorOf, requestMeta } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
-import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
+import { checkDecision, decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
@@ -64,11 +67,30 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
         config: { permission: decision === "cancel" ? "payouts.cancel" : "payouts.approve" },
       },
       async (request) => {
+        const actor = operatorActor(request);
+        // Refusals first (404, 409, four eyes), then the step-up: a refused approval spends no code.
+        await checkDecision(request.ctx, { id: request.params.id, decision, actor });
+        if (decision === "approve") {
+          await requireStepUp(request.ctx, request.operator, request.body?.totp_code);
+        }
+        const meta = requestMeta(request);
         const row = await decidePayout(request.ctx, {
           id: request.params.id,
           decision,
-          actor: operatorActor(request),
+          actor,
           reason: request.body?.reason,
+          inTransaction: (tx, before, after) =>
+            appendAudit(tx, {
+              actor: auditActorOf(request),
+              action: `${after.kind}.${decision}`,
+              targetType: after.kind,
+              targetId: after.id,
+              before: { status: before.status },
+              after: { status: after.status, amount: formatAmount(after.amount), address: after.address },
+              ...(request.body?.reason === undefined ? {} : { reason: request.body.reason }),
+              ip: meta.ip,
+              ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
+            }),
         });
         return toPayoutReply(request.ctx, row);
       },
@@ -91,11 +113,28 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/orders/:id/refunds",
     { schema: adminCreateRefundSchema, config: { permission: "refunds.create" } },
     async (request, reply) => {
+      const meta = requestMeta(request);
       const { payout, claimToken } = await createRefund(
         request.ctx,
         { orderId: request.params.id },
         operatorActor(request),
         request.body,
+        (tx, row) =>
+          appendAudit(tx, {
+            actor: auditActorOf(request),
+            action: "refund.create",
+            targetType: "refund",
+            targetId: row.id,
+            after: {
+              status: row.status,
+              order_id: row.orderId,
+              amount: formatAmount(row.amount),
+              address: row.address,
+            },
+            ...(row.reason === null ? {} : { reason: row.reason }),
+            ip: meta.ip,
+            ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
+          }),
       );
       return reply
         .status(201)

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { listIncidents } from "../../../orders/list-incidents.js";
+import { listStrayIncidents } from "../../../strays/list-stray-transfers.js";
 import { getDailyStats } from "../../../stats/get-daily-stats.js";
 import { getStats } from "../../../stats/get-stats.js";
 import { getDailyStatsSchema, getStatsSchema, listIncidentsSchema } from "../../schemas/admin-stats.js";
@@ -20,8 +21,9 @@ export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
   app.get(
     "/api/v1/admin/incidents",
     { schema: listIncidentsSchema, config: { permission: "stats.read" } },
-    async (request) => ({
-      data: await listIncidents(request.ctx),
-    }),
+    async (request) => {
+      const [data, strays] = await Promise.all([listIncidents(request.ctx), listStrayIncidents(request.ctx)]);
+      return { data, stray_transfers: strays };
+    },
   );
 };

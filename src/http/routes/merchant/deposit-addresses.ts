@@ -9,6 +9,7 @@ import { getDepositAddress } from "../../../deposits/get-deposit-address.js";
 import { listDepositAddresses } from "../../../deposits/list-deposit-addresses.js";
 import { getDeposit, listDeposits } from "../../../deposits/list-deposits.js";
 import { setDepositAddressStatus } from "../../../deposits/set-deposit-address-status.js";
+import { auditOriginOf } from "../../audit-context.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import {
   createDepositAddressSchema,
@@ -38,12 +39,17 @@ export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter
 
   app.post("/api/v1/deposit-addresses", { schema: createDepositAddressSchema }, async (request, reply) => {
     const body = request.body;
-    const { depositAddress, created } = await createDepositAddress(request.ctx, requireMerchant(request).id, {
-      customerRef: body.customer_ref,
-      callbackUrl: body.callback_url,
-      metadata: body.metadata,
-      notifyDetected: body.notify_detected,
-    });
+    const { depositAddress, created } = await createDepositAddress(
+      request.ctx,
+      requireMerchant(request).id,
+      {
+        customerRef: body.customer_ref,
+        callbackUrl: body.callback_url,
+        metadata: body.metadata,
+        notifyDetected: body.notify_detected,
+      },
+      auditOriginOf(request),
+    );
     return reply.status(created ? 201 : 200).send(depositAddress);
   });
 
@@ -73,6 +79,7 @@ export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter
             requireMerchant(request).id,
             request.params.id,
             action === "disable" ? "disabled" : "active",
+            auditOriginOf(request),
           ),
         ),
     );

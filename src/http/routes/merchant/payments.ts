@@ -10,7 +10,10 @@ import { createOrder } from "../../../payments/create-order.js";
 import { getOrder } from "../../../payments/get-order.js";
 import { listOrders } from "../../../payments/list-orders.js";
 import { simulatePayment } from "../../../payments/simulate-payment.js";
+import { cancelOrder } from "../../../orders/cancel-order.js";
+import { resolutionBy } from "../../actors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
+import { cancelPaymentSchema } from "../../schemas/resolutions.js";
 import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
 import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
@@ -67,6 +70,17 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: Rate
       from: query.from,
       to: query.to,
     });
+  });
+
+  app.post("/api/v1/payments/:id/cancel", { schema: cancelPaymentSchema }, async (request) => {
+    const merchant = requireMerchant(request);
+    const order = await cancelOrder(request.ctx, {
+      orderId: request.params.id,
+      merchantId: merchant.id,
+      ...resolutionBy(request),
+      reason: request.body.reason,
+    });
+    return getOrder(request.ctx, merchant.id, order.id);
   });
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
