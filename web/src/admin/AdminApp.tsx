@@ -1,5 +1,9 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
-import { api, ApiError, setUnauthorizedHandler } from "./api.js";
+import { api, ApiError, setUnauthorizedHandler, type Me } from "./api.js";
+import { AuditPage } from "./AuditPage.js";
+import { MeContext } from "./me.js";
+import { OperatorsPage } from "./OperatorsPage.js";
+import { SecurityPage } from "./SecurityPage.js";
 import { DepositAddressDetailPage, DepositAddressesPage } from "./DepositAddressesPage.js";
 import { MerchantsPage } from "./MerchantsPage.js";
 import { OrderDetailPage } from "./OrderDetailPage.js";
@@ -9,30 +13,82 @@ import { Link, useLocation } from "./router.js";
 import { StrayTransferPage, StrayTransfersPage } from "./StrayTransfersPage.js";
 import { WalletPage } from "./WalletPage.js";
 import { errorMessage } from "./useApi.js";
+import { useMe } from "./me.js";
 
-type Session = "checking" | "in" | "out";
+type Session = { state: "checking" } | { state: "in"; me: Me } | { state: "out" };
 
 /** The operator dashboard at /admin: the admin API behind its cookie session. */
 export function AdminApp() {
-  const [session, setSession] = useState<Session>("checking");
-  useEffect(() => {
-    setUnauthorizedHandler(() => setSession("out"));
+  const [session, setSession] = useState<Session>({ state: "checking" });
+  const refresh = () =>
     api
-      .get("/stats")
-      .then(() => setSession("in"))
-      .catch(() => setSession("out"));
+      .get<Me>("/me")
+      .then((me) => setSession({ state: "in", me }))
+      .catch(() => setSession({ state: "out" }));
+  useEffect(() => {
+    setUnauthorizedHandler(() => setSession({ state: "out" }));
+    void refresh();
   }, []);
   useEffect(() => {
     document.title = "Stablegate admin";
   }, []);
 
-  if (session === "checking") return <p className="admin-loading">Loading…</p>;
-  if (session === "out") return <Login onIn={() => setSession("in")} />;
-  return <Shell onOut={() => setSession("out")} />;
+  if (session.state === "checking") return <p className="admin-loading">Loading…</p>;
+  if (session.state === "out") {
+    if (window.location.pathname === "/admin/invitation") return <AcceptInvitation />;
+    return <Login onIn={() => void refresh()} />;
+  }
+  return (
+    <MeContext.Provider value={session.me}>
+      <Shell onOut={() => setSession({ state: "out" })} onChanged={() => void refresh()} />
+    </MeContext.Provider>
+  );
+}
+
+/** The one-time invitation link: /admin/invitation#token=... sets the invited operator's password. */
+function AcceptInvitation() {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get("token") ?? "";
+  const [password, setPassword] = useState("");
+  const [message, setMessage] = useState<string | null>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      const reply = await api.post<{ email: string }>("/auth/accept-invitation", { token, password });
+      setMessage(`Password set for ${reply.email}. You can log in now.`);
+      window.history.replaceState(null, "", "/admin");
+    } catch (caught) {
+      setMessage(errorMessage(caught));
+    }
+  };
+  return (
+    <main className="card">
+      <h1>Set your password</h1>
+      <form onSubmit={(event) => void submit(event)} className="stack">
+        <label>
+          New password (12+ characters)
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            data-testid="invitation-password"
+            required
+          />
+        </label>
+        <button type="submit" data-testid="accept-invitation">
+          Set password
+        </button>
+        {message && <p data-testid="invitation-message">{message}</p>}
+        {message?.startsWith("Password set") && <a href="/admin">Log in</a>}
+      </form>
+    </main>
+  );
 }
 
 function Login({ onIn }: { onIn: () => void }) {
+  const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [totpCode, setTotpCode] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent) => {
@@ -40,13 +96,22 @@ function Login({ onIn }: { onIn: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      await api.post("/auth/login", { password });
+      await api.post("/auth/login", {
+        password,
+        ...(email.trim() ? { email: email.trim() } : {}),
+        ...(totpCode.trim() ? { totp_code: totpCode.trim() } : {}),
+      });
       onIn();
     } catch (caught) {
+      const code = caught instanceof ApiError ? caught.code : "";
       setError(
-        caught instanceof ApiError && caught.code === "INVALID_PASSWORD"
+        code === "INVALID_PASSWORD"
           ? "Wrong password."
-          : errorMessage(caught),
+          : code === "TOTP_REQUIRED"
+            ? "Enter the code from your authenticator app (or a recovery code)."
+            : code === "TOTP_INVALID"
+              ? "That code is wrong or was already used; wait for the next one."
+              : errorMessage(caught),
       );
     } finally {
       setBusy(false);
@@ -57,7 +122,17 @@ function Login({ onIn }: { onIn: () => void }) {
       <h1>Stablegate admin</h1>
       <form onSubmit={(event) => void submit(event)} className="stack">
         <label>
-          Admin password
+          Email (leave empty for the owner&apos;s admin password)
+          <input
+            type="email"
+            autoComplete="username"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            data-testid="email"
+          />
+        </label>
+        <label>
+          Password
           <input
             type="password"
             autoComplete="current-password"
@@ -65,6 +140,16 @@ function Login({ onIn }: { onIn: () => void }) {
             onChange={(event) => setPassword(event.target.value)}
             data-testid="password"
             required
+          />
+        </label>
+        <label>
+          Authenticator code (if two-factor authentication is on)
+          <input
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            value={totpCode}
+            onChange={(event) => setTotpCode(event.target.value)}
+            data-testid="totp"
           />
         </label>
         <button type="submit" disabled={busy} data-testid="login">
@@ -81,16 +166,23 @@ function Login({ onIn }: { onIn: () => void }) {
 }
 
 const NAV = [
-  { to: "/admin", label: "Overview" },
-  { to: "/admin/orders", label: "Orders" },
-  { to: "/admin/merchants", label: "Merchants" },
-  { to: "/admin/deposit-addresses", label: "Deposit addresses" },
-  { to: "/admin/wallet", label: "Wallet" },
-  { to: "/admin/stray-transfers", label: "Strays" },
+  { to: "/admin", label: "Overview", permission: "stats.read" },
+  { to: "/admin/orders", label: "Orders", permission: "orders.read" },
+  { to: "/admin/merchants", label: "Merchants", permission: "merchants.read" },
+  { to: "/admin/deposit-addresses", label: "Deposit addresses", permission: "deposit_addresses.read" },
+  { to: "/admin/wallet", label: "Wallet", permission: "wallet.read" },
+  { to: "/admin/operators", label: "Operators", permission: "operators.read" },
+  { to: "/admin/audit", label: "Audit", permission: "audit.read" },
+  { to: "/admin/security", label: "Security", permission: "account.self" },
+  { to: "/admin/stray-transfers", label: "Strays", permission: "strays.read" },
 ];
 
-function Shell({ onOut }: { onOut: () => void }) {
-  const { path, query } = useLocation();
+function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () => void }) {
+  const me = useMe();
+  const location = useLocation();
+  // Under ADMIN_REQUIRE_2FA an operator without TOTP can use only the Security page.
+  const path = me.totp_required ? "/admin/security" : location.path;
+  const query = location.query;
   const logout = async () => {
     await api.post("/auth/logout").catch(() => undefined);
     onOut();
@@ -107,19 +199,29 @@ function Shell({ onOut }: { onOut: () => void }) {
   else if (path === "/admin/orders") page = <OrdersPage query={query} />;
   else if (path === "/admin/merchants") page = <MerchantsPage />;
   else if (path === "/admin/wallet") page = <WalletPage />;
+  else if (path === "/admin/operators") page = <OperatorsPage />;
+  else if (path === "/admin/audit") page = <AuditPage />;
+  else if (path === "/admin/security") page = <SecurityPage onChanged={onChanged} />;
   else if (path === "/admin" || path === "/admin/") page = <OverviewPage />;
   else page = <h1>Page not found</h1>;
   return (
     <div className="admin">
       <nav className="admin-nav">
         <strong>Stablegate</strong>
-        {NAV.map((item) => (
+        {NAV.filter(
+          (item) =>
+            me.permissions.includes(item.permission) &&
+            (!me.totp_required || item.permission === "account.self"),
+        ).map((item) => (
           <span key={item.to} className={path === item.to ? "active" : undefined}>
             <Link to={item.to} testId={`nav-${item.label.toLowerCase().replace(/ /g, "-")}`}>
               {item.label}
             </Link>
           </span>
         ))}
+        <span className="who" data-testid="who">
+          {me.email ?? "owner"} ({me.role})
+        </span>
         <button type="button" onClick={() => void logout()} data-testid="logout">
           Log out
         </button>

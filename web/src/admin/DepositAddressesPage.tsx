@@ -1,3 +1,4 @@
+import { useCan } from "./me.js";
 import { useState, type FormEvent } from "react";
 import {
   api,
@@ -95,6 +96,7 @@ export function DepositAddressesPage({ query }: { query: URLSearchParams }) {
 }
 
 export function DepositAddressDetailPage({ id }: { id: string }) {
+  const can = useCan();
   const detail = useApi(
     () => api.get<DepositAddressDetail>(`/deposit-addresses/${encodeURIComponent(id)}`),
     id,
@@ -147,14 +149,16 @@ export function DepositAddressDetailPage({ id }: { id: string }) {
           <dt>Created</dt>
           <dd>{formatTime(address.created_at)}</dd>
         </dl>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => void toggle()}
-          data-testid="deposit-address-toggle"
-        >
-          {address.status === "active" ? "Disable" : "Enable"}
-        </button>
+        {can("deposit_addresses.manage") && (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void toggle()}
+            data-testid="deposit-address-toggle"
+          >
+            {address.status === "active" ? "Disable" : "Enable"}
+          </button>
+        )}
         {error && (
           <p className="error" role="alert">
             {error}

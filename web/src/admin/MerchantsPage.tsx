@@ -3,6 +3,7 @@ import { api, type MerchantSummary } from "./api.js";
 import { Link } from "./router.js";
 import { formatTime } from "./format.js";
 import { errorMessage, useApi } from "./useApi.js";
+import { askTotpCode, useCan, useMe } from "./me.js";
 
 interface Created {
   name: string;
@@ -78,6 +79,8 @@ function CreateMerchant({ onCreated }: { onCreated: (created: Created) => void }
 
 export function MerchantsPage() {
   const merchants = useApi(() => api.get<{ data: MerchantSummary[] }>("/merchants"), "merchants");
+  const me = useMe();
+  const can = useCan();
   const [shown, setShown] = useState<Created | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
 
@@ -95,12 +98,14 @@ export function MerchantsPage() {
     <>
       <h1>Merchants</h1>
       {shown && <SecretOnce created={shown} onClose={() => setShown(null)} />}
-      <CreateMerchant
-        onCreated={(created) => {
-          setShown(created);
-          merchants.reload();
-        }}
-      />
+      {can("merchants.create") && (
+        <CreateMerchant
+          onCreated={(created) => {
+            setShown(created);
+            merchants.reload();
+          }}
+        />
+      )}
       {actionError && <p className="error">{actionError}</p>}
       {merchants.state === "loading" && <p>Loading…</p>}
       {merchants.state === "error" && <p className="error">{merchants.message}</p>}
@@ -131,30 +136,43 @@ export function MerchantsPage() {
                 <td>{m.order_count}</td>
                 <td>{formatTime(m.created_at)}</td>
                 <td className="actions">
-                  <button
-                    type="button"
-                    data-testid="toggle-active"
-                    onClick={() => void act(() => api.put(`/merchants/${m.id}`, { is_active: !m.is_active }))}
-                  >
-                    {m.is_active ? "Suspend" : "Activate"}
-                  </button>
-                  <button
-                    type="button"
-                    data-testid="rotate-key"
-                    onClick={() => {
-                      if (
-                        !window.confirm(
-                          `Rotate the API key of ${m.name}? The current key stops working at once.`,
+                  {can("merchants.update") && (
+                    <button
+                      type="button"
+                      data-testid="toggle-active"
+                      onClick={() =>
+                        void act(() => api.put(`/merchants/${m.id}`, { is_active: !m.is_active }))
+                      }
+                    >
+                      {m.is_active ? "Suspend" : "Activate"}
+                    </button>
+                  )}
+                  {can("merchants.rotate_key") && (
+                    <button
+                      type="button"
+                      data-testid="rotate-key"
+                      onClick={() => {
+                        if (
+                          !window.confirm(
+                            `Rotate the API key of ${m.name}? The current key stops working at once.`,
+                          )
                         )
-                      )
-                        return;
-                      void act(async () =>
-                        setShown(await api.post<Created>(`/merchants/${m.id}/rotate-api-key`)),
-                      );
-                    }}
-                  >
-                    Rotate key
-                  </button>
+                          return;
+                        const code = askTotpCode(me, "Rotate the API key");
+                        if (code === undefined) return;
+                        void act(async () =>
+                          setShown(
+                            await api.post<Created>(
+                              `/merchants/${m.id}/rotate-api-key`,
+                              code ? { totp_code: code } : undefined,
+                            ),
+                          ),
+                        );
+                      }}
+                    >
+                      Rotate key
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,3 +1,4 @@
+import { useCan } from "./me.js";
 import { useState } from "react";
 import { api, type OrderDetail } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
@@ -22,6 +23,7 @@ function Fields({ data, testId }: { data: Record<string, unknown>; testId?: stri
 }
 
 export function OrderDetailPage({ id }: { id: string }) {
+  const can = useCan();
   const detail = useApi(() => api.get<OrderDetail>(`/orders/${encodeURIComponent(id)}`), id);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
 
@@ -57,21 +59,25 @@ export function OrderDetailPage({ id }: { id: string }) {
         USDT · created {formatTime(order.created_at)}
       </p>
       <p className="actions">
-        <button
-          type="button"
-          data-testid="retry-webhook"
-          onClick={() => void run("Retry webhook", `/orders/${order.id}/retry-webhook`)}
-        >
-          Retry webhook
-        </button>
-        <button
-          type="button"
-          data-testid="retry-sweep"
-          onClick={() => void run("Retry sweep", `/orders/${order.id}/retry-sweep`)}
-        >
-          Retry sweep
-        </button>
-        {isDevnet && (
+        {can("orders.retry_webhook") && (
+          <button
+            type="button"
+            data-testid="retry-webhook"
+            onClick={() => void run("Retry webhook", `/orders/${order.id}/retry-webhook`)}
+          >
+            Retry webhook
+          </button>
+        )}
+        {can("orders.retry_sweep") && (
+          <button
+            type="button"
+            data-testid="retry-sweep"
+            onClick={() => void run("Retry sweep", `/orders/${order.id}/retry-sweep`)}
+          >
+            Retry sweep
+          </button>
+        )}
+        {isDevnet && can("orders.simulate") && (
           <button
             type="button"
             data-testid="simulate-payment"

@@ -40,7 +40,8 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       data.code ?? "ERROR",
       data.error ?? `HTTP ${response.status}`,
     );
-    if (response.status === 401 && path !== "/auth/login") onUnauthorized();
+    // Only a missing or ended session signs out; TOTP_REQUIRED / TOTP_INVALID (401 too) ask for a code.
+    if (error.code === "ADMIN_UNAUTHORIZED" || error.code === "ADMIN_TOKEN_INVALID") onUnauthorized();
     throw error;
   }
   return data as T;
@@ -50,7 +51,22 @@ export const api = {
   get: <T>(path: string) => request<T>("GET", path),
   post: <T>(path: string, body?: unknown) => request<T>("POST", path, body),
   put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
+  del: <T>(path: string) => request<T>("DELETE", path),
 };
+
+/** GET /api/v1/admin/me: who is signed in, and what their role may do. */
+export interface Me {
+  id: string;
+  email: string | null;
+  name: string;
+  role: "owner" | "admin" | "support" | "viewer";
+  is_builtin: boolean;
+  session_id: string;
+  totp_enabled: boolean;
+  totp_required: boolean;
+  recovery_codes_left: number;
+  permissions: string[];
+}
 
 export interface StatsBlock {
   order_count: number;

@@ -1,0 +1,205 @@
+/**
+ * Operator sign-in and the per-request session check (issue 22), through the real app (app.inject):
+ *
+ * 1. Login of a named operator with argon2id and a TOTP code: N logins, each a fresh code of a new
+ *    30-second step (the clock is advanced, since a code works once), from its own client address.
+ *    Goal: p99 < 300 ms.
+ * 2. An admin read (GET /api/v1/admin/stats) WITH the session check (the app as shipped: the JWT,
+ *    then the session row and its operator by primary key) beside the same read WITHOUT it (the same
+ *    handler behind a JWT-only check, as before issue 22), interleaved in one run on one database.
+ *    Goal: the check adds <= 1 ms p50. Also the check alone: authenticateSession vs verifyAdminToken.
+ *
+ *   npx tsx bench/operator-auth.ts [--logins 200] [--reads 2000]
+ *
+ * PGlite in memory by default; BENCH_DATABASE_URL=postgres://... uses that database (it must be
+ * empty or migrated; the bench adds one operator).
+ */
+import { mkdtempSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import fastifyCookie from "@fastify/cookie";
+import Fastify from "fastify";
+import { generateSync } from "otplib";
+import { verifyAdminToken } from "../src/admin/admin-token.js";
+import { authenticateSession } from "../src/admin/sessions.js";
+import { loadConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { openDatabase } from "../src/db/connection.js";
+import { migrate } from "../src/db/migrate.js";
+import { buildApp } from "../src/http/app.js";
+import { createLogger } from "../src/logger.js";
+import { getStats } from "../src/stats/get-stats.js";
+
+const { values } = parseArgs({
+  options: { logins: { type: "string", default: "200" }, reads: { type: "string", default: "2000" } },
+});
+const LOGINS = Number(values.logins);
+const READS = Number(values.reads);
+
+class BenchClock {
+  private at = Date.now();
+  now(): Date {
+    return new Date(this.at);
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
+function report(label: string, samples: number[]): void {
+  console.log(
+    `${label.padEnd(48)} p50 ${fmt(percentile(samples, 50))}  p99 ${fmt(percentile(samples, 99))}  max ${fmt(Math.max(...samples))}  (n=${samples.length})`,
+  );
+}
+
+const config = loadConfig({
+  NODE_ENV: "test",
+  DATA_DIR: mkdtempSync(join(tmpdir(), "sg-bench-operators-")),
+  ADMIN_PASSWORD: "bench owner password 0123",
+  SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
+  API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
+  WALLET_MNEMONIC:
+    "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+  TRON_NETWORK: "devnet",
+  TRON_NODE_URL: "http://127.0.0.1:1",
+  USDT_CONTRACT: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+  LOG_LEVEL: "silent",
+});
+const url = process.env.BENCH_DATABASE_URL;
+const database = await openDatabase({ databaseUrl: url });
+await migrate(database);
+const clock = new BenchClock();
+const ctx = await createContext(config, { database, clock, log: createLogger({ level: "silent" }) });
+const app = await buildApp(ctx);
+await app.ready();
+console.log(
+  `database: ${url ? "PostgreSQL" : "PGlite (in memory)"}; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+
+let ip = 0;
+const nextIp = () => `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip++ & 255}`;
+const cookieOf = (header: unknown) =>
+  String(Array.isArray(header) ? header[0] : header).split(";")[0] as string;
+
+// The owner creates an operator, who enrols TOTP through the API.
+const owner = cookieOf(
+  (
+    await app.inject({
+      method: "POST",
+      url: "/api/v1/admin/auth/login",
+      payload: { password: config.adminPassword },
+      remoteAddress: nextIp(),
+    })
+  ).headers["set-cookie"],
+);
+const email = `bench-${Date.now()}@operators.example`;
+const password = "bench operator password 42";
+const created = await app.inject({
+  method: "POST",
+  url: "/api/v1/admin/operators",
+  headers: { cookie: owner },
+  payload: { email, name: "Bench", role: "admin", password },
+});
+if (created.statusCode !== 201) throw new Error(`create operator: ${created.statusCode} ${created.body}`);
+const first = cookieOf(
+  (
+    await app.inject({
+      method: "POST",
+      url: "/api/v1/admin/auth/login",
+      payload: { email, password },
+      remoteAddress: nextIp(),
+    })
+  ).headers["set-cookie"],
+);
+const setup = await app.inject({
+  method: "POST",
+  url: "/api/v1/admin/me/totp/setup",
+  headers: { cookie: first },
+});
+const { secret } = setup.json<{ secret: string }>();
+const code = () => generateSync({ secret, epoch: Math.floor(clock.now().getTime() / 1000) });
+await app.inject({
+  method: "POST",
+  url: "/api/v1/admin/me/totp/confirm",
+  headers: { cookie: first },
+  payload: { totp_code: code() },
+});
+
+// 1. Login with argon2id + TOTP.
+const logins: number[] = [];
+let cookie = first;
+for (let i = 0; i < LOGINS + 5; i++) {
+  clock.advance(30_000);
+  const started = performance.now();
+  const reply = await app.inject({
+    method: "POST",
+    url: "/api/v1/admin/auth/login",
+    payload: { email, password, totp_code: code() },
+    remoteAddress: nextIp(),
+  });
+  const elapsed = performance.now() - started;
+  if (reply.statusCode !== 200) throw new Error(`login ${i}: ${reply.statusCode} ${reply.body}`);
+  cookie = cookieOf(reply.headers["set-cookie"]);
+  if (i >= 5) logins.push(elapsed); // the first few warm up the JIT and argon2's memory
+}
+
+// 2. Admin reads with and without the session check, interleaved.
+const bare = Fastify();
+await bare.register(fastifyCookie);
+bare.addHook("onRequest", async (request) => {
+  const token = request.cookies.admin_token;
+  if (!token) throw new Error("no cookie");
+  await verifyAdminToken(ctx, token); // the JWT only: what every admin request did before issue 22
+});
+bare.get("/api/v1/admin/stats", async () => getStats(ctx));
+await bare.ready();
+
+const withCheck: number[] = [];
+const withoutCheck: number[] = [];
+const sessionOnly: number[] = [];
+const jwtOnly: number[] = [];
+const token = cookie.slice("admin_token=".length);
+for (let i = 0; i < READS + 50; i++) {
+  const order = i % 2 === 0 ? (["with", "without"] as const) : (["without", "with"] as const);
+  for (const which of order) {
+    const target = which === "with" ? app : bare;
+    const started = performance.now();
+    const reply = await target.inject({ method: "GET", url: "/api/v1/admin/stats", headers: { cookie } });
+    const elapsed = performance.now() - started;
+    if (reply.statusCode !== 200) throw new Error(`read (${which}): ${reply.statusCode} ${reply.body}`);
+    if (i >= 50) (which === "with" ? withCheck : withoutCheck).push(elapsed);
+  }
+  let started = performance.now();
+  await authenticateSession(ctx, token);
+  const a = performance.now() - started;
+  started = performance.now();
+  await verifyAdminToken(ctx, token);
+  const b = performance.now() - started;
+  if (i >= 50) {
+    sessionOnly.push(a);
+    jwtOnly.push(b);
+  }
+}
+
+console.log("");
+report("login (email + argon2id password + TOTP code)", logins);
+console.log(`  goal p99 < 300 ms: ${percentile(logins, 99) < 300 ? "met" : "NOT met"}`);
+console.log("");
+report("GET /admin/stats WITH the session check", withCheck);
+report("GET /admin/stats WITHOUT it (JWT only)", withoutCheck);
+const added = percentile(withCheck, 50) - percentile(withoutCheck, 50);
+console.log(`  p50 difference: ${fmt(added)} (goal <= 1 ms: ${added <= 1 ? "met" : "NOT met"})`);
+report("  the check alone: JWT + session row", sessionOnly);
+report("  JWT verification alone", jwtOnly);
+
+await bare.close();
+await app.close();
+await database.close();
