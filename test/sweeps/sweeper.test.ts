@@ -298,5 +298,7 @@ describe("sweeper switched off or contended", () => {
     } finally {
       await on.close();
     }
-  });
+    // Two chain tests (two devnets, two migrated PGlite contexts) start here: on a loaded machine
+    // that alone outlasted the default 30 s.
+  }, 120_000);
 });
