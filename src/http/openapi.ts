@@ -36,11 +36,12 @@ const ANY_ROUTE: ErrorCode[] = [
 /** Codes of routes with path parameters (a parameter breaking the input rule is 404). */
 const WITH_PARAMS: ErrorCode[] = ["NOT_FOUND"];
 /**
- * Codes of the body parser. Fastify reads the body of every POST, PUT and PATCH, so a route that
- * takes none (rotate-api-key, logout, retry-sweep) still refuses a non-JSON, oversized or broken one.
+ * Codes of the body parser. Fastify reads the body of every POST, PUT, PATCH and DELETE that carries
+ * one, so a route that takes none (rotate-api-key, logout, retry-sweep, revoking a session) still
+ * refuses a non-JSON, oversized or broken one.
  */
 const WITH_BODY: ErrorCode[] = ["INVALID_BODY", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
-const PARSES_BODY = new Set(["post", "put", "patch"]);
+const PARSES_BODY = new Set(["post", "put", "patch", "delete"]);
 /** Codes by security scheme. */
 const BY_SCHEME: Record<string, ErrorCode[]> = {
   apiKey: ["UNAUTHORIZED", "MERCHANT_INACTIVE", "RATE_LIMITED"],

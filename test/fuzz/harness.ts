@@ -12,6 +12,7 @@
 import { connect, type AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
+import { ensureWebBuild } from "../../scripts/build-web.js";
 import { STATUS_BY_CODE } from "../../src/errors.js";
 import { adminCookie, createMerchantViaApi } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -77,6 +78,9 @@ const SNAPSHOT = sql`SELECT
 const printable = (value: string) => value.replace(/[^\x20-\x7e]/g, "?");
 
 export async function startFuzzTarget(): Promise<FuzzTarget> {
+  // The pages are fuzzed as served: without web/dist, /admin answers 503, and a HEAD 503 has no body
+  // to show that it is the documented SERVICE_UNAVAILABLE (a fresh clone failed or passed by file order).
+  await ensureWebBuild();
   const t = await createTestApp({
     env: { MERCHANT_RATE_LIMIT_PER_MINUTE: "1000000", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false" },
   });

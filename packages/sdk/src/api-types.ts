@@ -13343,7 +13343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13357,7 +13357,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
                     };
                 };
             };
@@ -13415,6 +13415,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
             /** @description Error. code: URI_TOO_LONG */
             414: {
                 headers: {
@@ -13430,6 +13448,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
                     };
                 };
             };
