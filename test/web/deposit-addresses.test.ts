@@ -61,7 +61,8 @@ describe("dashboard: deposit addresses", () => {
     await expect.poll(() => page.getByRole("heading", { name: "Overview" }).count()).toBe(1);
     await expect.poll(() => text("stats-deposits-total")).toBe("2 · 7.25 USDT");
     expect(await text("stats-deposits-today")).toBe("2 · 7.25 USDT");
-    expect(await page.getByTestId("recent-deposit").count()).toBe(2);
+    // The recent deposits come from their own request: wait for them as for the stats.
+    await expect.poll(() => page.getByTestId("recent-deposit").count()).toBe(2);
 
     await page.getByTestId("nav-deposit-addresses").click();
     await expect.poll(() => page.getByTestId("deposit-address-row").count()).toBe(2);
