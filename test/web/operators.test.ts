@@ -81,7 +81,7 @@ describe("operator pages", () => {
     await expect.poll(() => page.getByTestId("recovery-codes").locator("li").count()).toBe(10);
     await page.getByTestId("recovery-codes-done").click();
     await expect.poll(() => text("totp-state")).toMatch(/^On \(10 recovery codes left\)/);
-    expect(await page.getByTestId("session-row").count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId("session-row").count()).toBeGreaterThan(0);
   });
 
   it("shows the changes on the Audit page with filters", async () => {
