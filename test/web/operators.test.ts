@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { AddressInfo } from "node:net";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Dialog, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -150,7 +150,7 @@ describe("operator pages", () => {
     t.clock.advanceSeconds(30);
     const right = totpAt(secret, t.clock.now());
     const prompts: string[] = [];
-    const answer = (code: string) => (dialog: import("playwright-core").Dialog) => {
+    const answer = (code: string) => (dialog: Dialog) => {
       prompts.push(`${dialog.type()}: ${dialog.message()}`);
       void (dialog.type() === "prompt" ? dialog.accept(code) : dialog.accept());
     };
