@@ -106,7 +106,11 @@ export function MerchantsPage() {
           }}
         />
       )}
-      {actionError && <p className="error">{actionError}</p>}
+      {actionError && (
+        <p className="error" role="alert" data-testid="merchant-action-error">
+          {actionError}
+        </p>
+      )}
       {merchants.state === "loading" && <p>Loading…</p>}
       {merchants.state === "error" && <p className="error">{merchants.message}</p>}
       {merchants.state === "ok" && (
