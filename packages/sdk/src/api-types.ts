@@ -868,6 +868,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/payouts/float": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not */
+        get: operations["getAdminPayoutsFloat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/payouts/{id}": {
         parameters: {
             query?: never;
@@ -1808,6 +1825,7 @@ export interface operations {
                         /** @enum {string} */
                         currency: "USDT";
                         network: string;
+                        merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
                         tx_hash: string | null;
@@ -1976,6 +1994,7 @@ export interface operations {
                         /** @enum {string} */
                         currency: "USDT";
                         network: string;
+                        merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
                         tx_hash: string | null;
@@ -13903,6 +13922,196 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "BAD_REQUEST" | "INVALID_QUERY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminPayoutsFloat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the hot wallet, where a top-up goes */
+                        address: string | null;
+                        usdt_balance: string | null;
+                        trx_balance: string | null;
+                        /** @description set when the balances could not be read */
+                        balance_error: string | null;
+                        /** @description approved, not yet signed: what the float must cover */
+                        approved: {
+                            count: number;
+                            amount: string;
+                        };
+                        /** @description signed or sent, perhaps not yet visible in the balance */
+                        in_flight: {
+                            count: number;
+                            amount: string;
+                        };
+                        pending_approval: {
+                            count: number;
+                            amount: string;
+                        };
+                        /** @description USDT missing for the approved payouts */
+                        shortfall: string;
+                        is_low: boolean;
+                        /** @description approved payouts the sender put back: float short */
+                        waiting_for_float: number;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
                     };
                 };
             };
