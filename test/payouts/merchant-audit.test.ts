@@ -20,7 +20,7 @@ let apiKey: string;
 let prefix: string;
 let merchantId: string;
 
-interface AuditRow {
+type AuditRow = {
   actor_kind: string;
   actor_id: string | null;
   actor_label: string;
@@ -32,7 +32,7 @@ interface AuditRow {
   ip: string | null;
   user_agent: string | null;
   whole: string;
-}
+};
 
 const auditRows = () =>
   queryRows<AuditRow>(
