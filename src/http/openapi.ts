@@ -68,6 +68,7 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
   "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE"],
   "post /api/v1/admin/orders/{id}/retry-webhook": ["VALIDATION_ERROR", "INVALID_STATE"],
   "post /api/v1/admin/orders/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
+  "post /api/v1/admin/stray-transfers/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
   "post /api/v1/payments/{id}/simulate": ["VALIDATION_ERROR"],
   "post /api/v1/admin/orders/{id}/simulate": ["VALIDATION_ERROR"],
   "post /api/v1/payouts": [

@@ -34,18 +34,34 @@ function invalidCode(): AppError {
   return new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
 }
 
-export async function startTotpEnrolment(ctx: Context, operator: AdminOperator): Promise<TotpSetup> {
+export async function startTotpEnrolment(
+  ctx: Context,
+  operator: AdminOperator,
+  origin: AuditOrigin,
+): Promise<TotpSetup> {
   if (operator.totpEnabled) {
     throw new AppError("INVALID_STATE", "two-factor authentication is already on; disable it first");
   }
   const secret = newTotpSecret();
-  await ctx.db
-    .update(operators)
-    .set({
-      totpPendingSecretEnc: encryptTotpSecret(ctx.config.sessionSecret, secret),
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(operators.id, operator.id));
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(operators)
+      .set({
+        totpPendingSecretEnc: encryptTotpSecret(ctx.config.sessionSecret, secret),
+        updatedAt: now,
+      })
+      .where(eq(operators.id, operator.id));
+    // The pending secret is a change of the account: audited, the secret itself never.
+    await appendAudit(tx, {
+      ...origin,
+      action: "operator.totp_setup",
+      targetType: "operator",
+      targetId: operator.id,
+      after: { totp_pending: true },
+      at: now,
+    });
+  });
   const account = operator.id === BUILTIN_OWNER_ID ? "owner" : operator.email;
   return { secret, otpauthUrl: totpUri(secret, account) };
 }

@@ -134,6 +134,8 @@ export async function createPayout(
   merchantId: string,
   actor: PayoutActor,
   input: CreatePayoutInput,
+  /** Runs inside the creation's transaction (the audit row); not on an idempotent replay. */
+  inTransaction?: (tx: Executor, row: PayoutRow) => Promise<void>,
 ): Promise<Created> {
   const amount = amountOf(input.amount);
   if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
@@ -189,6 +191,7 @@ export async function createPayout(
         },
         actor,
       );
+      if (inTransaction) await inTransaction(tx, row);
       return { payout: row, created: true };
     });
   } catch (error) {

@@ -1,9 +1,15 @@
 /**
  * Each test file gets its own fresh database: on PostgreSQL (TEST_DATABASE_URL set) a clone of a
  * migrated template database, created once per migration set; otherwise a fresh in-memory PGlite.
+ *
+ * Before a database is dropped, `stablegate verify-audit`'s check runs over it: whatever the test
+ * file did (logins, merchant and operator actions, payouts, resolutions), its audit chain must still
+ * verify, so the whole suite is a proof that nothing in the code edits or forges an audit row.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
 import pg from "pg";
+import { verifyAudit } from "../../src/audit/verify-audit.js";
 import { openDatabase, type Database } from "../../src/db/connection.js";
 import { loadMigrations, migrate } from "../../src/db/migrate.js";
 
@@ -54,12 +60,37 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
   return template;
 }
 
+/**
+ * The audit chain of a test database verifies (DESIGN.md 12), or the file fails naming the row.
+ * With TEST_AUDIT_TALLY=<file>, each verified database appends "<rows>" to that file.
+ */
+async function assertAuditChainIntact(database: Database, name: string): Promise<void> {
+  const result = await verifyAudit(database.db);
+  if (result.broken) {
+    throw new Error(
+      `audit chain of test database ${name} broken at row seq ${result.broken.seq} (id ${result.broken.id}): ${result.broken.reason}`,
+    );
+  }
+  const tally = process.env.TEST_AUDIT_TALLY;
+  if (tally) appendFileSync(tally, `${result.rows}\n`);
+}
+
 export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     const database = await openDatabase({});
     await migrate(database);
-    return { database, url: undefined, drop: () => database.close() };
+    return {
+      database,
+      url: undefined,
+      async drop() {
+        try {
+          await assertAuditChainIntact(database, "PGlite");
+        } finally {
+          await database.close();
+        }
+      },
+    };
   }
   const template = await ensureTemplate(adminUrl);
   const name = `sg_test_${randomBytes(6).toString("hex")}`;
@@ -76,6 +107,13 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
     database,
     url,
     async drop() {
+      // Verified first, but dropped whatever the verdict: a broken chain fails the file, and leaves
+      // nothing behind.
+      const verdict = assertAuditChainIntact(database, name).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const failure = await verdict;
       await database.close();
       const dropper = new pg.Client({ connectionString: adminUrl });
       await dropper.connect();
@@ -84,6 +122,7 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
       } finally {
         await dropper.end();
       }
+      if (failure) throw failure;
     },
   };
 }

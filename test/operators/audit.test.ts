@@ -12,6 +12,7 @@ import { auditLog } from "../../src/db/schema.js";
 import { adminCookie, createMerchantViaApi, uniqueIp } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { testConfig } from "../helpers/config.js";
+import { createTestDatabase } from "../helpers/db.js";
 import { createOperatorViaApi, operatorCookie } from "../helpers/operators.js";
 
 let t: TestApp;
@@ -186,4 +187,20 @@ describe("stablegate verify-audit", () => {
     }
     // three PGlite opens of an on-disk directory (migrations included): slow on a busy machine
   }, 180_000);
+});
+
+describe("every test database's audit chain is verified when it is dropped", () => {
+  it("fails the file naming the row when a test database's chain was edited", async () => {
+    const testDb = await createTestDatabase({ poolSize: 2 });
+    for (let i = 1; i <= 3; i++) {
+      await appendAudit(testDb.database.db, {
+        actor: { kind: "system", label: "drop check" },
+        action: "test.row",
+        after: { i },
+      });
+    }
+    await testDb.database.db.execute(sql`ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only`);
+    await testDb.database.db.execute(sql`UPDATE audit_log SET reason = 'forged' WHERE seq = 2`);
+    await expect(testDb.drop()).rejects.toThrow(/audit chain of test database .* broken at row seq 2 /);
+  });
 });

@@ -40,6 +40,15 @@ describe("TOTP sign-in", () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/Stablegate:enrol%40totp\.example\?/);
     expect(otpauth_url).toContain(`secret=${secret}`);
+    // Starting the setup is audited (who, on which account), never with the secret.
+    const setupRows = await queryRows<{ actor_label: string; target_id: string; row: string }>(
+      t.ctx.db,
+      sql`SELECT actor_label, target_id, row_to_json(audit_log)::text AS row FROM audit_log
+          WHERE action = 'operator.totp_setup'`,
+    );
+    expect(setupRows).toHaveLength(1);
+    expect(setupRows[0]?.actor_label).toBe("enrol@totp.example");
+    expect(setupRows[0]?.row).not.toContain(secret);
     const wrong = await t.app.inject({
       method: "POST",
       url: "/api/v1/admin/me/totp/confirm",

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import type { AddressInfo } from "node:net";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Dialog, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -127,6 +127,51 @@ describe("operator pages", () => {
     await page.getByTestId("totp").fill(totpAt(secret, t.clock.now()));
     await page.getByTestId("login").click();
     await expect.poll(() => text("who")).toBe("owner (owner)");
+  });
+
+  it("asks an enrolled operator for a fresh code before rotating a key, and a wrong one changes nothing", async () => {
+    const created = await page.evaluate(async () => {
+      const res = await fetch("/api/v1/admin/merchants", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Step Up Shop", webhook_secret: "whsec-step-up-0123" }),
+      });
+      return (await res.json()) as { api_key: string };
+    });
+    const keyWorks = async (key: string) =>
+      (await t.app.inject({ method: "GET", url: "/api/v1/merchant/me", headers: { "x-api-key": key } }))
+        .statusCode;
+    expect(await keyWorks(created.api_key)).toBe(200);
+    await page.getByTestId("nav-merchants").click();
+    const row = page.getByTestId("merchant-Step Up Shop");
+    await expect.poll(() => row.count()).toBe(1);
+
+    // The sign-in just used this step's code: a new step, and first a wrong code.
+    t.clock.advanceSeconds(30);
+    const right = totpAt(secret, t.clock.now());
+    const prompts: string[] = [];
+    const answer = (code: string) => (dialog: Dialog) => {
+      prompts.push(`${dialog.type()}: ${dialog.message()}`);
+      void (dialog.type() === "prompt" ? dialog.accept(code) : dialog.accept());
+    };
+    const wrongAnswer = answer(right === "000000" ? "111111" : "000000");
+    page.on("dialog", wrongAnswer);
+    await row.getByTestId("rotate-key").click();
+    await expect.poll(() => page.getByTestId("merchant-action-error").count()).toBe(1);
+    expect(await text("merchant-action-error")).toContain("(TOTP_INVALID)");
+    page.off("dialog", wrongAnswer);
+    expect(prompts.some((p) => p.startsWith("prompt: Rotate the API key: enter a fresh code"))).toBe(true);
+    expect(await keyWorks(created.api_key)).toBe(200);
+
+    const rightAnswer = answer(right);
+    page.on("dialog", rightAnswer);
+    await row.getByTestId("rotate-key").click();
+    await expect.poll(() => page.getByTestId("new-api-key").count()).toBe(1);
+    page.off("dialog", rightAnswer);
+    const rotated = await text("new-api-key");
+    expect(rotated).not.toBe(created.api_key);
+    expect(await keyWorks(created.api_key)).toBe(401);
+    expect(await keyWorks(rotated)).toBe(200);
   });
 
   it("sets an invited operator's password on the invitation page", async () => {

@@ -212,11 +212,32 @@ export const adminCreateRefundSchema = {
   response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
 };
 
+const countAndAmount = z.object({ count: z.number().int(), amount: z.string() });
+export const adminPayoutFloatSchema = {
+  ...adminCommon,
+  summary: "The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not",
+  response: {
+    200: z.object({
+      address: z.string().nullable().describe("the hot wallet, where a top-up goes"),
+      usdt_balance: z.string().nullable(),
+      trx_balance: z.string().nullable(),
+      balance_error: z.string().nullable().describe("set when the balances could not be read"),
+      approved: countAndAmount.describe("approved, not yet signed: what the float must cover"),
+      in_flight: countAndAmount.describe("signed or sent, perhaps not yet visible in the balance"),
+      pending_approval: countAndAmount,
+      shortfall: z.string().describe("USDT missing for the approved payouts"),
+      is_low: z.boolean(),
+      waiting_for_float: z.number().int().describe("approved payouts the sender put back: float short"),
+    }),
+  },
+};
+
 const claimReply = z.object({
   status: z.enum(PAYOUT_STATUSES),
   amount: z.string(),
   currency: z.literal("USDT"),
   network: z.string(),
+  merchant_name: z.string(),
   merchant_order: z.string().nullable(),
   address: z.string().nullable(),
   tx_hash: z.string().nullable(),

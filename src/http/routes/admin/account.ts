@@ -72,7 +72,11 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
     "/api/v1/admin/me/totp/setup",
     { schema: totpSetupSchema, config: { permission: "account.self" } },
     async (request) => {
-      const { secret, otpauthUrl } = await startTotpEnrolment(request.ctx, request.operator);
+      const { secret, otpauthUrl } = await startTotpEnrolment(
+        request.ctx,
+        request.operator,
+        auditOriginOf(request),
+      );
       return { secret, otpauth_url: otpauthUrl };
     },
   );

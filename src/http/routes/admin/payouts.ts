@@ -13,12 +13,14 @@ import { createRefund } from "../../../payouts/create-payout.js";
 import { checkDecision, decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
+import { readPayoutFloat } from "../../../payouts/read-float.js";
 import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import {
   adminCreateRefundSchema,
   adminDecidePayoutSchema,
   adminGetPayoutSchema,
   adminListPayoutsSchema,
+  adminPayoutFloatSchema,
   adminRetryPayoutWebhookSchema,
 } from "../../schemas/payouts.js";
 import { claimUrl } from "../merchant/payouts.js";
@@ -45,6 +47,12 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
       });
       return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
     },
+  );
+
+  app.get(
+    "/api/v1/admin/payouts/float",
+    { schema: adminPayoutFloatSchema, config: { permission: "payouts.read" } },
+    async (request) => readPayoutFloat(request.ctx),
   );
 
   app.get(
