@@ -383,7 +383,8 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await expect
       .poll(() => viewer.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
       .toBe("100 USDT");
-    expect(await viewer.getByTestId("float-qr").count()).toBe(1);
+    // The QR is drawn after the float arrives (an async encode): waited for, not counted at once.
+    await expect.poll(() => viewer.getByTestId("float-qr").count(), { timeout: 10_000 }).toBe(1);
     await viewer.getByTestId("tab-flight").click();
     await expect.poll(() => rowOf(viewer, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     expect(await rowOf(viewer, ids.flight!).count()).toBe(1);
