@@ -559,7 +559,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer) */
+        /** The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer); deposits_to_disabled_addresses: the 10 most recent deposits to disabled static addresses (incident deposit_to_disabled_address) */
         get: operations["getAdminIncidents"];
         put?: never;
         post?: never;
@@ -9993,6 +9993,39 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             confirmed_at: string | null;
+                        }[];
+                        /** @description deposits to disabled static addresses not dropped by a fork, newest first (credited and reported all the same) */
+                        deposits_to_disabled_addresses: {
+                            id: string;
+                            deposit_address_id: string;
+                            customer_ref: string;
+                            /** @description the static address the deposit reached */
+                            address: string;
+                            amount: string;
+                            currency: string;
+                            network: string;
+                            tx_hash: string;
+                            log_index: number;
+                            from_address: string;
+                            block_number: number;
+                            /** @enum {string} */
+                            status: "detected" | "confirmed" | "reverted";
+                            confirmations: number;
+                            /** @description the amount is below DEPOSIT_MIN_USDT (credited all the same) */
+                            below_minimum: boolean;
+                            /**
+                             * @description the address's status when the deposit was detected
+                             * @enum {string}
+                             */
+                            address_status: "active" | "disabled";
+                            swept: boolean;
+                            /** Format: date-time */
+                            detected_at: string;
+                            confirmed_at: string | null;
+                            reverted_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            merchant_id: string;
                         }[];
                     };
                 };
