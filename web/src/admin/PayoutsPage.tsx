@@ -464,6 +464,12 @@ export function PayoutDetailPage({ id }: { id: string }) {
             · <Link to={`/admin/orders/${payout.order_id}`}>order</Link>
           </>
         )}
+        {payout.stray_transfer_id && (
+          <>
+            {" "}
+            · <Link to={`/admin/stray-transfers/${payout.stray_transfer_id}`}>stray transfer</Link>
+          </>
+        )}
       </p>
       <p className="actions">
         <PayoutActions payout={payout} onDone={detail.reload} />
