@@ -57,7 +57,7 @@ export interface StrayTransferView {
   resolved_at: string | null;
   /** the address's sweep as it concerns this transfer */
   sweep: {
-    /** unconfirmed, not_queued (sweeping off), waiting, active, failed, swept */
+    /** unconfirmed, not_queued (sweeping off), waiting, active, failed, swept, below_minimum (dust left), not_swept */
     status: string;
     sweep_tx_hash: string | null;
     swept_at: string | null;

@@ -49,6 +49,8 @@ export const PERMISSIONS = {
   /** the devnet sandbox's simulated payment */
   "orders.simulate": ADMIN,
   "strays.resolve": SUPPORT,
+  /** the sweep of a stray's address, like an order's retry-sweep */
+  "strays.retry_sweep": SUPPORT,
 
   // money out (DESIGN.md 14): support creates refunds but never approves
   "refunds.create": SUPPORT,

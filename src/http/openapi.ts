@@ -68,6 +68,7 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
   "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE"],
   "post /api/v1/admin/orders/{id}/retry-webhook": ["VALIDATION_ERROR", "INVALID_STATE"],
   "post /api/v1/admin/orders/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
+  "post /api/v1/admin/stray-transfers/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
   "post /api/v1/payments/{id}/simulate": ["VALIDATION_ERROR"],
   "post /api/v1/admin/orders/{id}/simulate": ["VALIDATION_ERROR"],
   "post /api/v1/payouts": [
@@ -91,6 +92,13 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
     "ADDRESS_NOT_ALLOWED",
     "REFUND_EXCEEDS_RECEIVED",
     "INSUFFICIENT_BALANCE",
+  ],
+  "post /api/v1/admin/stray-transfers/{id}/refunds": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "REFUND_EXCEEDS_RECEIVED",
+    "INVALID_STATE",
   ],
   "get /api/v1/admin/payouts": ["INVALID_QUERY", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/approve": [

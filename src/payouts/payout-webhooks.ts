@@ -12,29 +12,7 @@ import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import type { PayoutRow } from "./payout-types.js";
-
-export const PAYOUT_WEBHOOK_EVENTS = [
-  "refund.completed",
-  "refund.failed",
-  "payout.completed",
-  "payout.failed",
-] as const;
-export type PayoutWebhookEvent = (typeof PAYOUT_WEBHOOK_EVENTS)[number];
-
-export interface PayoutWebhookPayload {
-  event: PayoutWebhookEvent;
-  payout_id: string;
-  kind: "refund" | "payout";
-  order_id: string | null;
-  external_id: string | null;
-  amount: string;
-  currency: "USDT";
-  network: string;
-  address: string | null;
-  status: string;
-  tx_hash: string | null;
-  timestamp: string;
-}
+import type { PayoutWebhookEvent, PayoutWebhookPayload } from "@stablegate/sdk/webhook-payload";
 
 export function payoutWebhookEvent(row: PayoutRow): PayoutWebhookEvent | null {
   if (row.status !== "completed" && row.status !== "failed") return null;

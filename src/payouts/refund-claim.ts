@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { orders, payouts } from "../db/schema.js";
+import { merchants, orders, payouts } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { formatAmount } from "../money.js";
 import { txExplorerUrl } from "../payments/explorer.js";
@@ -20,6 +20,8 @@ export interface RefundClaimView {
   amount: string;
   currency: "USDT";
   network: string;
+  /** the merchant's name, as the checkout page shows it */
+  merchant_name: string;
   merchant_order: string | null;
   address: string | null;
   tx_hash: string | null;
@@ -45,14 +47,18 @@ function expired(ctx: Context, row: PayoutRow): boolean {
 
 export async function getRefundClaim(ctx: Context, token: string): Promise<RefundClaimView> {
   const row = await findByToken(ctx, token);
-  const [order] = row.orderId
-    ? await ctx.db.select({ externalId: orders.externalId }).from(orders).where(eq(orders.id, row.orderId))
-    : [];
+  const [[order], [merchant]] = await Promise.all([
+    row.orderId
+      ? ctx.db.select({ externalId: orders.externalId }).from(orders).where(eq(orders.id, row.orderId))
+      : Promise.resolve([]),
+    ctx.db.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, row.merchantId)),
+  ]);
   return {
     status: row.status,
     amount: formatAmount(row.amount),
     currency: "USDT",
     network: ctx.config.tronNetwork,
+    merchant_name: merchant?.name ?? "",
     merchant_order: order?.externalId ?? null,
     address: row.address,
     tx_hash: row.txHash,

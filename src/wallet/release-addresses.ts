@@ -71,9 +71,13 @@ export async function releaseAddresses(
 
 /**
  * Returns addresses that a stray transfer took out of the pool (allocated, no order): when no stray
- * to it is unconfirmed, every stray's balance is swept (the address-level settlement completed
- * after the last stray was recorded; dust below SWEEP_MIN_USDT counts as swept, as for orders), and
- * the quarantine has passed since the last stray (its payer evidently reuses the address).
+ * to it is unconfirmed, every stray's balance is swept, and the quarantine has passed since the
+ * last stray (its payer evidently reuses the address). A stray's balance is swept when the
+ * address-level settlement completed after it was recorded, by a sweep (step swept) or by a round
+ * that found the address empty. Dust is not swept: a round that found a balance below
+ * SWEEP_MIN_USDT (step below_minimum, amount > 0) keeps the address out of the pool, so the next
+ * order's sweep never carries a stray's money (docs/strays.md). A later stray that tops the
+ * balance up, or an operator's retry-sweep after lowering SWEEP_MIN_USDT, sweeps it and frees it.
  */
 async function releaseHeldAddresses(ctx: Context, batchSize: number): Promise<number> {
   const now = ctx.clock.now();
@@ -96,7 +100,9 @@ async function releaseHeldAddresses(ctx: Context, batchSize: number): Promise<nu
             AND NOT EXISTS (
               SELECT 1 FROM settlements s
               WHERE s.address_id = a.id AND s.order_id IS NULL AND s.status = 'completed'
-                AND st.created_at <= coalesce(s.swept_at, s.updated_at)
+                AND NOT (s.step = 'below_minimum' AND coalesce(s.amount, 0) > 0)
+                AND st.created_at <= CASE WHEN s.step = 'below_minimum' THEN s.updated_at
+                                          ELSE coalesce(s.swept_at, s.updated_at) END
             )
         )
         AND NOT EXISTS (

@@ -31,6 +31,15 @@ describe("web routes", () => {
     expect(res.body).not.toMatch(/<script>(?!<\/script>)/);
   });
 
+  it("serves the refund claim page at /refund/:token like the checkout page (never indexed)", async () => {
+    const res = await t.app.inject({ method: "GET", url: "/refund/some-claim-token-0123456789" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.headers["cache-control"]).toBe("no-cache");
+    expect(res.headers["x-robots-tag"]).toBe("noindex");
+    expect(res.body).toContain('<div id="root"></div>');
+  });
+
   it("serves the operator dashboard page at /admin and every /admin/* path, and leaves the admin API alone", async () => {
     for (const url of ["/admin", "/admin/orders", "/admin/orders/00000000-0000-4000-8000-000000000000"]) {
       const res = await t.app.inject({ method: "GET", url });

@@ -334,7 +334,12 @@ describe("refunds", () => {
 
     const token = (refund.claim_url as string).split("/refund/")[1];
     const view = await app.inject({ method: "GET", url: `/api/v1/refund-claims/${token}` });
-    expect(view.json()).toMatchObject({ status: "awaiting_address", amount: "2.000000", claimable: true });
+    expect(view.json()).toMatchObject({
+      status: "awaiting_address",
+      amount: "2.000000",
+      claimable: true,
+      merchant_name: "Payout Shop",
+    });
     const bad = await app.inject({
       method: "POST",
       url: `/api/v1/refund-claims/${token}`,

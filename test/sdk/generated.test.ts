@@ -22,6 +22,10 @@ it("docs/openapi.json and packages/sdk/src/api-types.ts are up to date with the 
     "payment.overpaid",
     "deposit.detected",
     "deposit.confirmed",
+    "refund.completed",
+    "refund.failed",
+    "payout.completed",
+    "payout.failed",
   ]);
   expect(doc.components.securitySchemes).toMatchObject({
     apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },

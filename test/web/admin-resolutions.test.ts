@@ -2,7 +2,9 @@
 /**
  * Resolutions in the dashboard, in a real Chromium against the real app: a stray transfer paid over
  * the devnet shows in the incidents and on the Strays page with its address's history; the order
- * page cancels a pending order, accepts an underpaid one and attaches the stray to a third.
+ * page cancels a pending order, accepts an underpaid one and attaches the stray to a third. A
+ * stray whose address's sweep failed (the hot wallet is empty) is queued again by the Strays page's
+ * Retry sweep button.
  */
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
@@ -11,7 +13,11 @@ import { buildApp, type App } from "../../src/http/app.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { addresses } from "../../src/db/schema.js";
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { TronWeb } from "tronweb";
+import { auditLog, settlements, strayTransfers } from "../../src/db/schema.js";
+import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
+import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { launchChromium } from "../helpers/chromium.js";
@@ -25,7 +31,17 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   await ensureWebBuild();
-  t = await startChainTest({ env: { POOL_MIN_FREE: "3" } });
+  // Sweeping on with an empty hot wallet: an address's sweep fails, for the Retry sweep button.
+  const hot = await TronWeb.createAccount();
+  const cold = await TronWeb.createAccount();
+  t = await startChainTest({
+    env: {
+      POOL_MIN_FREE: "3",
+      SWEEP_ENABLED: "true",
+      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+      COLD_WALLET_ADDRESS: cold.address.base58,
+    },
+  });
   t.clock.set(new Date());
   await t.scanner.sync();
   app = await buildApp(t.ctx);
@@ -95,6 +111,48 @@ describe("resolutions in the dashboard", () => {
     await page.getByTestId("attach-transfer").click();
     await expect.poll(async () => (await t.orderRow(meant.id)).status).toBe("confirmed");
     await expect.poll(() => page.getByTestId("resolutions").innerText()).toContain("attach");
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it("queues a stray's failed address sweep again from the Strays page", async () => {
+    await fillAddressPool(t.ctx);
+    const [spare] = await t.ctx.db
+      .select()
+      .from(addresses)
+      .where(eq(addresses.status, "free"))
+      .orderBy(desc(addresses.derivationIndex))
+      .limit(1);
+    if (!spare) throw new Error("no free address");
+    await t.pay(spare.address, 2_000_000n);
+    t.mine(1);
+    await t.finalize();
+    const settlementOf = async () => {
+      const [row] = await t.ctx.db
+        .select()
+        .from(settlements)
+        .where(and(eq(settlements.address, spare.address), isNull(settlements.orderId)));
+      return row;
+    };
+    // The sweeper gives up: the hot wallet cannot pay the sweep's fee.
+    for (let i = 0; i < SWEEP_MAX_ATTEMPTS + 4 && (await settlementOf())?.status !== "failed"; i++) {
+      t.clock.advance(31 * 60_000);
+      await runDueSweeps(t.ctx);
+    }
+    expect((await settlementOf())?.status).toBe("failed");
+    const [stray] = await t.ctx.db
+      .select()
+      .from(strayTransfers)
+      .where(eq(strayTransfers.toAddress, spare.address));
+    const strayId = stray?.id as string;
+    await page.goto(`${base}/admin/stray-transfers/${strayId}`);
+    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("failed");
+    await page.getByTestId("stray-retry-sweep").click();
+    await expect.poll(() => page.getByTestId("stray-sweep-message").innerText()).toContain("queued again");
+    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("waiting");
+    expect((await settlementOf())?.status).toBe("waiting");
+    expect(await page.getByTestId("stray-retry-sweep").count()).toBe(0);
+    const audit = await t.ctx.db.select().from(auditLog).where(eq(auditLog.action, "stray.retry_sweep"));
+    expect(audit).toEqual([expect.objectContaining({ targetType: "stray_transfer", targetId: strayId })]);
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -559,7 +559,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer) */
+        /** The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer); deposits_to_disabled_addresses: the 10 most recent deposits to disabled static addresses (incident deposit_to_disabled_address) */
         get: operations["getAdminIncidents"];
         put?: never;
         post?: never;
@@ -597,6 +597,23 @@ export interface paths {
         put?: never;
         /** Re-enqueue the failed sweep of an order */
         post: operations["postAdminOrdersIdRetrySweep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stray-transfers/{id}/retry-sweep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enqueue the sweep of a stray transfer's address: a failed one, or dust left below SWEEP_MIN_USDT */
+        post: operations["postAdminStrayTransfersIdRetrySweep"];
         delete?: never;
         options?: never;
         head?: never;
@@ -868,6 +885,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/payouts/float": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not */
+        get: operations["getAdminPayoutsFloat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/payouts/{id}": {
         parameters: {
             query?: never;
@@ -964,6 +998,23 @@ export interface paths {
         put?: never;
         /** Refund (part of) what an order received (admin twin) */
         post: operations["postAdminOrdersIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/stray-transfers/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a stray transfer (to the house account's books; the stray becomes resolved `refunded`) */
+        post: operations["postAdminStrayTransfersIdRefunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1253,6 +1304,86 @@ export interface webhooks {
          * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
          */
         post: operations["webhook_deposit_confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.completed: the refund's transfer is in a solidified block: the payer has the money
+         * @description POSTed only to the callback_url given when the refund or payout was created (none given: no webhook), signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key.
+         */
+        post: operations["webhook_refund_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed: the refund's transfer failed on chain (REVERT, out of energy); its reservation is released
+         * @description POSTed only to the callback_url given when the refund or payout was created (none given: no webhook), signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key.
+         */
+        post: operations["webhook_refund_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.completed: the payout's transfer is in a solidified block: the recipient has the money
+         * @description POSTed only to the callback_url given when the refund or payout was created (none given: no webhook), signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key.
+         */
+        post: operations["webhook_payout_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payout.failed: the payout's transfer failed on chain (REVERT, out of energy); its reservation is released
+         * @description POSTed only to the callback_url given when the refund or payout was created (none given: no webhook), signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key.
+         */
+        post: operations["webhook_payout_failed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1728,6 +1859,7 @@ export interface operations {
                         /** @enum {string} */
                         currency: "USDT";
                         network: string;
+                        merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
                         tx_hash: string | null;
@@ -1896,6 +2028,7 @@ export interface operations {
                         /** @enum {string} */
                         currency: "USDT";
                         network: string;
+                        merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
                         tx_hash: string | null;
@@ -5722,6 +5855,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -5952,6 +6087,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -5992,6 +6129,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -6261,6 +6400,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -6506,6 +6647,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -9878,6 +10021,39 @@ export interface operations {
                             created_at: string;
                             confirmed_at: string | null;
                         }[];
+                        /** @description deposits to disabled static addresses not dropped by a fork, newest first (credited and reported all the same) */
+                        deposits_to_disabled_addresses: {
+                            id: string;
+                            deposit_address_id: string;
+                            customer_ref: string;
+                            /** @description the static address the deposit reached */
+                            address: string;
+                            amount: string;
+                            currency: string;
+                            network: string;
+                            tx_hash: string;
+                            log_index: number;
+                            from_address: string;
+                            block_number: number;
+                            /** @enum {string} */
+                            status: "detected" | "confirmed" | "reverted";
+                            confirmations: number;
+                            /** @description the amount is below DEPOSIT_MIN_USDT (credited all the same) */
+                            below_minimum: boolean;
+                            /**
+                             * @description the address's status when the deposit was detected
+                             * @enum {string}
+                             */
+                            address_status: "active" | "disabled";
+                            swept: boolean;
+                            /** Format: date-time */
+                            detected_at: string;
+                            confirmed_at: string | null;
+                            reverted_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            merchant_id: string;
+                        }[];
                     };
                 };
             };
@@ -10276,6 +10452,276 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE, SWEEP_DISABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE" | "SWEEP_DISABLED";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminStrayTransfersIdRetrySweep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tx_hash: string;
+                        log_index: number;
+                        address: string;
+                        from_address: string;
+                        amount: string;
+                        block_number: number;
+                        /** Format: date-time */
+                        block_timestamp: string;
+                        /** @enum {string} */
+                        status: "seen" | "confirmed";
+                        confirmations: number;
+                        previous_order_id: string | null;
+                        resolution: ("attached" | "dismissed" | "refunded") | null;
+                        order_id: string | null;
+                        resolution_reason: string | null;
+                        resolved_by: {
+                            kind: string;
+                            id?: string;
+                            label: string;
+                        } | null;
+                        resolved_at: string | null;
+                        sweep: {
+                            status: string;
+                            sweep_tx_hash: string | null;
+                            swept_at: string | null;
+                        };
+                        explorer_url: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        confirmed_at: string | null;
                     };
                 };
             };
@@ -13780,6 +14226,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -13954,6 +14402,196 @@ export interface operations {
             };
         };
     };
+    getAdminPayoutsFloat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the hot wallet, where a top-up goes */
+                        address: string | null;
+                        usdt_balance: string | null;
+                        trx_balance: string | null;
+                        /** @description set when the balances could not be read */
+                        balance_error: string | null;
+                        /** @description approved, not yet signed: what the float must cover */
+                        approved: {
+                            count: number;
+                            amount: string;
+                        };
+                        /** @description signed or sent, perhaps not yet visible in the balance */
+                        in_flight: {
+                            count: number;
+                            amount: string;
+                        };
+                        pending_approval: {
+                            count: number;
+                            amount: string;
+                        };
+                        /** @description USDT missing for the approved payouts */
+                        shortfall: string;
+                        is_low: boolean;
+                        /** @description approved payouts the sender put back: float short */
+                        waiting_for_float: number;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
     getAdminPayoutsId: {
         parameters: {
             query?: never;
@@ -13980,6 +14618,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -14230,6 +14870,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -14507,6 +15149,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -14784,6 +15428,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -15306,6 +15952,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -15421,6 +16069,298 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "REFUND_EXCEEDS_RECEIVED" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminStrayTransfersIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description default: the stray's amount less its live and completed refunds
+                     * @example 10.5
+                     */
+                    amount?: string;
+                    /**
+                     * @description without one, the reply's claim_url is the payer's page
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
+                    address?: string;
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                    /** Format: uri */
+                    callback_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                        /** @description refunds without an address: the payer's page, shown once */
+                        claim_url: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: REFUND_EXCEEDS_RECEIVED, INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "REFUND_EXCEEDS_RECEIVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "REFUND_EXCEEDS_RECEIVED" | "INVALID_STATE";
                     };
                 };
             };
@@ -19023,6 +19963,298 @@ export interface operations {
                      * @enum {string}
                      */
                     address_status: "active" | "disabled";
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<payout_id>_<event>_<ts> (ts: Unix milliseconds of the payout's completion or failure), identical on every retry
+                 * @example evt_019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d_payout.completed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "refund.completed",
+                 *       "payout_id": "019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d",
+                 *       "kind": "refund",
+                 *       "order_id": "0b9c6a52-4a8e-4d57-9b1f-6f7f2d0f4f15",
+                 *       "external_id": null,
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "status": "completed",
+                 *       "tx_hash": "7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "refund.completed";
+                    /** Format: uuid */
+                    payout_id: string;
+                    /** @enum {string} */
+                    kind: "refund" | "payout";
+                    /** @description the refunded order; null for payouts and refunds of a stray transfer */
+                    order_id: string | null;
+                    /** @description the merchant's own id of a payout; null for refunds */
+                    external_id: string | null;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    /** @description the recipient's TRON address */
+                    address: string | null;
+                    /** @enum {string} */
+                    status: "completed" | "failed";
+                    /** @description completed: the transaction that paid it; failed: the last one tried, if any */
+                    tx_hash: string | null;
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<payout_id>_<event>_<ts> (ts: Unix milliseconds of the payout's completion or failure), identical on every retry
+                 * @example evt_019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d_payout.completed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "refund.failed",
+                 *       "payout_id": "019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d",
+                 *       "kind": "refund",
+                 *       "order_id": "0b9c6a52-4a8e-4d57-9b1f-6f7f2d0f4f15",
+                 *       "external_id": null,
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "status": "failed",
+                 *       "tx_hash": "7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "refund.failed";
+                    /** Format: uuid */
+                    payout_id: string;
+                    /** @enum {string} */
+                    kind: "refund" | "payout";
+                    /** @description the refunded order; null for payouts and refunds of a stray transfer */
+                    order_id: string | null;
+                    /** @description the merchant's own id of a payout; null for refunds */
+                    external_id: string | null;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    /** @description the recipient's TRON address */
+                    address: string | null;
+                    /** @enum {string} */
+                    status: "completed" | "failed";
+                    /** @description completed: the transaction that paid it; failed: the last one tried, if any */
+                    tx_hash: string | null;
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<payout_id>_<event>_<ts> (ts: Unix milliseconds of the payout's completion or failure), identical on every retry
+                 * @example evt_019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d_payout.completed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.completed",
+                 *       "payout_id": "019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d",
+                 *       "kind": "payout",
+                 *       "order_id": null,
+                 *       "external_id": "affiliate-2026-11-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "status": "completed",
+                 *       "tx_hash": "7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "payout.completed";
+                    /** Format: uuid */
+                    payout_id: string;
+                    /** @enum {string} */
+                    kind: "refund" | "payout";
+                    /** @description the refunded order; null for payouts and refunds of a stray transfer */
+                    order_id: string | null;
+                    /** @description the merchant's own id of a payout; null for refunds */
+                    external_id: string | null;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    /** @description the recipient's TRON address */
+                    address: string | null;
+                    /** @enum {string} */
+                    status: "completed" | "failed";
+                    /** @description completed: the transaction that paid it; failed: the last one tried, if any */
+                    tx_hash: string | null;
+                    /** Format: date-time */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx ends the retries) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payout_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description sha256=<lowercase hex HMAC-SHA256 of the exact raw body, keyed with the merchant's webhook_secret>. Verify over the raw bytes, in constant time (the SDK's verifyWebhook does). */
+                "X-Signature": string;
+                /**
+                 * @description evt_<payout_id>_<event>_<ts> (ts: Unix milliseconds of the payout's completion or failure), identical on every retry
+                 * @example evt_019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d_payout.completed_1795327418000
+                 */
+                "X-Idempotency-Key": string;
+                /** @description Unix time in seconds of this delivery attempt (reject stale ones to limit replays). */
+                "X-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "payout.failed",
+                 *       "payout_id": "019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d",
+                 *       "kind": "payout",
+                 *       "order_id": null,
+                 *       "external_id": "affiliate-2026-11-42",
+                 *       "amount": "25.000000",
+                 *       "currency": "USDT",
+                 *       "network": "mainnet",
+                 *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+                 *       "status": "failed",
+                 *       "tx_hash": "7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
+                 *       "timestamp": "2026-11-22T06:03:38.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "payout.failed";
+                    /** Format: uuid */
+                    payout_id: string;
+                    /** @enum {string} */
+                    kind: "refund" | "payout";
+                    /** @description the refunded order; null for payouts and refunds of a stray transfer */
+                    order_id: string | null;
+                    /** @description the merchant's own id of a payout; null for refunds */
+                    external_id: string | null;
+                    /** @example 25.000000 */
+                    amount: string;
+                    /** @constant */
+                    currency: "USDT";
+                    /** @description mainnet, nile, shasta or devnet */
+                    network: string;
+                    /** @description the recipient's TRON address */
+                    address: string | null;
+                    /** @enum {string} */
+                    status: "completed" | "failed";
+                    /** @description completed: the transaction that paid it; failed: the last one tried, if any */
+                    tx_hash: string | null;
                     /** Format: date-time */
                     timestamp: string;
                 };

@@ -15,10 +15,16 @@ import type {
   DepositPage,
   ListDepositAddressesFilters,
   ListDepositsFilters,
+  CreatePayoutParams,
+  CreateRefundParams,
   ListPaymentsFilters,
+  ListPayoutsFilters,
   Payment,
   PaymentPage,
   PaymentWithEvents,
+  Payout,
+  PayoutPage,
+  Refund,
   SimulatePaymentParams,
   SimulatedPayment,
   SimulateDepositParams,
@@ -86,6 +92,26 @@ export interface StablegateClient {
    * with a real signed transfer. Only 429 and 503 are retried (each call sends a new transfer).
    */
   simulateDeposit(id: string, params: SimulateDepositParams): Promise<SimulatedDeposit>;
+  /**
+   * Refunds (part of) what an order received, reserving the amount from your balance. With
+   * `address` the payer gets it there; without, the answer carries a `claim_url` (shown once) for
+   * the payer to enter an address. It waits for an operator's approval unless it is under the
+   * auto-approve limit; `refund.completed` / `refund.failed` go to `callback_url` if given. More
+   * than the order received less its live refunds throws REFUND_EXCEEDS_RECEIVED (409); more than
+   * your available balance INSUFFICIENT_BALANCE (409). Not idempotent: only 429 and 503 are retried.
+   */
+  createRefund(paymentId: string, params: CreateRefundParams): Promise<Refund>;
+  /**
+   * Pays `amount` USDT to `address` from the hot wallet, once approved. Idempotent on external_id:
+   * the same fields answer the existing payout (so network errors, timeouts, 429 and 503 are
+   * retried), other fields throw EXTERNAL_ID_CONFLICT (409). More than your available balance throws
+   * INSUFFICIENT_BALANCE (409); an invalid or own address INVALID_ADDRESS or ADDRESS_NOT_ALLOWED (400).
+   */
+  createPayout(params: CreatePayoutParams): Promise<Payout>;
+  /** One of your refunds or payouts; unknown ids (or another merchant's) throw NOT_FOUND. */
+  getPayout(id: string): Promise<Payout>;
+  /** Every refund and payout matching `filters` (kind, status, order_id), newest first. */
+  listPayouts(filters?: ListPayoutsFilters): AsyncIterableIterator<Payout>;
 }
 
 const USER_AGENT = "stablegate-sdk/0.1";
@@ -133,7 +159,26 @@ export function createClient(options: ClientOptions): StablegateClient {
   };
   const depositAddressPath = (id: string) => `/api/v1/deposit-addresses/${encodeURIComponent(id)}`;
 
+  const payoutPath = (id: string) => `/api/v1/payouts/${encodeURIComponent(id)}`;
+
   return {
+    createRefund: (paymentId, params) =>
+      callApi<Refund>(transport, {
+        method: "POST",
+        path: `${paymentPath(paymentId)}/refunds`,
+        body: params,
+        retryOn: "refused-only",
+      }),
+    createPayout: (params) =>
+      callApi<Payout>(transport, {
+        method: "POST",
+        path: "/api/v1/payouts",
+        body: params,
+        retryOn: "idempotent",
+      }),
+    getPayout: (id) =>
+      callApi<Payout>(transport, { method: "GET", path: payoutPath(id), retryOn: "idempotent" }),
+    listPayouts: (filters = {}) => iterateCursor(transport, filters),
     createDepositAddress: (params) =>
       callApi<DepositAddress>(transport, {
         method: "POST",
@@ -259,5 +304,28 @@ async function* iteratePages<T extends { id: string }>(
       yield item;
     }
     if (data.length === 0 || page >= pagination.total_pages) return;
+  }
+}
+
+/** GET /api/v1/payouts follows next_cursor (keyset on created_at and id: stable while new ones arrive). */
+async function* iterateCursor(
+  transport: TransportOptions,
+  filters: ListPayoutsFilters,
+): AsyncIterableIterator<Payout> {
+  const { pageSize, ...rest } = filters;
+  const query: Record<string, string | undefined> = { limit: String(pageSize ?? MAX_PAGE_SIZE) };
+  for (const [key, value] of Object.entries(rest))
+    query[key] = value === undefined ? undefined : String(value);
+  let cursor: string | undefined;
+  for (;;) {
+    const { data, next_cursor } = await callApi<PayoutPage>(transport, {
+      method: "GET",
+      path: "/api/v1/payouts",
+      query: { ...query, cursor },
+      retryOn: "idempotent",
+    });
+    yield* data;
+    if (next_cursor === null || data.length === 0) return;
+    cursor = next_cursor;
   }
 }

@@ -50,11 +50,23 @@ export type DepositDetectedEvent = WebhookBody<"webhook_deposit_detected">;
 /** deposit.confirmed: final; credit the customer (below_minimum and address_status are flags). */
 export type DepositConfirmedEvent = WebhookBody<"webhook_deposit_confirmed">;
 
+/** refund.completed: the refund's transfer is solidified; the payer has the money. */
+export type RefundCompletedEvent = WebhookBody<"webhook_refund_completed">;
+/** refund.failed: the transfer failed on chain; the reservation is back in your balance. */
+export type RefundFailedEvent = WebhookBody<"webhook_refund_failed">;
+/** payout.completed: the payout's transfer is solidified; the recipient has the money. */
+export type PayoutCompletedEvent = WebhookBody<"webhook_payout_completed">;
+/** payout.failed: the transfer failed on chain; the reservation is back in your balance. */
+export type PayoutFailedEvent = WebhookBody<"webhook_payout_failed">;
+
 export type PaymentWebhookEvent = PaymentConfirmedEvent | PaymentUnderpaidEvent | PaymentOverpaidEvent;
 export type DepositWebhookEvent = DepositDetectedEvent | DepositConfirmedEvent;
+/** The events of refunds and payouts, sent only to the callback_url given at their creation. */
+export type PayoutWebhookEvent =
+  RefundCompletedEvent | RefundFailedEvent | PayoutCompletedEvent | PayoutFailedEvent;
 
 /** A verified webhook payload; switch on `event` to narrow it. */
-export type WebhookEvent = PaymentWebhookEvent | DepositWebhookEvent;
+export type WebhookEvent = PaymentWebhookEvent | DepositWebhookEvent | PayoutWebhookEvent;
 export type WebhookEventType = WebhookEvent["event"];
 
 /** POST /api/v1/deposit-addresses body. */
@@ -92,3 +104,25 @@ export type SimulateDepositParams = Json<operations["postDepositAddressesIdSimul
 
 /** The devnet transfer that made the deposit. */
 export type SimulatedDeposit = Json<operations["postDepositAddressesIdSimulate"]["responses"][202]>;
+
+/** POST /api/v1/payments/:id/refunds body: amount (decimal string), address (or none: a claim link), reason, callback_url. */
+export type CreateRefundParams = Json<operations["postPaymentsIdRefunds"]["requestBody"]>;
+
+/** A refund as created: a payout of kind "refund"; `claim_url` when it was created without an address. */
+export type Refund = Json<operations["postPaymentsIdRefunds"]["responses"][201]>;
+
+/** POST /api/v1/payouts body: external_id makes it idempotent. */
+export type CreatePayoutParams = Json<operations["postPayouts"]["requestBody"]>;
+
+/** A refund or payout as the merchant API answers it (kind tells which). */
+export type Payout = Json<operations["getPayoutsId"]["responses"][200]>;
+
+export type PayoutStatus = Payout["status"];
+
+/** Filters of GET /api/v1/payouts (kind, status, order_id); the iterator follows the cursors itself. */
+export type ListPayoutsFilters = Omit<
+  NonNullable<operations["getPayouts"]["parameters"]["query"]>,
+  "cursor" | "limit"
+> & { pageSize?: number };
+
+export type PayoutPage = Json<operations["getPayouts"]["responses"][200]>;

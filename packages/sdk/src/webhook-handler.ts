@@ -47,6 +47,12 @@ export type WebhookProcessor = ((
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const PAYMENT_EVENTS = new Set<string>(["payment.confirmed", "payment.underpaid", "payment.overpaid"]);
 const DEPOSIT_EVENTS = new Set<string>(["deposit.detected", "deposit.confirmed"]);
+const PAYOUT_EVENTS = new Set<string>([
+  "refund.completed",
+  "refund.failed",
+  "payout.completed",
+  "payout.failed",
+]);
 
 /** One processor per endpoint: it owns the default store, so create it once, not per request. */
 export function createWebhookProcessor(options: WebhookHandlerOptions): WebhookProcessor {
@@ -66,7 +72,8 @@ export function createWebhookProcessor(options: WebhookHandlerOptions): WebhookP
     const idempotencyKey = single(headers, "x-idempotency-key");
     if (!idempotencyKey) return refuse(400, "missing X-Idempotency-Key header");
     const event = verified.payload as unknown;
-    if (!isWebhookEvent(event)) return refuse(400, "not a Stablegate payment or deposit event");
+    if (!isWebhookEvent(event))
+      return refuse(400, "not a Stablegate payment, deposit, refund or payout event");
     const delivery: WebhookDelivery = {
       idempotencyKey,
       timestamp: Number(single(headers, "x-timestamp")),
@@ -125,6 +132,15 @@ function isWebhookEvent(value: unknown): value is WebhookEvent {
       typeof event.deposit_id === "string" &&
       typeof event.deposit_address_id === "string" &&
       typeof event.customer_ref === "string" &&
+      typeof event.amount === "string" &&
+      typeof event.status === "string"
+    );
+  }
+  if (PAYOUT_EVENTS.has(event.event)) {
+    return (
+      typeof event.payout_id === "string" &&
+      (event.kind === "refund" || event.kind === "payout") &&
+      event.event.startsWith(`${event.kind}.`) &&
       typeof event.amount === "string" &&
       typeof event.status === "string"
     );

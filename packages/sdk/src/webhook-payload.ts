@@ -48,3 +48,33 @@ export interface DepositWebhookPayload {
   address_status: "active" | "disabled";
   timestamp: string;
 }
+
+/**
+ * Webhooks of refunds and payouts (DESIGN.md 14), sent only to the callback_url given when the
+ * refund or payout was created.
+ */
+export const PAYOUT_WEBHOOK_EVENTS = [
+  "refund.completed",
+  "refund.failed",
+  "payout.completed",
+  "payout.failed",
+] as const;
+export type PayoutWebhookEvent = (typeof PAYOUT_WEBHOOK_EVENTS)[number];
+
+export interface PayoutWebhookPayload {
+  event: PayoutWebhookEvent;
+  payout_id: string;
+  kind: "refund" | "payout";
+  /** The refunded order (refunds of an order); null for payouts and refunds of a stray transfer. */
+  order_id: string | null;
+  /** The merchant's own id of a payout; null for refunds. */
+  external_id: string | null;
+  amount: string;
+  currency: "USDT";
+  network: string;
+  address: string | null;
+  status: string;
+  /** The transaction that paid it (completed), or the last one tried (failed, may be null). */
+  tx_hash: string | null;
+  timestamp: string;
+}

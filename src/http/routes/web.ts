@@ -1,7 +1,8 @@
 /**
  * The web UI (web/, built by Vite into web/dist, DESIGN.md 1): the hosted checkout page at
  * GET /checkout/:id, which the checkout_url of every order points to (it only reads the public
- * GET /api/v1/checkout/:id/status), and the operator dashboard at /admin (it calls the admin API with
+ * GET /api/v1/checkout/:id/status), the refund claim page at GET /refund/:token (only the public
+ * /api/v1/refund-claims/:token), and the operator dashboard at /admin (it calls the admin API with
  * the admin_token cookie). Hashed assets are cached for a year; the page never is.
  */
 import { existsSync } from "node:fs";
@@ -49,6 +50,8 @@ export const webRoutes: FastifyPluginAsync<{ bundleDir?: string | null }> = asyn
       .send(page);
   };
   app.get("/checkout/:id", { schema: { hide: true } }, servePage);
+  // A refund's claim page (DESIGN.md 14): reads and posts only /api/v1/refund-claims/:token.
+  app.get("/refund/:token", { schema: { hide: true } }, servePage);
   // The operator dashboard: one page; its own router shows /admin/orders, /admin/orders/:id, …
   app.get("/admin", { schema: { hide: true } }, servePage);
   app.get("/admin/*", { schema: { hide: true } }, servePage);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
+import { strayTransferReply } from "./resolutions.js";
 
 const costWindow = z.object({ count: z.number().int(), total_trx: z.string(), average_trx: z.string() });
 const modeCosts = z.object({ week: costWindow, total: costWindow });
@@ -53,4 +54,19 @@ export const retrySweepSchema = {
   security: [{ adminCookie: [] }],
   params: z.object({ id: z.string().max(100) }),
   response: { 200: z.object({ ok: z.literal(true) }), 401: errorReply, 404: errorReply, 409: errorReply },
+};
+
+export const retryStraySweepSchema = {
+  tags: ["admin"],
+  summary:
+    "Re-enqueue the sweep of a stray transfer's address: a failed one, or dust left below SWEEP_MIN_USDT",
+  security: [{ adminCookie: [] }],
+  params: z.object({ id: z.string().max(100) }),
+  response: {
+    200: strayTransferReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    409: errorReply,
+  },
 };

@@ -4,6 +4,7 @@ import { PAYOUT_STATUSES } from "../../db/schema.js";
 import { parseAmount } from "../../money.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { errorReply } from "./error-reply.js";
+import { reasonField } from "./resolutions.js";
 import { isoTimestamp } from "./merchant-fields.js";
 
 const AMOUNT_MESSAGE = 'must be a decimal string greater than 0 with at most 6 decimals, e.g. "10.5"';
@@ -64,6 +65,10 @@ export const payoutReply = z.object({
   status: z.enum(PAYOUT_STATUSES),
   external_id: z.string().nullable(),
   order_id: z.string().nullable(),
+  stray_transfer_id: z
+    .string()
+    .nullable()
+    .describe("a refund of a stray transfer: the stray (its merchant is the house account)"),
   merchant_id: z.string(),
   amount: z.string(),
   currency: z.literal("USDT"),
@@ -212,11 +217,45 @@ export const adminCreateRefundSchema = {
   response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
 };
 
+export const adminCreateStrayRefundSchema = {
+  ...adminCommon,
+  summary: "Refund a stray transfer (to the house account's books; the stray becomes resolved `refunded`)",
+  params: idParams,
+  body: z.object({
+    amount: amount.optional().describe("default: the stray's amount less its live and completed refunds"),
+    address: address.optional().describe("without one, the reply's claim_url is the payer's page"),
+    reason: reasonField,
+    callback_url: callbackUrl.optional(),
+  }),
+  response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
+};
+
+const countAndAmount = z.object({ count: z.number().int(), amount: z.string() });
+export const adminPayoutFloatSchema = {
+  ...adminCommon,
+  summary: "The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not",
+  response: {
+    200: z.object({
+      address: z.string().nullable().describe("the hot wallet, where a top-up goes"),
+      usdt_balance: z.string().nullable(),
+      trx_balance: z.string().nullable(),
+      balance_error: z.string().nullable().describe("set when the balances could not be read"),
+      approved: countAndAmount.describe("approved, not yet signed: what the float must cover"),
+      in_flight: countAndAmount.describe("signed or sent, perhaps not yet visible in the balance"),
+      pending_approval: countAndAmount,
+      shortfall: z.string().describe("USDT missing for the approved payouts"),
+      is_low: z.boolean(),
+      waiting_for_float: z.number().int().describe("approved payouts the sender put back: float short"),
+    }),
+  },
+};
+
 const claimReply = z.object({
   status: z.enum(PAYOUT_STATUSES),
   amount: z.string(),
   currency: z.literal("USDT"),
   network: z.string(),
+  merchant_name: z.string(),
   merchant_order: z.string().nullable(),
   address: z.string().nullable(),
   tx_hash: z.string().nullable(),

@@ -10,6 +10,9 @@ import {
   DEPOSIT_EVENTS,
   type DepositEvent,
   type DepositWebhookPayload,
+  PAYOUT_WEBHOOK_EVENTS,
+  type PayoutWebhookEvent,
+  type PayoutWebhookPayload,
 } from "@stablegate/sdk/webhook-payload";
 
 const STATUS_OF: Record<OutcomeEvent, string> = {
@@ -141,13 +144,66 @@ function depositExample(event: DepositEvent): DepositWebhookPayload {
   };
 }
 
+/** Webhooks of refunds and payouts (DESIGN.md 14), sent to the callback_url given at creation. */
+export const payoutWebhookPayloadSchema = z.object({
+  event: z.enum(PAYOUT_WEBHOOK_EVENTS),
+  payout_id: z.string().meta({ format: "uuid" }),
+  kind: z.enum(["refund", "payout"]),
+  order_id: z
+    .string()
+    .nullable()
+    .meta({ description: "the refunded order; null for payouts and refunds of a stray transfer" }),
+  external_id: z
+    .string()
+    .nullable()
+    .meta({ description: "the merchant's own id of a payout; null for refunds" }),
+  amount: z.string().meta({ example: "25.000000" }),
+  currency: z.literal("USDT"),
+  network: z.string().meta({ description: "mainnet, nile, shasta or devnet" }),
+  address: z.string().nullable().meta({ description: "the recipient's TRON address" }),
+  status: z.enum(["completed", "failed"]),
+  tx_hash: z
+    .string()
+    .nullable()
+    .meta({ description: "completed: the transaction that paid it; failed: the last one tried, if any" }),
+  timestamp: z.string().meta({ format: "date-time" }),
+});
+
+const PAYOUT_TRIGGER: Record<PayoutWebhookEvent, string> = {
+  "refund.completed": "the refund's transfer is in a solidified block: the payer has the money",
+  "refund.failed":
+    "the refund's transfer failed on chain (REVERT, out of energy); its reservation is released",
+  "payout.completed": "the payout's transfer is in a solidified block: the recipient has the money",
+  "payout.failed":
+    "the payout's transfer failed on chain (REVERT, out of energy); its reservation is released",
+};
+
+function payoutExample(event: PayoutWebhookEvent): PayoutWebhookPayload {
+  const refund = event.startsWith("refund.");
+  const completed = event.endsWith(".completed");
+  return {
+    event,
+    payout_id: "019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d",
+    kind: refund ? "refund" : "payout",
+    order_id: refund ? "0b9c6a52-4a8e-4d57-9b1f-6f7f2d0f4f15" : null,
+    external_id: refund ? null : "affiliate-2026-11-42",
+    amount: "25.000000",
+    currency: "USDT",
+    network: "mainnet",
+    address: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+    status: completed ? "completed" : "failed",
+    tx_hash: "7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d",
+    timestamp: "2026-11-22T06:03:38.000Z",
+  };
+}
+
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { target: "draft-2020-12" }) as Record<string, unknown>;
   delete out.$schema;
   return out;
 }
 
-/** OpenAPI 3.1 `webhooks`: one POST per outcome event, and one per deposit event. */
+/** OpenAPI 3.1 `webhooks`: one POST per outcome event, per deposit event and per payout event. */
 export function webhooksDocument(): Record<string, unknown> {
   const payload = jsonSchema(webhookPayloadSchema);
   const depositPayload = jsonSchema(depositWebhookPayloadSchema);
@@ -194,6 +250,49 @@ export function webhooksDocument(): Record<string, unknown> {
       },
     },
   ]);
+  const payoutPayload = jsonSchema(payoutWebhookPayloadSchema);
+  const payoutHeaders = headers.map((h) =>
+    h.name === "X-Idempotency-Key"
+      ? {
+          ...h,
+          description:
+            "evt_<payout_id>_<event>_<ts> (ts: Unix milliseconds of the payout's completion or failure), identical on every retry",
+          example: "evt_019a9c3e-7d2f-7a1b-9c3d-4e5f6a7b8c9d_payout.completed_1795327418000",
+        }
+      : h,
+  );
+  const payoutWebhooks = PAYOUT_WEBHOOK_EVENTS.map((event) => [
+    event,
+    {
+      post: {
+        operationId: `webhook_${event.replace(".", "_")}`,
+        summary: `${event}: ${PAYOUT_TRIGGER[event]}`,
+        description:
+          "POSTed only to the callback_url given when the refund or payout was created (none given: " +
+          "no webhook), signed, timed out and retried exactly as the payment webhooks (10 attempts, " +
+          "2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key.",
+        tags: ["webhooks"],
+        security: [],
+        parameters: payoutHeaders,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                ...payoutPayload,
+                properties: {
+                  ...(payoutPayload.properties as Record<string, unknown>),
+                  event: { type: "string", const: event },
+                },
+              },
+              example: payoutExample(event),
+            },
+          },
+        },
+        responses: { "200": { description: "Received (any 2xx ends the retries)" } },
+      },
+    },
+  ]);
   // The payment events first: they are what every integration handles.
   return Object.fromEntries([
     ...OUTCOME_EVENTS.map((event) => [
@@ -232,5 +331,6 @@ export function webhooksDocument(): Record<string, unknown> {
       },
     ]),
     ...depositWebhooks,
+    ...payoutWebhooks,
   ]);
 }

@@ -5,10 +5,11 @@ import { MeContext } from "./me.js";
 import { OperatorsPage } from "./OperatorsPage.js";
 import { SecurityPage } from "./SecurityPage.js";
 import { DepositAddressDetailPage, DepositAddressesPage } from "./DepositAddressesPage.js";
-import { MerchantsPage } from "./MerchantsPage.js";
+import { MerchantDetailPage, MerchantsPage } from "./MerchantsPage.js";
 import { OrderDetailPage } from "./OrderDetailPage.js";
 import { OrdersPage } from "./OrdersPage.js";
 import { OverviewPage } from "./OverviewPage.js";
+import { PayoutDetailPage, PayoutsPage } from "./PayoutsPage.js";
 import { Link, useLocation } from "./router.js";
 import { StrayTransferPage, StrayTransfersPage } from "./StrayTransfersPage.js";
 import { WalletPage } from "./WalletPage.js";
@@ -169,6 +170,7 @@ const NAV = [
   { to: "/admin", label: "Overview", permission: "stats.read" },
   { to: "/admin/orders", label: "Orders", permission: "orders.read" },
   { to: "/admin/merchants", label: "Merchants", permission: "merchants.read" },
+  { to: "/admin/payouts", label: "Payouts", permission: "payouts.read" },
   { to: "/admin/deposit-addresses", label: "Deposit addresses", permission: "deposit_addresses.read" },
   { to: "/admin/wallet", label: "Wallet", permission: "wallet.read" },
   { to: "/admin/operators", label: "Operators", permission: "operators.read" },
@@ -189,6 +191,8 @@ function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () => void 
   };
   const orderMatch = /^\/admin\/orders\/([^/]+)$/.exec(path);
   const strayMatch = /^\/admin\/stray-transfers\/([^/]+)$/.exec(path);
+  const payoutMatch = /^\/admin\/payouts\/([^/]+)$/.exec(path);
+  const merchantMatch = /^\/admin\/merchants\/([^/]+)$/.exec(path);
   let page: ReactNode;
   const depositMatch = /^\/admin\/deposit-addresses\/([^/]+)$/.exec(path);
   if (depositMatch) page = <DepositAddressDetailPage id={decodeURIComponent(depositMatch[1] ?? "")} />;
@@ -198,6 +202,9 @@ function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () => void 
   else if (path === "/admin/stray-transfers") page = <StrayTransfersPage />;
   else if (path === "/admin/orders") page = <OrdersPage query={query} />;
   else if (path === "/admin/merchants") page = <MerchantsPage />;
+  else if (merchantMatch) page = <MerchantDetailPage id={decodeURIComponent(merchantMatch[1] ?? "")} />;
+  else if (path === "/admin/payouts") page = <PayoutsPage query={query} />;
+  else if (payoutMatch) page = <PayoutDetailPage id={decodeURIComponent(payoutMatch[1] ?? "")} />;
   else if (path === "/admin/wallet") page = <WalletPage />;
   else if (path === "/admin/operators") page = <OperatorsPage />;
   else if (path === "/admin/audit") page = <AuditPage />;

@@ -2,6 +2,7 @@ import { useCan } from "./me.js";
 import { useState } from "react";
 import { api, type OrderDetail } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
+import { RefundsPanel } from "./RefundsPanel.js";
 import { ResolvePanel } from "./ResolvePanel.js";
 import { errorMessage, useApi } from "./useApi.js";
 
@@ -94,6 +95,7 @@ export function OrderDetailPage({ id }: { id: string }) {
         </p>
       )}
       <ResolvePanel detail={detail.data} onDone={detail.reload} />
+      {can("payouts.read") && <RefundsPanel orderId={order.id} received={order.amount_received} />}
       <div className="grid two">
         <section className="panel">
           <h2>Order</h2>

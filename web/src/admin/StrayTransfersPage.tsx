@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { api, type Pagination, type StrayDetail, type StrayTransferView } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
+import { useCan } from "./me.js";
 import { Link, navigate } from "./router.js";
 import { errorMessage, useApi } from "./useApi.js";
 
@@ -80,6 +81,8 @@ export function StrayTransferPage({ id }: { id: string }) {
   const [reason, setReason] = useState("");
   const [orderId, setOrderId] = useState("");
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [sweepMessage, setSweepMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const can = useCan();
   if (detail.state === "loading") return <p>Loading…</p>;
   if (detail.state === "error") return <p className="error">{detail.message}</p>;
   const { stray, address } = detail.data;
@@ -95,6 +98,18 @@ export function StrayTransferPage({ id }: { id: string }) {
       setMessage({ ok: false, text: `Dismiss: ${errorMessage(caught)}` });
     }
   };
+  const retrySweep = async () => {
+    setSweepMessage(null);
+    try {
+      await api.post(`/stray-transfers/${stray.id}/retry-sweep`, {});
+      setSweepMessage({ ok: true, text: "Sweep queued again." });
+      detail.reload();
+    } catch (caught) {
+      setSweepMessage({ ok: false, text: `Retry sweep: ${errorMessage(caught)}` });
+    }
+  };
+  // A failed sweep of the address, or dust it left below SWEEP_MIN_USDT, can be queued again.
+  const sweepRetryable = address.settlement?.status === "failed" || stray.sweep.status === "below_minimum";
   const attach = async () => {
     setMessage(null);
     try {
@@ -190,8 +205,30 @@ export function StrayTransferPage({ id }: { id: string }) {
               · last order <Link to={`/admin/orders/${address.last_order_id}`}>{address.last_order_id}</Link>
             </>
           )}
-          {address.settlement && <> · sweep {String(address.settlement.status)}</>}
+          {address.settlement && (
+            <>
+              {" "}
+              · sweep <span data-testid="address-sweep-status">{String(address.settlement.status)}</span>
+              {address.settlement.last_error && <> ({address.settlement.last_error})</>}
+            </>
+          )}
         </p>
+        {sweepRetryable && can("strays.retry_sweep") && (
+          <p className="actions">
+            <button type="button" data-testid="stray-retry-sweep" onClick={() => void retrySweep()}>
+              Retry sweep
+            </button>
+          </p>
+        )}
+        {sweepMessage && (
+          <p
+            className={sweepMessage.ok ? "notice-ok" : "error"}
+            role="status"
+            data-testid="stray-sweep-message"
+          >
+            {sweepMessage.text}
+          </p>
+        )}
         <StrayTable strays={address.strays} testId="address-strays" />
       </section>
     </>

@@ -120,6 +120,15 @@ export interface MerchantSummary {
   created_at: string;
   order_count: number;
 }
+/** GET /merchants/:id (src/http/schemas/get-merchant-detail.ts), the fields the page shows. */
+export interface MerchantDetail extends MerchantSummary {
+  completed_count: number;
+  active_order_count: number;
+  total_received: string;
+  success_rate: string;
+  balance: { available: string; reserved: string };
+  recent_orders: OrderSummary[];
+}
 export interface Pagination {
   page: number;
   limit: number;
