@@ -7,6 +7,9 @@
  * Prints:
  *  - solidified -> deposit.confirmed webhook received (the receiver's clock), p50/p99/max: the goal
  *    is p99 <= 1,000 ms; and block -> webhook (the whole wait: confirmations + solidification);
+ *  - where that time goes: solidified -> the confirming transaction starts (deposits.confirmed_at:
+ *    the scanner's poll, the block's scan, the solidified-head reading), and from there -> webhook
+ *    received (the confirming transaction, the sender's pick-up and the HTTP attempt);
  *  - sweeps completed per minute while sweeps were running, within SWEEP_WINDOW_S;
  *  - the exactness checks: every deposit.confirmed exactly once (by idempotency key and by deposit),
  *    no deposit assigned to two sweeps, the cold wallet's USDT equal to the sum of the swept
@@ -173,12 +176,13 @@ try {
   // Latencies: the solidified moment of block B is the timestamp of block B + SOLIDIFY_AFTER.
   const blockOf = new Map(
     (
-      await queryRows<{ id: string; block: string; ts: string }>(
+      await queryRows<{ id: string; block: string; ts: string; confirmed: string }>(
         ctx.db,
         sql`SELECT id::text AS id, block_number::text AS block,
-                   (extract(epoch FROM block_timestamp) * 1000)::bigint::text AS ts FROM deposits`,
+                   (extract(epoch FROM block_timestamp) * 1000)::bigint::text AS ts,
+                   (extract(epoch FROM confirmed_at) * 1000)::bigint::text AS confirmed FROM deposits`,
       )
-    ).map((r) => [r.id, { block: Number(r.block), ts: Number(r.ts) }]),
+    ).map((r) => [r.id, { block: Number(r.block), ts: Number(r.ts), confirmed: Number(r.confirmed) }]),
   );
   const stamps = new Map<number, number>();
   const stamp = async (n: number) => {
@@ -195,15 +199,19 @@ try {
   };
   const afterSolid: number[] = [];
   const afterBlock: number[] = [];
+  const solidToConfirm: number[] = [];
+  const confirmToHook: number[] = [];
   for (const list of arrivals.values()) {
     const first = list[0];
     const deposit = first && blockOf.get(first.depositId);
     if (!first || !deposit) continue;
-    afterSolid.push(first.at - (await stamp(deposit.block + SOLIDIFY_AFTER)));
+    const solidAt = await stamp(deposit.block + SOLIDIFY_AFTER);
+    afterSolid.push(first.at - solidAt);
     afterBlock.push(first.at - deposit.ts);
+    solidToConfirm.push(deposit.confirmed - solidAt);
+    confirmToHook.push(first.at - deposit.confirmed);
   }
-  afterSolid.sort((a, b) => a - b);
-  afterBlock.sort((a, b) => a - b);
+  for (const list of [afterSolid, afterBlock, solidToConfirm, confirmToHook]) list.sort((a, b) => a - b);
 
   const [check] = await queryRows<Record<string, string>>(
     ctx.db,
@@ -252,6 +260,10 @@ try {
         solidified_to_webhook_p99_ms: Math.round(percentile(afterSolid, 99)),
         solidified_to_webhook_max_ms: Math.round(afterSolid.at(-1) ?? NaN),
         goal_p99_ms: 1000,
+        solidified_to_confirming_p50_ms: Math.round(percentile(solidToConfirm, 50)),
+        solidified_to_confirming_p99_ms: Math.round(percentile(solidToConfirm, 99)),
+        confirming_to_webhook_p50_ms: Math.round(percentile(confirmToHook, 50)),
+        confirming_to_webhook_p99_ms: Math.round(percentile(confirmToHook, 99)),
         block_to_webhook_p50_ms: Math.round(percentile(afterBlock, 50)),
         block_to_webhook_p99_ms: Math.round(percentile(afterBlock, 99)),
         all_confirmed_after_s: Math.round((confirmedAt - sendStart) / 1000),

@@ -4,8 +4,9 @@
  *    insert win while it lasts, so it fires once; it resolves by a compare-and-set on that row's
  *    state, so it resolves once;
  *  - an event alert (an order reaching callback_failed, a sweep failing) is keyed by its order
- *    event, so each fires once; a confirmed stray transfer (`stray_transfer`) by its row and a
- *    failed address-level sweep by its settlement round, once each too;
+ *    event, so each fires once; a confirmed stray transfer (`stray_transfer`) by its row, a
+ *    failed address-level sweep by its settlement round, and a confirmed deposit to a disabled
+ *    static address (`deposit_to_disabled_address`, issue 25) by its deposit, once each too;
  * and each transition writes its deliveries (one per configured channel) in the same transaction.
  * Nothing is sent here: the alert sender delivers the outbox (deliver-alerts.ts).
  */
@@ -40,6 +41,7 @@ export async function evaluateAlerts(
   result.fired.push(...(await fireEventAlerts(ctx)));
   result.fired.push(...(await fireStrayAlerts(ctx)));
   result.fired.push(...(await firePayoutFailedAlerts(ctx)));
+  result.fired.push(...(await fireDisabledDepositAlerts(ctx)));
   if (result.fired.length > 0 || result.resolved.length > 0) {
     ctx.log.info({ fired: result.fired, resolved: result.resolved }, "operator alerts changed");
   }
@@ -285,6 +287,81 @@ async function firePayoutFailedAlerts(ctx: Context): Promise<string[]> {
       return true;
     });
     if (inserted) fired.push("payout_failed");
+  }
+  return fired;
+}
+
+interface DisabledDepositRow extends Record<string, unknown> {
+  deposit_id: string;
+  deposit_address_id: string;
+  customer_ref: string;
+  address: string;
+  amount: string;
+  tx_hash: string;
+  from_address: string;
+  merchant_name: string;
+}
+
+/**
+ * DESIGN.md 15: a deposit to a disabled static address is credited and reported, and raises an
+ * incident: `deposit_to_disabled_address` fires once per deposit when it is confirmed (a fork may
+ * still drop an unconfirmed one, as for strays). Read through the deposit's incident event
+ * (deposit_events_incident_idx), so an evaluation does not scan the deposits.
+ */
+async function fireDisabledDepositAlerts(ctx: Context): Promise<string[]> {
+  const now = ctx.clock.now();
+  const since = new Date(now.getTime() - EVENT_LOOKBACK_MS).toISOString();
+  const rows = await queryRows<DisabledDepositRow>(
+    ctx.db,
+    sql`SELECT d.id::text AS deposit_id, d.deposit_address_id::text AS deposit_address_id, da.customer_ref,
+               d.to_address AS address, d.amount::text AS amount, d.tx_hash, d.from_address,
+               m.name AS merchant_name
+        FROM deposit_events e
+        JOIN deposits d ON d.id = e.deposit_id
+        JOIN deposit_addresses da ON da.id = d.deposit_address_id
+        JOIN merchants m ON m.id = d.merchant_id
+        WHERE e.event_type = 'deposit_to_disabled_address' AND e.created_at >= ${since}::timestamptz
+          AND d.status = 'confirmed'
+          AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'event' AND a.key = 'deposit:' || d.id::text)
+        ORDER BY e.created_at LIMIT 100`,
+  );
+  const fired: string[] = [];
+  for (const r of rows) {
+    const amount = formatAmount(BigInt(r.amount));
+    const text = `Deposit of ${amount} USDT to the disabled deposit address ${r.address} (${r.merchant_name}, customer_ref ${r.customer_ref}, tx ${r.tx_hash}): credited and reported all the same. Tell the merchant, or enable the address again.`;
+    const details: Record<string, string | number | null> = {
+      deposit_id: r.deposit_id,
+      deposit_address_id: r.deposit_address_id,
+      customer_ref: r.customer_ref,
+      merchant: r.merchant_name,
+      address: r.address,
+      amount,
+      tx_hash: r.tx_hash,
+      from_address: r.from_address,
+    };
+    const inserted = await ctx.db.transaction(async (tx) => {
+      const id = newId();
+      const done = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at, resolved_at)
+            VALUES (${id}, 'deposit_to_disabled_address', ${"deposit:" + r.deposit_id}, 'event', 'warning',
+                    'firing', ${text}, ${JSON.stringify(details)}::jsonb, ${now.toISOString()}::timestamptz, NULL)
+            ON CONFLICT (key) WHERE kind = 'event' DO NOTHING
+            RETURNING id`,
+      );
+      if (done.length === 0) return false;
+      await enqueue(ctx, tx, {
+        id,
+        alert: "deposit_to_disabled_address",
+        severity: "warning",
+        state: "firing",
+        text,
+        details,
+        at: now,
+      });
+      return true;
+    });
+    if (inserted) fired.push("deposit_to_disabled_address");
   }
   return fired;
 }

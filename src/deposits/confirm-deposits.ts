@@ -2,13 +2,16 @@
  * Deposits become final exactly as order transfers do (the confirmer proves their block is in the
  * solidified chain with CONFIRMATIONS on top). Confirming one records deposit_confirmed, credits
  * the merchant's ledger balance, enqueues its deposit.confirmed webhook and, when sweeping is on,
- * makes its address due for a sweep by balance, all in one transaction. Safe to run twice: only `detected` rows change.
+ * makes its address due for a sweep by balance, all in one transaction. Set-based: a block's
+ * deposits, however many, cost a fixed handful of statements (the update, their events, one
+ * statement for all their ledger transactions, their webhooks, the sweeps they make due).
+ * Safe to run twice: only `detected` rows change.
  */
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { depositAddresses, depositEvents, deposits } from "../db/schema.js";
 import { newId } from "../ids.js";
-import { creditMerchant } from "../ledger/post-ledger.js";
+import { creditMerchants } from "../ledger/post-ledger.js";
 import { formatAmount } from "../money.js";
 import { enqueueDepositWebhooks } from "./deposit-webhook.js";
 import { queueStaticSweeps } from "./sweep-static-addresses.js";
@@ -63,17 +66,19 @@ export async function confirmDeposits(
         createdAt: now,
       })),
     );
-    for (const deposit of confirmed) {
-      // Credited whatever its flags (below the minimum, disabled address): the money is ours.
-      await creditMerchant(tx, {
+    // Credited whatever its flags (below the minimum, disabled address): the money is ours. One
+    // ledger transaction per deposit, all written by one statement.
+    await creditMerchants(
+      tx,
+      confirmed.map((deposit) => ({
         merchantId: deposit.merchantId,
         amount: deposit.amount,
         kind: "deposit_confirmed",
         refType: "deposit",
         refId: deposit.id,
         at: now,
-      });
-    }
+      })),
+    );
     await enqueueDepositWebhooks(
       ctx,
       tx,

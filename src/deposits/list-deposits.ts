@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { depositAddresses, deposits, type DepositStatus } from "../db/schema.js";
 import { AppError } from "../errors.js";
@@ -54,4 +54,26 @@ export async function getDeposit(
   const [found] = await selectDeposits(ctx.db, ctx.config, and(...scope));
   if (!found) throw new AppError("NOT_FOUND", "deposit not found");
   return found;
+}
+
+/**
+ * The incidents list's deposits to disabled addresses (DESIGN.md 15): the `limit` most recent that
+ * a fork has not dropped, newest first. Found through their incident events
+ * (deposit_events_incident_idx), not by scanning the deposits.
+ */
+export async function listDisabledDepositIncidents(
+  ctx: Context,
+  limit = 10,
+): Promise<(DepositView & { merchant_id: string })[]> {
+  return selectDeposits(
+    ctx.db,
+    ctx.config,
+    and(
+      sql`${deposits.id} IN (SELECT e.deposit_id FROM deposit_events e
+            WHERE e.event_type = 'deposit_to_disabled_address'
+            ORDER BY e.created_at DESC LIMIT ${limit * 5})`,
+      ne(deposits.status, "reverted"),
+    ),
+    { limit, offset: 0 },
+  );
 }

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { enqueueAddressSweep } from "../sweeps/enqueue-sweep.js";
+import { enqueueAddressSweeps } from "../sweeps/enqueue-sweep.js";
 
 export async function queueStaticSweeps(
   ctx: Context,
@@ -27,6 +27,10 @@ export async function queueStaticSweeps(
         HAVING sum(d.amount) >= ${ctx.config.sweepMinUsdt.toString()}::numeric
         ORDER BY da.address_id`,
   );
-  for (const row of due)
-    await enqueueAddressSweep(ctx, tx, { addressId: Number(row.address_id), address: row.address });
+  // One statement for all of them: a block can make hundreds of addresses due at once.
+  await enqueueAddressSweeps(
+    ctx,
+    tx,
+    due.map((row) => ({ addressId: Number(row.address_id), address: row.address })),
+  );
 }

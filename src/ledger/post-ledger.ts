@@ -45,62 +45,124 @@ export type LedgerKind =
  * Returns the ledger transaction's id.
  */
 export async function postLedger(executor: Executor, txn: LedgerTxn): Promise<string> {
-  const merged = new Map<LedgerAccount, bigint>();
-  for (const posting of txn.postings) {
-    merged.set(posting.account, (merged.get(posting.account) ?? 0n) + posting.amount);
+  const [id] = await postLedgers(executor, [txn]);
+  return id ?? "";
+}
+
+/**
+ * Writes many balanced ledger transactions in one statement (a block confirming hundreds of
+ * deposits posts them all at once): each transaction keeps its own row and postings, each must sum
+ * to zero (checked before anything is written), and each merchant's balance row takes the sum of its
+ * transactions' deltas in one update. The balance CHECKs therefore judge each merchant's net delta of
+ * the batch (for a single transaction, its own delta). Within one call, (kind, merchant, ref_type,
+ * ref_id) must be distinct. Returns the ledger transaction ids in the order of `txns`.
+ */
+export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]): Promise<string[]> {
+  if (txns.length === 0) return [];
+  const keys = new Set<string>();
+  const rows = txns.map((txn, index) => {
+    const merged = new Map<LedgerAccount, bigint>();
+    for (const posting of txn.postings) {
+      merged.set(posting.account, (merged.get(posting.account) ?? 0n) + posting.amount);
+    }
+    const postings = [...merged].filter(([, amount]) => amount !== 0n);
+    const total = postings.reduce((sum, [, amount]) => sum + amount, 0n);
+    if (total !== 0n) throw new Error(`ledger transaction ${txn.kind} does not balance: sum ${total}`);
+    if (postings.length === 0) throw new Error(`ledger transaction ${txn.kind} has no postings`);
+    const key = JSON.stringify([txn.kind, txn.merchantId, txn.refType, txn.refId]);
+    if (keys.has(key)) throw new Error(`ledger transaction ${txn.kind} ${txn.refId} twice in one batch`);
+    keys.add(key);
+    return { txn, n: index + 1, postings };
+  });
+  // Each merchant's balance delta: the sum of its transactions' postings.
+  const deltas = new Map<
+    string,
+    { available: bigint; reserved: bigint; paidOut: bigint; at: string | null }
+  >();
+  for (const { txn, postings } of rows) {
+    const d = deltas.get(txn.merchantId) ?? { available: 0n, reserved: 0n, paidOut: 0n, at: null };
+    for (const [account, amount] of postings) {
+      if (account === "available") d.available += amount;
+      if (account === "reserved") d.reserved += amount;
+      if (account === "paid_out") d.paidOut += amount;
+    }
+    const at = txn.at?.toISOString() ?? null;
+    if (at !== null && (d.at === null || at > d.at)) d.at = at;
+    deltas.set(txn.merchantId, d);
   }
-  const postings = [...merged].filter(([, amount]) => amount !== 0n);
-  const total = postings.reduce((sum, [, amount]) => sum + amount, 0n);
-  if (total !== 0n) throw new Error(`ledger transaction ${txn.kind} does not balance: sum ${total}`);
-  if (postings.length === 0) throw new Error(`ledger transaction ${txn.kind} has no postings`);
-  const delta = (account: LedgerAccount) => (merged.get(account) ?? 0n).toString();
-  const at = txn.at ? sql`${txn.at.toISOString()}::timestamptz` : sql`now()`;
-  const accounts = postings.map(([account]) => account);
-  const amounts = postings.map(([, amount]) => amount.toString());
+  const postingRows = rows.flatMap(({ n, postings }) =>
+    postings.map(([account, amount]) => ({ n, account, amount })),
+  );
+  const balances = [...deltas];
   try {
-    // One statement: the transaction row, its postings and the balance delta.
-    const [row] = await queryRows<{ id: string }>(
+    // One statement: the transaction rows, their postings and each merchant's balance delta.
+    const out = await queryRows<{ id: string; n: string }>(
       executor,
-      sql`WITH t AS (
+      sql`WITH x AS (
+            SELECT * FROM unnest(${pgArray(rows.map((r) => r.txn.kind))}::text[],
+                                 ${pgArray(rows.map((r) => r.txn.merchantId))}::uuid[],
+                                 ${pgArray(rows.map((r) => r.txn.refType))}::text[],
+                                 ${pgArray(rows.map((r) => r.txn.refId))}::text[],
+                                 ${pgArray(rows.map((r) => r.txn.at?.toISOString() ?? null))}::timestamptz[])
+              WITH ORDINALITY AS x (kind, merchant_id, ref_type, ref_id, at, n)
+          ), t AS (
             INSERT INTO ledger_transactions (kind, merchant_id, ref_type, ref_id, created_at)
-            VALUES (${txn.kind}, ${txn.merchantId}::uuid, ${txn.refType}, ${txn.refId}, ${at})
-            RETURNING id
+            SELECT kind, merchant_id, ref_type, ref_id, coalesce(at, now()) FROM x ORDER BY n
+            RETURNING id, kind, merchant_id, ref_type, ref_id
+          ), tx AS (
+            SELECT t.id, x.n, t.merchant_id FROM t
+            JOIN x ON (x.kind, x.merchant_id, x.ref_type, x.ref_id) = (t.kind, t.merchant_id, t.ref_type, t.ref_id)
           ), p AS (
             INSERT INTO ledger_postings (txn_id, merchant_id, account, amount)
-            SELECT t.id, ${txn.merchantId}::uuid, x.account, x.amount
-            FROM t, unnest(${`{${accounts.join(",")}}`}::text[], ${`{${amounts.join(",")}}`}::numeric[])
-              AS x (account, amount)
+            SELECT tx.id, tx.merchant_id, y.account, y.amount
+            FROM unnest(${pgArray(postingRows.map((p) => String(p.n)))}::bigint[],
+                        ${pgArray(postingRows.map((p) => p.account))}::text[],
+                        ${pgArray(postingRows.map((p) => p.amount.toString()))}::numeric[]) AS y (n, account, amount)
+            JOIN tx ON tx.n = y.n
+          ), d AS (
+            SELECT * FROM unnest(${pgArray(balances.map(([merchant]) => merchant))}::uuid[],
+                                 ${pgArray(balances.map(([, d]) => d.available.toString()))}::numeric[],
+                                 ${pgArray(balances.map(([, d]) => d.reserved.toString()))}::numeric[],
+                                 ${pgArray(balances.map(([, d]) => d.paidOut.toString()))}::numeric[],
+                                 ${pgArray(balances.map(([, d]) => d.at))}::timestamptz[])
+              AS d (merchant_id, available, reserved, paid_out, at)
           ), b AS (
-            UPDATE merchant_balances SET
-              available = available + ${delta("available")}::numeric,
-              reserved = reserved + ${delta("reserved")}::numeric,
-              paid_out = paid_out + ${delta("paid_out")}::numeric,
-              updated_at = ${at}
-            WHERE merchant_id = ${txn.merchantId}::uuid
-            RETURNING 1
+            UPDATE merchant_balances mb SET
+              available = mb.available + d.available,
+              reserved = mb.reserved + d.reserved,
+              paid_out = mb.paid_out + d.paid_out,
+              updated_at = coalesce(d.at, now())
+            FROM d WHERE mb.merchant_id = d.merchant_id
+            RETURNING mb.merchant_id
           ), first AS (
-            -- The merchant's first posting. (PostgreSQL checks an INSERT's CHECK constraints on the
+            -- A merchant's first posting. (PostgreSQL checks an INSERT's CHECK constraints on the
             -- proposed row before ON CONFLICT, so a negative delta must never be proposed to an
             -- existing row: the UPDATE above takes those.)
             INSERT INTO merchant_balances AS mb (merchant_id, available, reserved, paid_out, updated_at)
-            SELECT ${txn.merchantId}::uuid, ${delta("available")}::numeric, ${delta("reserved")}::numeric,
-                   ${delta("paid_out")}::numeric, ${at}
-            WHERE NOT EXISTS (SELECT 1 FROM b)
+            SELECT d.merchant_id, d.available, d.reserved, d.paid_out, coalesce(d.at, now())
+            FROM d WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.merchant_id = d.merchant_id)
             ON CONFLICT (merchant_id) DO UPDATE SET
               available = mb.available + excluded.available,
               reserved = mb.reserved + excluded.reserved,
               paid_out = mb.paid_out + excluded.paid_out,
               updated_at = excluded.updated_at
           )
-          SELECT id::text AS id FROM t`,
+          SELECT id::text AS id, n::text AS n FROM tx`,
     );
-    return row?.id ?? "";
+    const ids = new Map(out.map((r) => [Number(r.n), r.id]));
+    return rows.map((r) => ids.get(r.n) ?? "");
   } catch (error) {
     if (isBalanceCheck(error)) {
       throw new AppError("INSUFFICIENT_BALANCE", "the merchant's available balance is too small");
     }
     throw error;
   }
+}
+
+/** A PostgreSQL array literal (every element quoted; null as NULL), passed as one text parameter. */
+function pgArray(values: readonly (string | null)[]): string {
+  const items = values.map((v) => (v === null ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`));
+  return `{${items.join(",")}}`;
 }
 
 function isBalanceCheck(error: unknown): boolean {
@@ -113,22 +175,37 @@ function isBalanceCheck(error: unknown): boolean {
   return false;
 }
 
+export interface Credit {
+  merchantId: string;
+  amount: bigint;
+  kind: string;
+  refType: string;
+  refId: string;
+  at?: Date;
+}
+
 /** Money that came in for the merchant (a confirmed payment, an attached stray, a deposit). */
-export async function creditMerchant(
-  executor: Executor,
-  input: { merchantId: string; amount: bigint; kind: string; refType: string; refId: string; at?: Date },
-): Promise<string> {
-  return postLedger(executor, {
-    kind: input.kind,
-    merchantId: input.merchantId,
-    refType: input.refType,
-    refId: input.refId,
-    ...(input.at ? { at: input.at } : {}),
-    postings: [
-      { account: "available", amount: input.amount },
-      { account: "received", amount: -input.amount },
-    ],
-  });
+export async function creditMerchant(executor: Executor, input: Credit): Promise<string> {
+  const [id] = await creditMerchants(executor, [input]);
+  return id ?? "";
+}
+
+/** Many credits in one statement (one ledger transaction each): a block's confirmed deposits. */
+export async function creditMerchants(executor: Executor, credits: readonly Credit[]): Promise<string[]> {
+  return postLedgers(
+    executor,
+    credits.map((input) => ({
+      kind: input.kind,
+      merchantId: input.merchantId,
+      refType: input.refType,
+      refId: input.refId,
+      ...(input.at ? { at: input.at } : {}),
+      postings: [
+        { account: "available", amount: input.amount },
+        { account: "received", amount: -input.amount },
+      ],
+    })),
+  );
 }
 
 export interface MerchantBalance {

@@ -45,7 +45,7 @@ export interface Created {
   claimToken?: string;
 }
 
-function amountOf(input: string): bigint {
+export function amountOf(input: string): bigint {
   const micro = parseAmount(input);
   if (micro === null || micro <= 0n) {
     throw new AppError(
@@ -56,7 +56,7 @@ function amountOf(input: string): bigint {
   return micro;
 }
 
-function actorColumns(actor: PayoutActor) {
+export function actorColumns(actor: PayoutActor) {
   return {
     createdByKind: actor.kind,
     createdById: actor.kind === "system" ? null : actor.id,
@@ -92,7 +92,7 @@ export async function autoApproves(
   return BigInt(row?.total ?? "0") + amount <= daily;
 }
 
-async function insertPayout(
+export async function insertPayout(
   ctx: Context,
   tx: Executor,
   values: typeof payouts.$inferInsert,
@@ -134,6 +134,8 @@ export async function createPayout(
   merchantId: string,
   actor: PayoutActor,
   input: CreatePayoutInput,
+  /** Runs inside the creation's transaction (the audit row); not on an idempotent replay. */
+  inTransaction?: (tx: Executor, row: PayoutRow) => Promise<void>,
 ): Promise<Created> {
   const amount = amountOf(input.amount);
   if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
@@ -189,6 +191,7 @@ export async function createPayout(
         },
         actor,
       );
+      if (inTransaction) await inTransaction(tx, row);
       return { payout: row, created: true };
     });
   } catch (error) {

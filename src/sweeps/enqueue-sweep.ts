@@ -42,14 +42,32 @@ export async function enqueueAddressSweep(
   tx: Executor,
   target: { addressId: number; address: string },
 ): Promise<void> {
-  if (!ctx.config.sweepEnabled) return;
+  await enqueueAddressSweeps(ctx, tx, [target]);
+}
+
+/** The same for many addresses in one statement (a block's static addresses due by balance). */
+export async function enqueueAddressSweeps(
+  ctx: Context,
+  tx: Executor,
+  targets: readonly { addressId: number; address: string }[],
+): Promise<void> {
+  if (!ctx.config.sweepEnabled || targets.length === 0) return;
   const now = ctx.clock.now().toISOString();
+  // In address_id order, so two transactions queueing overlapping sets lock their rows alike.
+  // Each address once (ON CONFLICT may not touch a row twice in one statement).
+  const sorted = [...new Map(targets.map((t) => [t.addressId, t])).values()].sort(
+    (a, b) => a.addressId - b.addressId,
+  );
   await tx.execute(sql`
     INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address,
       next_attempt_at, queued_at, created_at, updated_at)
-    VALUES (${newId()}::uuid, NULL, ${target.addressId}, ${target.address}, 'waiting',
-      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
-      ${now}::timestamptz)
+    SELECT t.id, NULL, t.address_id, t.address, 'waiting', ${ctx.config.coldWalletAddress ?? null},
+      ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+    FROM unnest(string_to_array(${sorted.map(() => newId()).join(",")}, ',')::uuid[],
+                string_to_array(${sorted.map((t) => t.addressId).join(",")}, ',')::bigint[],
+                string_to_array(${sorted.map((t) => t.address).join(",")}, ',')::text[])
+      WITH ORDINALITY AS t (id, address_id, address, n)
+    ORDER BY t.n
     ON CONFLICT (address_id) WHERE order_id IS NULL DO UPDATE
     SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
       round = settlements.round + 1, queued_at = EXCLUDED.queued_at,

@@ -17,7 +17,13 @@ import {
   saveAfterStep,
   savePatch,
 } from "./settlement-store.js";
-import { SweepError, type SettlementRow, type SweepDeps, type SweepPlan } from "./sweep-types.js";
+import {
+  SweepError,
+  type SettlementRow,
+  type SweepDeps,
+  type SweepPlan,
+  type SweepStep,
+} from "./sweep-types.js";
 
 export { SWEEP_LEASE_MS } from "./settlement-store.js";
 export { SWEEP_NODE_RETRY_MS } from "./record-sweep-failure.js";
@@ -54,12 +60,18 @@ export function sweepDeps(ctx: Context, owner: string): SweepDeps | null {
 /** Claims up to `limit` due settlements and advances each as far as the chain allows now. */
 export async function runDueSweeps(
   ctx: Context,
-  options: { limit?: number; owner?: string } = {},
+  options: {
+    limit?: number;
+    owner?: string;
+    /** Told each step of each sweep transaction (the crash tests die at one). */
+    onStep?: (step: SweepStep, kind: string, settlementId: string) => void | Promise<void>;
+  } = {},
 ): Promise<SweepRunResult> {
   const result: SweepRunResult = { claimed: 0, completed: 0, failed: 0 };
   const owner = options.owner ?? `sweeper-${process.pid}`;
-  const d = sweepDeps(ctx, owner);
-  if (!d) return result;
+  const deps = sweepDeps(ctx, owner);
+  if (!deps) return result;
+  const d: SweepDeps = { ...deps, onStep: options.onStep };
   const claimed = await claimDueSettlements(ctx, owner, options.limit ?? 10);
   result.claimed = claimed.length;
   for (const row of claimed) {

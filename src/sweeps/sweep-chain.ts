@@ -80,6 +80,7 @@ export async function signStoreBroadcast(
   reserve?: (tx: Executor) => Promise<boolean>,
 ): Promise<StepResult> {
   const signed = sign(await refBlock(d));
+  await d.onStep?.("signed", entry.kind, row.id);
   const stored = patch(signed);
   // Recorded before the broadcast: a crash from here on re-broadcasts these bytes. `reserve` may
   // refuse inside the same transaction (the stake is short), and then nothing is stored or sent.
@@ -90,8 +91,10 @@ export async function signStoreBroadcast(
     return true;
   });
   if (!kept) return { kind: "wait" };
+  await d.onStep?.("stored", entry.kind, row.id);
   await broadcast(d, signed);
   await recordLanding(d, signed.txID, "sent");
+  await d.onStep?.("broadcast", entry.kind, row.id);
   return { kind: "wait", patch: stored };
 }
 

@@ -80,7 +80,10 @@ export async function awaitSweep(
     if (error instanceof SweepError) await savePatch(d, row, { step: opts.restart });
     throw error;
   }
-  if (state.state === "pending" || state.state === "included") return { kind: "wait" };
+  if (state.state === "pending" || state.state === "included") {
+    await d.onStep?.("waiting", "sweep", row.id);
+    return { kind: "wait" };
+  }
   if (state.state === "expired") return { kind: "next", step: "sweep" };
   if (opts.after !== null) {
     return { kind: "next", step: opts.after, patch: { swept_at: d.ctx.clock.now() } };

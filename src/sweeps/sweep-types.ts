@@ -51,6 +51,12 @@ export type StepResult =
   | { kind: "wait"; patch?: Patch; delayMs?: number }
   | { kind: "done"; patch: Patch; event?: Record<string, unknown>; again?: boolean };
 
+/**
+ * Where a sweep transaction stands in this worker (the crash tests kill a worker at each):
+ * signed (not stored yet), stored (not broadcast yet), broadcast, or waiting for the solidified chain.
+ */
+export type SweepStep = "signed" | "stored" | "broadcast" | "waiting";
+
 /** What a step needs: the context, the node and the wallets, and this worker's lease name. */
 export interface SweepDeps {
   ctx: Context;
@@ -61,6 +67,8 @@ export interface SweepDeps {
   hotAddress: string;
   mnemonic: string;
   owner: string;
+  /** Told each step of each transaction (`kind`: fund, sweep, activate ...); for the crash tests. */
+  onStep?: ((step: SweepStep, kind: string, settlementId: string) => void | Promise<void>) | undefined;
 }
 
 export type StepHandler = (d: SweepDeps, row: SettlementRow) => Promise<StepResult>;

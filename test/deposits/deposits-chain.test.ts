@@ -1,5 +1,10 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import type { FastifyInstance } from "fastify";
+import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
+import { buildApp } from "../../src/http/app.js";
+import { queryRows } from "../../src/db/query-rows.js";
 import { createDepositAddress } from "../../src/deposits/create-deposit-address.js";
 import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-status.js";
 import { depositEvents, deposits } from "../../src/db/schema.js";
@@ -11,6 +16,7 @@ import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { verifyWebhook } from "@stablegate/sdk/verify-webhook";
 import type { DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
 import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { adminCookie } from "../helpers/admin.js";
 import { startReceiver, type Receiver } from "./helpers.js";
 
 const USDT = 1_000_000n;
@@ -18,13 +24,19 @@ const SECRET = "whsec-chain-test";
 
 let t: ChainTest;
 let receiver: Receiver;
+let app: FastifyInstance;
+let cookie: string;
 
 beforeAll(async () => {
   receiver = await startReceiver();
   t = await startChainTest({ env: { DEPOSIT_MIN_USDT: "1", SWEEP_ENABLED: "false" } });
   await t.scanner.sync();
+  app = await buildApp(t.ctx);
+  await app.ready();
+  cookie = await adminCookie(app);
 });
 afterAll(async () => {
+  await app?.close();
   await t.close();
   await receiver.close();
 });
@@ -107,6 +119,9 @@ describe("deposits to one static address", () => {
     await setDepositAddressStatus(t.ctx, t.merchantId, da.id, "disabled");
     const late = await t.pay(da.address, 2n * USDT);
     t.mine(1);
+    await t.scanner.sync();
+    // Detected only: a fork may still drop it, so no operator alert yet.
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("deposit_to_disabled_address");
     await t.finalize();
 
     rows = await depositRows(da.id);
@@ -126,6 +141,40 @@ describe("deposits to one static address", () => {
       .from(depositEvents)
       .where(eq(depositEvents.eventType, "deposit_to_disabled_address"));
     expect(incidents.map((e) => e.depositId)).toEqual([byTx.get(late)?.id]);
+    // The incident reaches the operator: an alert once confirmed (once), and the incidents list.
+    const fired = (await evaluateAlerts(t.ctx)).fired;
+    expect(fired.filter((a) => a === "deposit_to_disabled_address")).toHaveLength(1);
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("deposit_to_disabled_address");
+    const alerts = await queryRows<{ text: string; details: Record<string, unknown>; severity: string }>(
+      t.ctx.db,
+      sql`SELECT text, details, severity FROM alerts WHERE alert = 'deposit_to_disabled_address'`,
+    );
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.severity).toBe("warning");
+    expect(alerts[0]?.text).toContain(da.address);
+    expect(alerts[0]?.text).toContain("2.000000");
+    expect(alerts[0]?.details).toMatchObject({
+      deposit_id: byTx.get(late)?.id,
+      deposit_address_id: da.id,
+      customer_ref: "player-7",
+      tx_hash: late,
+    });
+    const listed = await app.inject({ method: "GET", url: "/api/v1/admin/incidents", headers: { cookie } });
+    expect(listed.statusCode).toBe(200);
+    const reply = listed.json<Record<string, unknown>>();
+    expect(Object.keys(reply).sort()).toEqual(["data", "deposits_to_disabled_addresses", "stray_transfers"]);
+    expect(reply.deposits_to_disabled_addresses).toEqual([
+      expect.objectContaining({
+        id: byTx.get(late)?.id,
+        deposit_address_id: da.id,
+        merchant_id: t.merchantId,
+        customer_ref: "player-7",
+        tx_hash: late,
+        amount: "2.000000",
+        status: "confirmed",
+        address_status: "disabled",
+      }),
+    ]);
 
     // The webhooks: every confirmed deposit exactly once as deposit.confirmed, signed; the forked
     // one only ever as deposit.detected.

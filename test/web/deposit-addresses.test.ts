@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { depositAddresses } from "../../src/db/schema.js";
 import { createDepositAddress } from "../../src/deposits/create-deposit-address.js";
+import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-status.js";
 import { buildApp, type App } from "../../src/http/app.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { launchChromium } from "../helpers/chromium.js";
@@ -84,6 +85,21 @@ describe("dashboard: deposit addresses", () => {
     expect(row?.status).toBe("disabled");
     await page.getByTestId("deposit-address-toggle").click();
     await expect.poll(() => text("deposit-address-status")).toBe("active");
+
+    // A deposit to a disabled address is an incident on the overview, linking to the address.
+    await setDepositAddressStatus(t.ctx, t.merchantId, alice.id, "disabled");
+    await t.pay(alice.address, 3_000_000n);
+    t.mine(1);
+    await t.finalize();
+    await page.goto(`${base}/admin`);
+    await expect
+      .poll(() => page.getByTestId("disabled-deposit-incident").count(), { timeout: 20_000 })
+      .toBe(1);
+    const incident = page.getByTestId("disabled-deposit-incident");
+    expect(await incident.innerText()).toContain("3 USDT from customer alice");
+    expect(await incident.getByRole("link").getAttribute("href")).toBe(
+      `/admin/deposit-addresses/${alice.id}`,
+    );
     expect(problems).toEqual([]);
   }, 120_000);
 });

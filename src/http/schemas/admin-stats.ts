@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
 import { incidentReply } from "./get-merchant-detail.js";
+import { adminDepositReply } from "./deposit-addresses.js";
 import { strayTransferReply } from "./resolutions.js";
 
 const statsBlock = z.object({
@@ -53,9 +54,16 @@ export const getDailyStatsSchema = {
 export const listIncidentsSchema = {
   tags: ["admin"],
   summary:
-    "The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer)",
+    "The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer); deposits_to_disabled_addresses: the 10 most recent deposits to disabled static addresses (incident deposit_to_disabled_address)",
   response: {
-    200: z.object({ data: z.array(incidentReply), stray_transfers: z.array(strayTransferReply) }),
+    200: z.object({
+      data: z.array(incidentReply),
+      stray_transfers: z.array(strayTransferReply),
+      deposits_to_disabled_addresses: z.array(adminDepositReply).meta({
+        description:
+          "deposits to disabled static addresses not dropped by a fork, newest first (credited and reported all the same)",
+      }),
+    }),
     401: errorReply,
   },
 };

@@ -177,7 +177,7 @@ const adminErrors = { 401: errorReply, 403: errorReply };
 const merchantId = { merchant_id: z.string() };
 const adminDepositAddressReply = depositAddressReply.extend(merchantId);
 const adminDepositAddressDetailReply = depositAddressDetailReply.extend(merchantId);
-const adminDepositReply = depositReply.extend(merchantId);
+export const adminDepositReply = depositReply.extend(merchantId);
 
 export const adminListDepositAddressesSchema = {
   ...admin,

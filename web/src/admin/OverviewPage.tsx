@@ -3,6 +3,7 @@ import {
   api,
   type AdminChainStatus,
   type AlertList,
+  type DepositSummary,
   type Incident,
   type Stats,
   type StatsBlock,
@@ -23,6 +24,7 @@ interface Overview {
   daily: DailyRevenue[];
   incidents: Incident[];
   strays: StrayTransferView[];
+  disabledDeposits: DepositSummary[];
   alerts: AlertList;
   chain: AdminChainStatus;
 }
@@ -31,11 +33,23 @@ async function loadOverview(): Promise<Overview> {
   const [stats, daily, incidents, alerts, chain] = await Promise.all([
     api.get<Stats>("/stats"),
     api.get<DailyRevenue[]>("/stats/daily"),
-    api.get<{ data: Incident[]; stray_transfers?: StrayTransferView[] }>("/incidents"),
+    api.get<{
+      data: Incident[];
+      stray_transfers?: StrayTransferView[];
+      deposits_to_disabled_addresses?: DepositSummary[];
+    }>("/incidents"),
     api.get<AlertList>("/alerts"),
     api.get<AdminChainStatus>("/chain"),
   ]);
-  return { stats, daily, incidents: incidents.data, strays: incidents.stray_transfers ?? [], alerts, chain };
+  return {
+    stats,
+    daily,
+    incidents: incidents.data,
+    strays: incidents.stray_transfers ?? [],
+    disabledDeposits: incidents.deposits_to_disabled_addresses ?? [],
+    alerts,
+    chain,
+  };
 }
 
 function StatsCard({ title, block, testId }: { title: string; block: StatsBlock; testId: string }) {
@@ -70,7 +84,7 @@ export function OverviewPage() {
   }, [reload]);
   if (overview.state === "loading") return <p>Loading…</p>;
   if (overview.state === "error") return <p className="error">{overview.message}</p>;
-  const { stats, daily, incidents, strays, alerts, chain } = overview.data;
+  const { stats, daily, incidents, strays, disabledDeposits, alerts, chain } = overview.data;
   return (
     <>
       <h1>Overview</h1>
@@ -113,7 +127,7 @@ export function OverviewPage() {
       <RevenueChart daily={daily} />
       <section className="panel wide">
         <h2>Incidents</h2>
-        {incidents.length === 0 && strays.length === 0 ? (
+        {incidents.length === 0 && strays.length === 0 && disabledDeposits.length === 0 ? (
           <p className="muted" data-testid="no-incidents">
             No failed webhooks or sweeps.
           </p>
@@ -151,6 +165,19 @@ export function OverviewPage() {
                     </Link>
                   </td>
                   <td>no order held the address</td>
+                </tr>
+              ))}
+              {disabledDeposits.map((deposit) => (
+                <tr key={deposit.id} data-testid="disabled-deposit-incident">
+                  <td>{formatTime(deposit.detected_at)}</td>
+                  <td>Deposit to a disabled address</td>
+                  <td>—</td>
+                  <td>
+                    <Link to={`/admin/deposit-addresses/${deposit.deposit_address_id}`}>
+                      {trimAmount(deposit.amount)} USDT from customer {deposit.customer_ref}
+                    </Link>
+                  </td>
+                  <td>credited all the same ({deposit.status})</td>
                 </tr>
               ))}
             </tbody>

@@ -26,8 +26,15 @@ const TABS = [
 ] as const satisfies ReadonlyArray<{ id: string; label: string; statuses: readonly PayoutStatus[] }>;
 type TabId = (typeof TABS)[number]["id"];
 
-const listOf = (statuses: readonly PayoutStatus[]) =>
-  api.get<{ data: Payout[] }>(`/payouts?limit=100&status=${statuses.join(",")}`).then((r) => r.data);
+interface PayoutPage {
+  data: Payout[];
+  next_cursor: string | null;
+}
+const pageOf = (statuses: readonly PayoutStatus[], cursor?: string | null) =>
+  api.get<PayoutPage>(
+    `/payouts?limit=100&status=${statuses.join(",")}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+  );
+const listOf = (statuses: readonly PayoutStatus[]) => pageOf(statuses).then((r) => r.data);
 
 export function StatusBadge({ status }: { status: string }) {
   const tone =
@@ -336,7 +343,22 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
   const names = new Map(
     merchants.state === "ok" ? merchants.data.data.map((m) => [m.id, m.name] as const) : [],
   );
-  const list = useApi(() => listOf(current.statuses), `${tab}-${round}`);
+  const list = useApi(() => pageOf(current.statuses), `${tab}-${round}`);
+  // Further pages (100 each, newest first), appended by "Load more"; reset with the list.
+  const [more, setMore] = useState<{ key: string; rows: Payout[]; cursor: string | null } | null>(null);
+  const listKey = `${tab}-${round}`;
+  const extra = more?.key === listKey ? more : null;
+  const cursor = extra ? extra.cursor : list.state === "ok" ? list.data.next_cursor : null;
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const loadMore = async () => {
+    setMoreError(null);
+    try {
+      const next = await pageOf(current.statuses, cursor);
+      setMore({ key: listKey, rows: [...(extra?.rows ?? []), ...next.data], cursor: next.next_cursor });
+    } catch (caught) {
+      setMoreError(errorMessage(caught));
+    }
+  };
   const awaiting = useApi(
     () => (tab === "queue" ? listOf(["awaiting_address"]) : Promise.resolve([])),
     `awaiting-${tab}-${round}`,
@@ -372,13 +394,21 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
         {list.state === "error" && <p className="error">{list.message}</p>}
         {list.state === "ok" && (
           <PayoutTable
-            rows={list.data}
+            rows={[...list.data.data, ...(extra?.rows ?? [])]}
             merchants={names}
             testId="payouts"
             onChanged={reload}
             empty={tab === "queue" ? "Nothing waits for approval." : "None."}
           />
         )}
+        {list.state === "ok" && cursor && (
+          <p className="pager">
+            <button type="button" onClick={() => void loadMore()} data-testid="payouts-more">
+              Load more
+            </button>
+          </p>
+        )}
+        {moreError && <p className="error">{moreError}</p>}
         {tab === "queue" && (
           <>
             <h2>Waiting for the payer&apos;s address</h2>
@@ -432,6 +462,12 @@ export function PayoutDetailPage({ id }: { id: string }) {
           <>
             {" "}
             · <Link to={`/admin/orders/${payout.order_id}`}>order</Link>
+          </>
+        )}
+        {payout.stray_transfer_id && (
+          <>
+            {" "}
+            · <Link to={`/admin/stray-transfers/${payout.stray_transfer_id}`}>stray transfer</Link>
           </>
         )}
       </p>

@@ -29,6 +29,8 @@ export interface Payout {
   status: PayoutStatus;
   external_id: string | null;
   order_id: string | null;
+  /** a refund of a stray transfer (its merchant is the house account) */
+  stray_transfer_id: string | null;
   merchant_id: string;
   amount: string;
   currency: "USDT";

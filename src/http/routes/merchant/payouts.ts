@@ -2,10 +2,15 @@
  * Refunds and payouts through the merchant API (DESIGN.md 14): POST /api/v1/payouts (idempotent on
  * external_id), GET /api/v1/payouts/:id, GET /api/v1/payouts, POST /api/v1/payments/:id/refunds.
  */
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { appendAudit } from "../../../audit/append-audit.js";
+import type { Executor } from "../../../db/connection.js";
+import { formatAmount } from "../../../money.js";
+import { auditOriginOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createPayout, createRefund } from "../../../payouts/create-payout.js";
-import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
+import type { PayoutActor, PayoutRow, PayoutStatus } from "../../../payouts/payout-types.js";
 import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import { AppError } from "../../../errors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
@@ -19,6 +24,30 @@ import {
 
 export function claimUrl(ctx: Context, token: string | undefined): string | null {
   return token === undefined ? null : `${ctx.config.publicBaseUrl}/refund/${token}`;
+}
+
+/**
+ * The audit row of a refund or payout created through the merchant API (DESIGN.md 12): the actor is
+ * the merchant, named by its API key prefix (never the key), written in the creation's transaction.
+ */
+function auditCreation(request: FastifyRequest) {
+  const origin = auditOriginOf(request);
+  return (tx: Executor, row: PayoutRow) =>
+    appendAudit(tx, {
+      actor: origin.actor,
+      action: `${row.kind}.create`,
+      targetType: row.kind,
+      targetId: row.id,
+      after: {
+        status: row.status,
+        ...(row.kind === "refund" ? { order_id: row.orderId } : { external_id: row.externalId }),
+        amount: formatAmount(row.amount),
+        address: row.address,
+      },
+      ...(row.reason === null ? {} : { reason: row.reason }),
+      ...(origin.ip === undefined ? {} : { ip: origin.ip }),
+      ...(origin.userAgent === undefined ? {} : { userAgent: origin.userAgent }),
+    });
 }
 
 export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
@@ -43,7 +72,13 @@ export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter
 
   app.post("/api/v1/payouts", { schema: createPayoutSchema }, async (request, reply) => {
     const merchant = requireMerchant(request);
-    const { payout, created } = await createPayout(request.ctx, merchant.id, actorOf(merchant), request.body);
+    const { payout, created } = await createPayout(
+      request.ctx,
+      merchant.id,
+      actorOf(merchant),
+      request.body,
+      auditCreation(request),
+    );
     return reply.status(created ? 201 : 200).send(toPayoutReply(request.ctx, payout));
   });
 
@@ -71,6 +106,7 @@ export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter
       { orderId: request.params.id, merchantId: merchant.id },
       actorOf(merchant),
       request.body,
+      auditCreation(request),
     );
     return reply
       .status(201)

@@ -1,0 +1,67 @@
+/**
+ * The refund claim page's pure parts (web/src/refund/view.ts): the polling backoff, the address
+ * format hint, the words for the server's refusals, and what each state says.
+ */
+import { describe, expect, it } from "vitest";
+import type { RefundClaimView } from "../../web/src/refund/api.js";
+import {
+  FINAL,
+  FIRST_POLL_MS,
+  looksLikeTronAddress,
+  MAX_POLL_MS,
+  nextDelay,
+  refusalText,
+  viewOf,
+} from "../../web/src/refund/view.js";
+
+const claim = (over: Partial<RefundClaimView>): RefundClaimView => ({
+  status: "awaiting_address",
+  amount: "5.000000",
+  currency: "USDT",
+  network: "devnet",
+  merchant_name: "Shop",
+  merchant_order: "order-1",
+  address: null,
+  tx_hash: null,
+  tx_explorer_url: null,
+  claim_expires_at: "2026-01-22T12:00:00.000Z",
+  claimable: true,
+  ...over,
+});
+
+describe("refund claim view", () => {
+  it("backs off by half while nothing changes, up to 30 s, and starts over after a change", () => {
+    const delays: number[] = [];
+    let delay = FIRST_POLL_MS;
+    for (let i = 0; i < 10; i++) delays.push((delay = nextDelay(delay, false)));
+    expect(delays.slice(0, 3)).toEqual([3000, 4500, 6750]);
+    expect(delays.at(-1)).toBe(MAX_POLL_MS);
+    expect(nextDelay(MAX_POLL_MS, true)).toBe(FIRST_POLL_MS);
+  });
+
+  it("hints at the TRON address format and names each refusal", () => {
+    expect(looksLikeTronAddress("TJRabPrwbZy45sbavfcjinPJC18kjpRTv8")).toBe(true);
+    expect(looksLikeTronAddress("0x1234")).toBe(false);
+    expect(looksLikeTronAddress("TJRabPrwbZy45sbavfcjinPJC18kjpRTv0")).toBe(false); // 0 is not base58
+    expect(refusalText("INVALID_ADDRESS", "x")).toContain("not a valid TRON address");
+    expect(refusalText("ADDRESS_NOT_ALLOWED", "x")).toContain("belongs to the payment service");
+    expect(refusalText("CLAIM_EXPIRED", "x")).toContain("expired");
+    expect(refusalText("SOMETHING_ELSE", "the reason")).toContain("the reason");
+  });
+
+  it("says what each state means, and stops polling at the final ones", () => {
+    const now = Date.parse("2026-01-20T12:00:00.000Z");
+    expect(viewOf(claim({}), now).headline).toBe("Enter the address for your refund");
+    expect(viewOf(claim({ claimable: false }), Date.parse("2026-01-23T00:00:00Z")).headline).toBe(
+      "This refund link has expired",
+    );
+    expect(viewOf(claim({ status: "pending_approval", claimable: false }), now).headline).toBe(
+      "Waiting for approval",
+    );
+    expect(viewOf(claim({ status: "completed", claimable: false }), now).tone).toBe("done");
+    for (const status of ["failed", "rejected", "cancelled"] as const) {
+      expect(viewOf(claim({ status, claimable: false }), now).tone).toBe("bad");
+    }
+    expect([...FINAL].sort()).toEqual(["cancelled", "completed", "failed", "rejected"]);
+  });
+});
