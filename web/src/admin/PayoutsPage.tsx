@@ -249,7 +249,7 @@ function PayoutTable({
       <tbody>
         {rows.map((payout) => (
           <tr key={payout.id} data-testid={`payout-${payout.id}`}>
-            <td>{formatTime(payout.created_at)}</td>
+            <td className="nowrap">{formatTime(payout.created_at)}</td>
             <td>{payout.kind}</td>
             <td>{merchants.get(payout.merchant_id) ?? shortId(payout.merchant_id)}</td>
             <td className="num">{trimAmount(payout.amount)} USDT</td>
@@ -259,11 +259,13 @@ function PayoutTable({
               {payout.last_error && <div className="warning">{payout.last_error}</div>}
             </td>
             <td>{payout.created_by}</td>
-            <td className="actions">
-              <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
-                Details
-              </Link>
-              <PayoutActions payout={payout} onDone={onChanged} />
+            <td>
+              <div className="row-actions">
+                <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
+                  Details
+                </Link>
+                <PayoutActions payout={payout} onDone={onChanged} />
+              </div>
             </td>
           </tr>
         ))}
