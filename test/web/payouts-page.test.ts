@@ -281,6 +281,33 @@ describe("the Payouts page", () => {
   });
 });
 
+describe("an approver who enrolled TOTP after the page loaded", () => {
+  it("is asked for the code when the server requires it, then approves", async () => {
+    await createOperatorViaApi(app, ownerCookie, { email: "late@page.example", role: "admin" });
+    const late = await openAs({ email: "late@page.example", password: OPERATOR_PASSWORD });
+    const id = await newPayout("po-late", "0.25");
+    await late.getByTestId("nav-payouts").click();
+    await expect.poll(() => rowOf(late, id).count(), { timeout: 20_000 }).toBe(1);
+    // Enrolled elsewhere (another session): this page still thinks TOTP is off.
+    const { secret: lateSecret } = await enrolTotp(app, await operatorCookie(app, "late@page.example"), () =>
+      t.clock.now(),
+    );
+    await rowOf(late, id).getByTestId("approve-payout").click();
+    expect(await late.getByTestId("decision-totp").count()).toBe(0);
+    await late.getByTestId("decision-confirm").click();
+    await expect
+      .poll(() => late.getByTestId("decision-error").innerText(), { timeout: 15_000 })
+      .toContain("TOTP_REQUIRED");
+    expect((await payoutRow(t, id)).status).toBe("pending_approval");
+    t.clock.advance(31_000);
+    await late.getByTestId("decision-totp").fill(totpAt(lateSecret, t.clock.now()));
+    await late.getByTestId("decision-confirm").click();
+    await expect.poll(() => late.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
+    expect((await payoutRow(t, id)).status).toBe("approved");
+    expect(problems).toEqual([]);
+  });
+});
+
 describe("refunds from the order page, four eyes, roles and balances", () => {
   let owner: Page;
 

@@ -112,7 +112,9 @@ function DecisionDialog({
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const askCode = decision === "approve" && me.totp_enabled;
+  // The code field shows for an enrolled operator, and whenever the server asks for one (an
+  // operator who enrolled in another tab since this page loaded).
+  const [askCode, setAskCode] = useState(decision === "approve" && me.totp_enabled);
   const needsReason = decision === "reject";
   useEffect(() => {
     const dialog = ref.current;
@@ -123,7 +125,7 @@ function DecisionDialog({
     event.preventDefault();
     setError(null);
     if (needsReason && reason.trim() === "") {
-      setError("Give a reason: the payer or merchant is told why.");
+      setError("Give a reason: it is kept with it and in the audit log.");
       return;
     }
     setBusy(true);
@@ -134,9 +136,15 @@ function DecisionDialog({
       });
       onDone();
     } catch (caught) {
-      setError(
-        caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
-      );
+      if (caught instanceof ApiError && caught.code === "TOTP_REQUIRED") {
+        // The server's words: a fresh code is needed, or (ADMIN_REQUIRE_2FA) enrol first.
+        setAskCode(true);
+        setError(`${caught.message} (${caught.code})`);
+      } else {
+        setError(
+          caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
+        );
+      }
       setCode("");
     } finally {
       setBusy(false);
