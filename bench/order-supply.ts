@@ -32,6 +32,7 @@ import { migrate } from "../src/db/migrate.js";
 import { buildApp } from "../src/http/app.js";
 import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
+import { stopAddressDeriver } from "../src/wallet/address-deriver.js";
 import { readPoolState } from "../src/wallet/fill-address-pool.js";
 import { startAddressPoolFiller } from "../src/workers/payment-loops.js";
 
@@ -280,6 +281,7 @@ async function main(): Promise<void> {
       Promise.race([close().catch(() => undefined), new Promise<void>((r) => setTimeout(r, 10_000).unref())]);
     for (const close of closers.reverse()) await bounded(close);
     await bounded(() => database.close());
+    await stopAddressDeriver();
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }

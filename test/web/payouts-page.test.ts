@@ -213,6 +213,9 @@ describe("the Payouts page", () => {
       expect(await page.getByTestId(`tab-${tab}`).getAttribute("aria-selected")).toBe("true");
     };
     await expectTab("flight", ids.flight!, 1);
+    // Accessible names: the tab and its panel are found by role and label.
+    expect(await page.getByRole("tab", { name: "In flight", selected: true }).count()).toBe(1);
+    expect(await page.getByRole("tabpanel", { name: "In flight" }).count()).toBe(1);
     await expectTab("completed", ids.done!, 1);
     await expectTab("failed", ids.failed!, 1);
     await expect.poll(() => rowOf(page, ids.failed!).innerText()).toContain("REVERT");
@@ -253,8 +256,9 @@ describe("the Payouts page", () => {
     await page.getByTestId("nav-payouts").click();
     await expect.poll(() => rowOf(page, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     await rowOf(page, ids.queue!).getByTestId("approve-payout").click();
-    const dialog = page.getByRole("dialog");
+    const dialog = page.getByRole("dialog", { name: "Approve payout of 3 USDT" });
     await expect.poll(() => dialog.count()).toBe(1);
+    expect(await page.getByLabel("Code from your authenticator app").count()).toBe(1);
     expect(await dialog.innerText()).toContain("Approve payout of 3 USDT");
 
     // A code that is none of the three accepted steps (one step of drift each way).
@@ -278,6 +282,33 @@ describe("the Payouts page", () => {
       decidedByLabel: expect.any(String),
     });
     await expect.poll(() => rowOf(page, ids.queue!).count()).toBe(0);
+  });
+});
+
+describe("an approver who enrolled TOTP after the page loaded", () => {
+  it("is asked for the code when the server requires it, then approves", async () => {
+    await createOperatorViaApi(app, ownerCookie, { email: "late@page.example", role: "admin" });
+    const late = await openAs({ email: "late@page.example", password: OPERATOR_PASSWORD });
+    const id = await newPayout("po-late", "0.25");
+    await late.getByTestId("nav-payouts").click();
+    await expect.poll(() => rowOf(late, id).count(), { timeout: 20_000 }).toBe(1);
+    // Enrolled elsewhere (another session): this page still thinks TOTP is off.
+    const { secret: lateSecret } = await enrolTotp(app, await operatorCookie(app, "late@page.example"), () =>
+      t.clock.now(),
+    );
+    await rowOf(late, id).getByTestId("approve-payout").click();
+    expect(await late.getByTestId("decision-totp").count()).toBe(0);
+    await late.getByTestId("decision-confirm").click();
+    await expect
+      .poll(() => late.getByTestId("decision-error").innerText(), { timeout: 15_000 })
+      .toContain("TOTP_REQUIRED");
+    expect((await payoutRow(t, id)).status).toBe("pending_approval");
+    t.clock.advance(31_000);
+    await late.getByTestId("decision-totp").fill(totpAt(lateSecret, t.clock.now()));
+    await late.getByTestId("decision-confirm").click();
+    await expect.poll(() => late.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
+    expect((await payoutRow(t, id)).status).toBe("approved");
+    expect(problems).toEqual([]);
   });
 });
 

@@ -112,7 +112,9 @@ function DecisionDialog({
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const askCode = decision === "approve" && me.totp_enabled;
+  // The code field shows for an enrolled operator, and whenever the server asks for one (an
+  // operator who enrolled in another tab since this page loaded).
+  const [askCode, setAskCode] = useState(decision === "approve" && me.totp_enabled);
   const needsReason = decision === "reject";
   useEffect(() => {
     const dialog = ref.current;
@@ -123,7 +125,7 @@ function DecisionDialog({
     event.preventDefault();
     setError(null);
     if (needsReason && reason.trim() === "") {
-      setError("Give a reason: the payer or merchant is told why.");
+      setError("Give a reason: it is kept with it and in the audit log.");
       return;
     }
     setBusy(true);
@@ -134,9 +136,15 @@ function DecisionDialog({
       });
       onDone();
     } catch (caught) {
-      setError(
-        caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
-      );
+      if (caught instanceof ApiError && caught.code === "TOTP_REQUIRED") {
+        // The server's words: a fresh code is needed, or (ADMIN_REQUIRE_2FA) enrol first.
+        setAskCode(true);
+        setError(`${caught.message} (${caught.code})`);
+      } else {
+        setError(
+          caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
+        );
+      }
       setCode("");
     } finally {
       setBusy(false);
@@ -249,7 +257,7 @@ function PayoutTable({
       <tbody>
         {rows.map((payout) => (
           <tr key={payout.id} data-testid={`payout-${payout.id}`}>
-            <td>{formatTime(payout.created_at)}</td>
+            <td className="nowrap">{formatTime(payout.created_at)}</td>
             <td>{payout.kind}</td>
             <td>{merchants.get(payout.merchant_id) ?? shortId(payout.merchant_id)}</td>
             <td className="num">{trimAmount(payout.amount)} USDT</td>
@@ -259,11 +267,13 @@ function PayoutTable({
               {payout.last_error && <div className="warning">{payout.last_error}</div>}
             </td>
             <td>{payout.created_by}</td>
-            <td className="actions">
-              <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
-                Details
-              </Link>
-              <PayoutActions payout={payout} onDone={onChanged} />
+            <td>
+              <div className="row-actions">
+                <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
+                  Details
+                </Link>
+                <PayoutActions payout={payout} onDone={onChanged} />
+              </div>
             </td>
           </tr>
         ))}
@@ -380,7 +390,9 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
             key={t.id}
             type="button"
             role="tab"
+            id={`payouts-tab-${t.id}`}
             aria-selected={t.id === tab}
+            aria-controls="payouts-tabpanel"
             className={t.id === tab ? "active" : undefined}
             data-testid={`tab-${t.id}`}
             onClick={() => navigate(t.id === "queue" ? "/admin/payouts" : `/admin/payouts?tab=${t.id}`)}
@@ -389,7 +401,12 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
           </button>
         ))}
       </div>
-      <section role="tabpanel" aria-label={current.label} data-testid={`panel-${tab}`}>
+      <section
+        role="tabpanel"
+        id="payouts-tabpanel"
+        aria-labelledby={`payouts-tab-${tab}`}
+        data-testid={`panel-${tab}`}
+      >
         {list.state === "loading" && <p>Loading…</p>}
         {list.state === "error" && <p className="error">{list.message}</p>}
         {list.state === "ok" && (
