@@ -17,7 +17,7 @@
  * Scratch databases, worker processes and the devnet are removed on every exit (errors and Ctrl-C
  * included).
  *
- *   npx tsx bench/payouts.ts [payouts=1000] [delegate_payouts=payouts] [block_time_ms=1000] [recipients=100]
+ *   npx tsx bench/payouts.ts [payouts=1000] [delegate_payouts=payouts] [block_time_ms=1000] [recipients=100] [float_factor=1]
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -43,6 +43,8 @@ const PAYOUTS = Number(process.argv[2] ?? 1000);
 const DELEGATE_PAYOUTS = Number(process.argv[3] ?? PAYOUTS);
 const BLOCK_TIME_MS = Number(process.argv[4] ?? 1000);
 const RECIPIENTS = Number(process.argv[5] ?? 100);
+/** The hot wallet's USDT at the start, in multiples of what the payouts need (+10 USDT). */
+const FLOAT_FACTOR = Number(process.argv[6] ?? 1);
 const SOLIDIFY_AFTER = 19;
 const USDT = 1_000_000n;
 const AMOUNT = 1n; // USDT per payout
@@ -68,6 +70,9 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Times a worker logged that a payout waits for the float (all workers of the run). */
+let floatWaits = 0;
+
 function spawnWorker(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = "";
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve", "--role", "worker"], {
@@ -75,7 +80,10 @@ function spawnWorker(env: Record<string, string>): { child: ChildProcess; output
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  child.stdout?.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
+  child.stdout?.on("data", (c: Buffer) => {
+    floatWaits += c.toString().split("float is too small").length - 1;
+    output = (output + c.toString()).slice(-20_000);
+  });
   child.stderr?.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
   cleanups.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -106,6 +114,8 @@ async function waitFor<T>(
 
 interface ModeResult {
   mode: "burn" | "delegate";
+  hot_wallet_usdt_at_start: string;
+  float_waits_logged: number;
   payouts: number;
   completed: number;
   failed: number;
@@ -126,6 +136,7 @@ interface ModeResult {
 }
 
 async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeResult> {
+  floatWaits = 0;
   const devnet = await spawnDevnet(BLOCK_TIME_MS, SOLIDIFY_AFTER);
   cleanups.push(() => devnet.close());
   const hotKey = randomBytes(32);
@@ -150,7 +161,7 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
   await devnet.post("/devnet/fund", {
     address: hot,
     trx: "100000",
-    usdt: String(BigInt(count) * AMOUNT + 10n),
+    usdt: String(BigInt(Math.ceil(count * FLOAT_FACTOR)) * AMOUNT + 10n),
   });
   let staked: { energy_trx: string; bandwidth_trx: string } | undefined;
   if (mode === "delegate") {
@@ -312,6 +323,8 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
   await cleanUp();
   return {
     mode,
+    hot_wallet_usdt_at_start: (BigInt(Math.ceil(count * FLOAT_FACTOR)) * AMOUNT + 10n).toString(),
+    float_waits_logged: floatWaits,
     payouts: count,
     completed: completed.length,
     failed: rows.length - completed.length,
