@@ -32,6 +32,7 @@ import { migrate } from "../src/db/migrate.js";
 import { buildApp } from "../src/http/app.js";
 import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
+import { stopAddressDeriver } from "../src/wallet/address-deriver.js";
 import { readPoolState } from "../src/wallet/fill-address-pool.js";
 import { startAddressPoolFiller } from "../src/workers/payment-loops.js";
 
@@ -174,8 +175,10 @@ const failures = (r: LoadResult) =>
         .join(", ")}), errors ${r.errors}`
     : "";
 
+const name = `sg_bench_supply_${randomBytes(4).toString("hex")}`;
+const dropScratch = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+
 async function main(): Promise<void> {
-  const name = `sg_bench_supply_${randomBytes(4).toString("hex")}`;
   await admin(`CREATE DATABASE ${name}`);
   const url = withDatabase(adminUrl, name);
   const config = loadConfig({
@@ -272,10 +275,22 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   } finally {
-    for (const close of closers.reverse()) await close();
-    await database.close();
+    // Nothing may keep the scratch database alive: each close gets 10 s, then the database is
+    // dropped (FORCE ends any connection still open) whatever happened before.
+    const bounded = (close: () => Promise<void>) =>
+      Promise.race([close().catch(() => undefined), new Promise<void>((r) => setTimeout(r, 10_000).unref())]);
+    for (const close of closers.reverse()) await bounded(close);
+    await bounded(() => database.close());
+    await stopAddressDeriver();
     await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
+}
+
+// An interrupted run (Ctrl-C, timeout) drops its scratch database too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void dropScratch().finally(() => process.exit(130));
+  });
 }
 
 main().catch((error: unknown) => {

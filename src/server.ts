@@ -10,6 +10,7 @@ import { createContext, type Context } from "./context.js";
 import type { Workers } from "./workers/index.js";
 import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
 import type { Loop } from "./workers/loop.js";
+import { stopAddressDeriver } from "./wallet/address-deriver.js";
 
 import type { Role } from "./commands.js";
 
@@ -90,6 +91,7 @@ export async function startService(
         await app?.close();
         await workers?.stop();
         await snapshotReader?.stop();
+        await stopAddressDeriver();
         await ctx.database.close();
         await ctx.chain.close();
         await devnet?.close();

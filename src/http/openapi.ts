@@ -93,6 +93,13 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
     "REFUND_EXCEEDS_RECEIVED",
     "INSUFFICIENT_BALANCE",
   ],
+  "post /api/v1/admin/stray-transfers/{id}/refunds": [
+    "VALIDATION_ERROR",
+    "INVALID_ADDRESS",
+    "ADDRESS_NOT_ALLOWED",
+    "REFUND_EXCEEDS_RECEIVED",
+    "INVALID_STATE",
+  ],
   "get /api/v1/admin/payouts": ["INVALID_QUERY", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/approve": [
     "INVALID_STATE",

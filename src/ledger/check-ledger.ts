@@ -11,6 +11,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import { HOUSE_MERCHANT_ID } from "../payouts/house-account.js";
 
 export interface LedgerDifference {
   check: "unbalanced_transaction" | "stored_balance" | "recount";
@@ -31,11 +32,13 @@ export const RESERVED_PAYOUT_STATUSES = [
 /**
  * The sources of money credited to a merchant, each a statement answering (merchant_id, amount).
  * Orders carry attached stray transfers in amount_received; static-address deposits (issue 25) add
- * their own source here.
+ * their own source here; refunded stray transfers are the house account's (payouts/house-account.ts).
  */
 export const LEDGER_CREDIT_SOURCES: SQL[] = [
   sql`SELECT merchant_id, amount_received AS amount FROM orders WHERE amount_received <> 0`,
   sql`SELECT merchant_id, amount FROM deposits WHERE status = 'confirmed'`,
+  // Stray transfers refunded: credited whole to the house account at their first refund.
+  sql`SELECT ${HOUSE_MERCHANT_ID}::uuid AS merchant_id, amount FROM stray_transfers WHERE resolution = 'refunded'`,
 ];
 
 const reservedStatuses = sql.join(

@@ -341,7 +341,7 @@ export async function createOrder(
 }
 
 /** Rounds of "derive a block inline, then the batched statement again" before the last resort. */
-const INLINE_ROUNDS = 3;
+const INLINE_ROUNDS = 6;
 
 /**
  * The result of a creation statement for `p`: the new order, the existing one of an idempotent

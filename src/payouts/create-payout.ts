@@ -45,7 +45,7 @@ export interface Created {
   claimToken?: string;
 }
 
-function amountOf(input: string): bigint {
+export function amountOf(input: string): bigint {
   const micro = parseAmount(input);
   if (micro === null || micro <= 0n) {
     throw new AppError(
@@ -56,7 +56,7 @@ function amountOf(input: string): bigint {
   return micro;
 }
 
-function actorColumns(actor: PayoutActor) {
+export function actorColumns(actor: PayoutActor) {
   return {
     createdByKind: actor.kind,
     createdById: actor.kind === "system" ? null : actor.id,
@@ -92,7 +92,7 @@ export async function autoApproves(
   return BigInt(row?.total ?? "0") + amount <= daily;
 }
 
-async function insertPayout(
+export async function insertPayout(
   ctx: Context,
   tx: Executor,
   values: typeof payouts.$inferInsert,

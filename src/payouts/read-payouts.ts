@@ -82,6 +82,7 @@ export function toPayoutReply(ctx: Context, row: PayoutRow) {
     status: row.status,
     external_id: row.externalId,
     order_id: row.orderId,
+    stray_transfer_id: row.strayTransferId,
     merchant_id: row.merchantId,
     amount: formatAmount(row.amount),
     currency: "USDT" as const,

@@ -43,7 +43,7 @@ export async function retryStraySweep(
             SELECT s.id, s.status, s.step FROM settlements s
             WHERE s.address_id = ${stray.address_id}::bigint AND s.order_id IS NULL
               AND (s.status = 'failed'
-                OR (s.status = 'completed' AND s.step = 'below_minimum' AND EXISTS (
+                OR (s.status = 'completed' AND s.step = 'below_minimum' AND coalesce(s.amount, 0) > 0 AND EXISTS (
                   SELECT 1 FROM stray_transfers st
                   WHERE st.address_id = s.address_id AND st.status = 'confirmed'
                     AND (s.swept_at IS NULL OR st.created_at > s.swept_at))))

@@ -32,6 +32,7 @@ export interface StrayViewRow extends Record<string, unknown> {
   head: string | null;
   sweep_status: string | null;
   sweep_step: string | null;
+  sweep_amount: string | null;
   sweep_tx_hash: string | null;
   swept_at: Date | string | null;
 }
@@ -44,7 +45,7 @@ export const STRAY_VIEW_SELECT = sql`
     st.resolution, st.order_id::text AS order_id, st.resolution_reason, st.resolved_by, st.resolved_at,
     st.created_at,
     (SELECT block_number::text FROM scanner_cursor LIMIT 1) AS head,
-    s.status AS sweep_status, s.step AS sweep_step, s.sweep_tx_hash, s.swept_at
+    s.status AS sweep_status, s.step AS sweep_step, s.amount::text AS sweep_amount, s.sweep_tx_hash, s.swept_at
   FROM stray_transfers st
   LEFT JOIN settlements s ON s.address_id = st.address_id AND s.order_id IS NULL`;
 
@@ -84,7 +85,9 @@ export function toStrayView(ctx: Context, row: StrayViewRow): StrayTransferView 
             ? "not_queued"
             : // the address's last round found a balance below SWEEP_MIN_USDT: dust, left on the
               // address (which stays out of the pool, release-addresses.ts)
-              row.sweep_status === "completed" && row.sweep_step === "below_minimum"
+              row.sweep_status === "completed" &&
+                row.sweep_step === "below_minimum" &&
+                BigInt(row.sweep_amount ?? "0") > 0n
               ? "below_minimum"
               : // a completed settlement that predates this stray swept an earlier balance
                 row.sweep_status === "completed"

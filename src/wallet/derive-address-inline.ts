@@ -1,41 +1,48 @@
 /**
- * The fallback when the pool is empty, on the request path. Inline derivations queue on an
- * advisory lock. Whoever holds it first derives a block of INLINE_BLOCK_SIZE addresses (the
- * creations queued behind it need one each), reserving their indexes from address_pool_state, the
- * one row every writer of the pool's chain goes through (migration 0013); the others find the
- * pool no longer empty and derive nothing.
- *  - replenishPoolInline: in a short transaction of its own, committed at once, so the block serves
- *    every waiting creation through the ordinary batched creation statement;
- *  - deriveAddressInline: inside the caller's transaction (lock held until it ends), which then
- *    always finds a free address: the one locked here, or the block no one else can see yet. The
- *    last resort, for a creation that kept losing the fresh addresses to others.
+ * The fallback when the pool is empty, on the request path.
+ *  - replenishPoolInline: one block of INLINE_BLOCK_SIZE addresses at a time per process, derived
+ *    through the filler's own path (indexes reserved in a short transaction, derived with no lock
+ *    or connection held and yielding to the event loop, inserted with the reservation's removal).
+ *    Every creation of the process that finds the pool empty meanwhile waits for that block
+ *    instead of queueing for a database connection and a lock of its own: a burst on an empty pool
+ *    once held all ten pool connections waiting on the advisory lock below while the addresses
+ *    others had committed sat free. The block serves them all through the ordinary batched
+ *    creation statement.
+ *  - deriveAddressInline: inside the caller's transaction (advisory lock held until it ends), which
+ *    then always finds a free address: the one locked here, or the block no one else can see yet.
+ *    The last resort, for a creation that kept losing the fresh addresses to others.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
-import { reserveAndInsertAddresses } from "./fill-address-pool.js";
+import { fillAddressPool, reserveAndInsertAddresses } from "./fill-address-pool.js";
 
 /** Advisory lock key of inline derivation (see src/db/locks.ts for the other keys). */
 export const INLINE_DERIVATION_LOCK = 740_100_101;
 /** Addresses one inline derivation adds: one creation batch (about 15 ms of derivation on one core). */
 export const INLINE_BLOCK_SIZE = 64;
 
+// Per database handle (one per process in production): the block being derived, if any.
+const inflight = new WeakMap<Context["database"], Promise<number>>();
+
 /**
- * Makes the pool non-empty: derives and commits a block unless another creation did so while this
- * one waited for the lock. Returns the number of addresses derived.
+ * Makes the pool hold at least a block: derives and commits up to INLINE_BLOCK_SIZE addresses, or
+ * waits for the block another creation of this process is deriving (then answers 0). Returns the
+ * number of addresses this call derived.
  */
 export async function replenishPoolInline(ctx: Context): Promise<number> {
-  return ctx.db.transaction(async (tx) => {
-    await queryRows(tx, sql`SELECT pg_advisory_xact_lock(${INLINE_DERIVATION_LOCK})`);
-    const [pool] = await queryRows<{ free: string }>(
-      tx,
-      sql`SELECT coalesce(sum(free), 0)::text AS free FROM address_pool_counts`,
-    );
-    if (Number(pool?.free ?? 0) > 0) return 0;
-    await reserveAndInsertAddresses(ctx, tx, INLINE_BLOCK_SIZE);
-    return INLINE_BLOCK_SIZE;
-  });
+  const running = inflight.get(ctx.database);
+  if (running) {
+    // Its failure is the creation's that started it; the waiters just try the pool again.
+    await running.catch(() => 0);
+    return 0;
+  }
+  const block = fillAddressPool(ctx, { target: INLINE_BLOCK_SIZE, batchSize: INLINE_BLOCK_SIZE })
+    .then((result) => result.inserted)
+    .finally(() => inflight.delete(ctx.database));
+  inflight.set(ctx.database, block);
+  return block;
 }
 
 /**

@@ -4,8 +4,8 @@
  * counters (address_pool_counts, kept by a trigger on addresses: migration 0013), never by counting
  * addresses. From the taken counter it measures the take rate, and it keeps
  * max(POOL_MIN_FREE, rate x POOL_HEADROOM_SECONDS) addresses free, deriving batches of about one
- * second of takes (at least POOL_BATCH_SIZE, at most POOL_MAX_BATCH_SIZE) per run, yielding to the
- * event loop every DERIVE_CHUNK addresses.
+ * second of takes (at least POOL_BATCH_SIZE, at most POOL_MAX_BATCH_SIZE) per run, on a worker thread
+ * (address-deriver.ts), so the requests the process serves meanwhile keep the event loop.
  *
  * Derivation indexes are reserved from the one row of address_pool_state, which every writer of
  * the pool's chain goes through (this filler and the inline derivation), so no two writers ever
@@ -15,12 +15,11 @@
  * filler's CPU work and never takes indexes from under it. A reservation left by a filler that died
  * is completed by the next run after RESERVATION_STALE_MS. Safe in any number of workers.
  */
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
-import { deriveAddresses } from "@stablegate/tron/hd";
+import { deriveAddressesOffThread } from "./address-deriver.js";
 
 /** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;
@@ -28,13 +27,6 @@ export const POOL_BATCH_SIZE = 100;
 export const POOL_MAX_BATCH_SIZE = 2_000;
 /** The pool holds at least this many seconds of takes at the measured rate. */
 export const POOL_HEADROOM_SECONDS = 10;
-/**
- * Derivation yields to the event loop after each chunk (the API shares it in role "all"). Small:
- * a chunk blocks every request of the process for its duration (16 addresses: about 3 ms on a quiet
- * core, 15-20 ms on the shared bench machine; 200 held creation at p50 ~250 ms there).
- */
-const DERIVE_CHUNK = 16;
-
 export interface PoolState {
   free: number;
   /** Addresses ever taken from the pool (free -> allocated), monotonic. */
@@ -95,17 +87,8 @@ export async function reserveAndInsertAddresses(ctx: Context, db: Executor, coun
     sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int RETURNING next_index - ${count}::int AS start`,
   );
   const start = Number(row?.start ?? 0);
-  await insertAddresses(ctx, db, start, deriveAddresses(ctx.config.walletXpub, start, count));
+  await insertAddresses(ctx, db, start, await deriveAddressesOffThread(ctx.config.walletXpub, start, count));
   return start;
-}
-
-async function deriveYielding(xpub: string, from: number, count: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let done = 0; done < count; done += DERIVE_CHUNK) {
-    if (done > 0) await yieldToEventLoop();
-    out.push(...deriveAddresses(xpub, from + done, Math.min(DERIVE_CHUNK, count - done)));
-  }
-  return out;
 }
 
 export interface FillResult {
@@ -131,7 +114,7 @@ async function completeStaleReservation(ctx: Context): Promise<number | null> {
     );
     if (!stale) return null;
     const from = Number(stale.from_index);
-    const derived = await deriveYielding(ctx.config.walletXpub, from, Number(stale.count));
+    const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, Number(stale.count));
     const inserted = await insertAddresses(ctx, tx, from, derived);
     ctx.log.warn(
       { from, count: Number(stale.count), inserted },
@@ -198,7 +181,7 @@ export async function fillAddressPool(
     );
     return start;
   });
-  const derived = await deriveYielding(ctx.config.walletXpub, from, count);
+  const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, count);
   const inserted = await ctx.db.transaction(async (tx) => {
     const mine = await queryRows(
       tx,

@@ -76,7 +76,7 @@ export async function releaseAddresses(
  * address-level settlement completed after it was recorded, by a sweep (step swept) or by a round
  * that found the address empty. Dust is not swept: a round that found a balance below
  * SWEEP_MIN_USDT (step below_minimum, amount > 0) keeps the address out of the pool, so the next
- * order's sweep never carries a stray's money (docs/strays.md). A later stray that tops the
+ * order's sweep never carries a stray's money (README, stray transfers). A later stray that tops the
  * balance up, or an operator's retry-sweep after lowering SWEEP_MIN_USDT, sweeps it and frees it.
  */
 async function releaseHeldAddresses(ctx: Context, batchSize: number): Promise<number> {

@@ -12,6 +12,9 @@
  *    and orders are created and paid after it. No process exits; every order reaches its outcome,
  *    each outcome webhook arrives (one event per order), each order is swept exactly once, and
  *    `stablegate check-rollups` passes. The recovery times are printed.
+ * 3. A stray transfer is in the mix: USDT paid while the server is down to a pool address no order
+ *    ever held is recorded once it is back, confirmed, and swept to the cold wallet exactly once by
+ *    its address's own settlement (the chain's transfers from that address to the cold wallet).
  *
  * Missing PostgreSQL server binaries fail the test (no skip): CI machines have them.
  */
@@ -25,6 +28,7 @@ import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevnet, type Devnet } from "@stablegate/devnet";
 import { encodeBalanceOf } from "@stablegate/tron/abi";
+import { evmHex } from "@stablegate/tron/address";
 import { createNodeClient } from "@stablegate/tron/node-client";
 import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
 import { createPgCluster, freePort, type PgCluster } from "../helpers/pg-cluster.js";
@@ -114,6 +118,30 @@ function env(extra: Record<string, string>): Record<string, string> {
     DATA_DIR: mkdtempSync(join(tmpdir(), "sg-dbrestart-")),
     ...extra,
   };
+}
+
+/** The amounts of every USDT Transfer on the chain from `from` to the cold wallet, block by block. */
+async function transfersToCold(from: string): Promise<bigint[]> {
+  const topic = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+  const [fromTopic, toTopic] = [from, cold].map((a) => evmHex(a).padStart(64, "0"));
+  const client = createNodeClient({ baseUrl: devnet.url });
+  const out: bigint[] = [];
+  try {
+    const head = (await client.getNowBlock()).block_header.raw_data.number ?? 0;
+    for (let n = 0; n <= head; n++) {
+      for (const info of await client.getTransactionInfoByBlockNum(n)) {
+        if (info.receipt?.result !== "SUCCESS") continue;
+        for (const log of info.log ?? []) {
+          if (log.topics?.[0] === topic && log.topics[1] === fromTopic && log.topics[2] === toTopic) {
+            out.push(BigInt(`0x${log.data}`));
+          }
+        }
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  return out;
 }
 
 async function status(url: string, path: string, init: RequestInit = {}) {
@@ -280,6 +308,11 @@ describe("PostgreSQL down at start-up and crash-restarted under load (real proce
       async () => `waiting: ${await waiting()}`,
       50,
     );
+    // A pool address no order will take before the end (claims take the lowest index first).
+    const [spare] = await sql<{ address: string }>(
+      "SELECT address FROM addresses WHERE status = 'free' ORDER BY derivation_index DESC LIMIT 1",
+    );
+    if (!spare) throw new Error("no free address in the pool");
     await cluster.stop("immediate");
     const downAt = performance.now();
     const cutLogin = await loginInFlight;
@@ -289,6 +322,9 @@ describe("PostgreSQL down at start-up and crash-restarted under load (real proce
     await pay(during[0]!, during[0]!.expected);
     await pay(during[1]!, during[1]!.expected);
     await pay(during[2]!, during[2]!.expected - 500_000n);
+    // The stray, paid while the database is down.
+    const stray = await postStatus(devnet, "/devnet/fund", { address: spare.address, usdt_units: "1500000" });
+    expect(stray.status, stray.text).toBe(200);
     const probes: { what: string; status: number; ms: number; retryAfter: string | null }[] = [];
     const probe = async (what: string, url: string, path: string, init?: RequestInit) => {
       const r = await status(url, path, init);
@@ -433,6 +469,28 @@ describe("PostgreSQL down at start-up and crash-restarted under load (real proce
       [ids],
     );
     expect(settled[0]?.n).toBe(orders.length);
+    // The stray: recorded once, confirmed, and its address's own settlement swept it.
+    await waitUntil(
+      "the stray's address to be swept",
+      async () => {
+        const [row] = await sql<{ status: string; step: string }>(
+          "SELECT s.status, s.step FROM settlements s WHERE s.address = $1 AND s.order_id IS NULL",
+          [spare.address],
+        );
+        return row?.status === "completed" ? true : undefined;
+      },
+      90_000,
+      async () =>
+        `${JSON.stringify(await sql("SELECT to_address, status, amount::text FROM stray_transfers"))} ${JSON.stringify(
+          await sql("SELECT address, status, step, last_error FROM settlements WHERE order_id IS NULL"),
+        )}\n${outputs()}`,
+    );
+    expect(
+      await sql("SELECT amount::text AS amount, status FROM stray_transfers WHERE to_address = $1", [
+        spare.address,
+      ]),
+    ).toEqual([{ amount: "1500000", status: "confirmed" }]);
+    expect(await transfersToCold(spare.address)).toEqual([1_500_000n]);
     const client = createNodeClient({ baseUrl: devnet.url });
     try {
       const balance = await client.triggerConstantContract({
@@ -440,7 +498,7 @@ describe("PostgreSQL down at start-up and crash-restarted under load (real proce
         contract: devnet.usdtContract,
         data: encodeBalanceOf(cold),
       });
-      const total = orders.reduce((sum, o) => sum + o.paid, 0n);
+      const total = orders.reduce((sum, o) => sum + o.paid, 0n) + 1_500_000n;
       expect(BigInt(`0x${balance.constant_result?.[0] ?? "0"}`)).toBe(total);
     } finally {
       await client.close();

@@ -16,6 +16,7 @@ import { openDatabase } from "../../src/db/connection.js";
 import { migrate } from "../../src/db/migrate.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createOrder } from "../../src/payments/create-order.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
@@ -30,6 +31,7 @@ const STEPS = 150;
 let t: TestApp;
 let shop: TestMerchant;
 let orderIds: string[];
+let strayAddresses: string[];
 beforeAll(async () => {
   t = await createTestApp();
   shop = await addMerchant(t.ctx);
@@ -43,6 +45,16 @@ beforeAll(async () => {
     });
     orderIds.push(order.id);
   }
+  // Addresses no order holds, already out of the pool as a stray takes them (allocated, no order).
+  await fillAddressPool(t.ctx);
+  const held = await queryRows<{ address: string }>(
+    t.ctx.db,
+    sql`UPDATE addresses SET status = 'allocated'
+        WHERE id IN (SELECT id FROM addresses WHERE status = 'free' ORDER BY derivation_index DESC LIMIT 4)
+        RETURNING address`,
+  );
+  strayAddresses = held.map((r) => r.address);
+  expect(strayAddresses).toHaveLength(4);
 });
 afterAll(() => t.close());
 
@@ -111,6 +123,7 @@ describe("rollups under racing writers", () => {
         steps: STEPS,
         seed: n * 7919,
         name: `racer-${n}`,
+        strayAddresses,
       }));
       let tallies: RaceTally[];
       const url = t.testDb.url;
@@ -128,6 +141,17 @@ describe("rollups under racing writers", () => {
       const created = tallies.reduce((sum, tally) => sum + tally.created, 0);
       expect(created).toBe(2 * (STEPS / 5));
       expect(await checkRollups(t.ctx.db)).toEqual([]);
+      // The strays raced too: recorded by both, and both confirmed and dismissed some.
+      const strays = await queryRows<{ status: string; resolution: string | null; n: string }>(
+        t.ctx.db,
+        sql`SELECT status, resolution, count(*)::text AS n FROM stray_transfers GROUP BY 1, 2`,
+      );
+      expect(strays.reduce((sum, r) => sum + Number(r.n), 0)).toBe(
+        tallies.reduce((sum, tally) => sum + tally.strays, 0),
+      );
+      expect(tallies.every((tally) => tally.strays > 0)).toBe(true);
+      expect(strays.some((r) => r.resolution === "dismissed")).toBe(true);
+      expect(strays.some((r) => r.status === "confirmed")).toBe(true);
       const [row] = await queryRows<{ orders: string; rolled: string; moved: string }>(
         t.ctx.db,
         sql`SELECT (SELECT count(*) FROM orders WHERE merchant_id = ${shop.id}::uuid)::text AS orders,

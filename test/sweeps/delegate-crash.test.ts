@@ -8,24 +8,29 @@
  * - on either engine, an in-process worker whose database and node connections vanish the moment
  *   the transaction is stored, before any broadcast: the stored bytes alone must be enough.
  *
- * Then another worker takes over once the lease has expired and finishes the settlement.
+ * Then another worker takes over once the lease has expired and finishes the settlement. Stray
+ * transfers are in the mix (DESIGN.md 4): USDT paid to a pool address no order holds is recorded,
+ * and its address's own settlement survives the same deaths; each sweep is proved once by the
+ * chain's own USDT transfers to the cold wallet, and check-rollups stays clean.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.js";
 import type { NodePool } from "../../src/chain/node-pool.js";
+import { addresses, settlements, strayTransfers, sweepCosts } from "../../src/db/schema.js";
+import { checkRollups } from "../../src/stats/check-rollups.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
+import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
 import {
-  costsOf,
   delegatedEnergyStake,
   ledgerOf,
   newAccount,
   paidOrder,
   settlementOf,
   stake,
-  sweepUntilSettled,
   trxBalance,
   usdtBalance,
 } from "./delegate-helpers.js";
@@ -38,6 +43,66 @@ let t: ChainTest;
 let hot: { privateKey: string; address: string };
 let cold: { address: string };
 let swept = 0n;
+let fromBlock = 0;
+let sweepsToCold = 0;
+
+/** What a crash case sweeps: an order's address, or a stray transfer's (its own settlement). */
+interface Target {
+  address: string;
+  settlement(): ReturnType<typeof settlementOf>;
+}
+
+const orderTarget = (order: { id: string; address: string }): Target => ({
+  address: order.address,
+  settlement: () => settlementOf(t, order.id),
+});
+
+/** USDT paid to a free pool address no order ever held: a stray, recorded and confirmed. */
+async function strayTarget(micro: bigint): Promise<Target> {
+  await fillAddressPool(t.ctx);
+  const [spare] = await t.ctx.db
+    .select()
+    .from(addresses)
+    .where(
+      and(
+        eq(addresses.status, "free"),
+        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
+      ),
+    )
+    .orderBy(desc(addresses.derivationIndex))
+    .limit(1);
+  if (!spare) throw new Error("no free address in the pool");
+  const txid = await t.pay(spare.address, micro);
+  t.mine(1);
+  await t.finalize();
+  const recorded = await t.ctx.db
+    .select()
+    .from(strayTransfers)
+    .where(eq(strayTransfers.toAddress, spare.address));
+  expect(recorded).toEqual([expect.objectContaining({ txHash: txid, amount: micro, status: "confirmed" })]);
+  return {
+    address: spare.address,
+    settlement: async () => {
+      const [row] = await t.ctx.db
+        .select()
+        .from(settlements)
+        .where(and(eq(settlements.address, spare.address), isNull(settlements.orderId)));
+      return row;
+    },
+  };
+}
+
+/** Mines a block, moves the clock past any wait and runs the sweeper until the settlement ends. */
+async function sweepUntilSettled(target: Target, rounds = 30) {
+  for (let i = 0; i < rounds; i++) {
+    t.devnet.mine(1);
+    t.clock.advance(61_000);
+    await runDueSweeps(t.ctx);
+    const row = await target.settlement();
+    if (row?.status === "completed" || row?.status === "failed") return row;
+  }
+  return target.settlement();
+}
 
 beforeAll(async () => {
   hot = await newAccount();
@@ -50,10 +115,13 @@ beforeAll(async () => {
       SWEEP_MODE: "delegate",
     },
   });
-  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "200000", solidify: true });
-  await stake(t, hot.privateKey, 100_000, "ENERGY");
+  // Energy for sixteen delegated sweeps (orders and strays): a delegation's energy used by the
+  // address comes back to the hot wallet as its own usage, which recovers only over a day.
+  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "500000", solidify: true });
+  await stake(t, hot.privateKey, 400_000, "ENERGY");
   await stake(t, hot.privateKey, 20_000, "BANDWIDTH");
   await t.scanner.sync();
+  fromBlock = (await t.cursor()) ?? 0;
   // The workers use the real time; so does the survivor from here on.
   t.clock.set(new Date());
 });
@@ -61,10 +129,10 @@ afterAll(async () => {
   await t.close();
 });
 
-async function waitForStep(orderId: string, step: Step, mine: boolean): Promise<void> {
+async function waitForStep(target: Target, step: Step, mine: boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const row = await settlementOf(t, orderId);
+    const row = await target.settlement();
     if (row?.step === step) return;
     if (Date.now() > deadline) throw new Error(`settlement stayed at ${row?.step ?? "nothing"}`);
     // The chain moves only while the worker has not reached the step yet.
@@ -74,7 +142,7 @@ async function waitForStep(orderId: string, step: Step, mine: boolean): Promise<
 }
 
 /** A real worker process, killed with SIGKILL once the settlement is at `step`. */
-async function killProcessAt(orderId: string, step: Step): Promise<void> {
+async function killProcessAt(target: Target, step: Step): Promise<void> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", SCRIPT], {
     env: {
       ...process.env,
@@ -91,7 +159,7 @@ async function killProcessAt(orderId: string, step: Step): Promise<void> {
     child.once("exit", (code, signal) => resolve(signal ?? String(code))),
   );
   try {
-    await waitForStep(orderId, step, true);
+    await waitForStep(target, step, true);
   } finally {
     child.kill("SIGKILL");
   }
@@ -102,7 +170,7 @@ async function killProcessAt(orderId: string, step: Step): Promise<void> {
  * An in-process worker whose database and node vanish the moment its settlement is stored at
  * `step`: the signed transaction is in the database, and it was never broadcast.
  */
-async function dieInProcessAt(orderId: string, step: Step): Promise<void> {
+async function dieInProcessAt(subject: Target, step: Step): Promise<void> {
   let dead = false;
   const gone = () => new Error("connection terminated: worker process is gone");
   const db = new Proxy(t.ctx.db, {
@@ -113,7 +181,7 @@ async function dieInProcessAt(orderId: string, step: Step): Promise<void> {
       if (property !== "execute" && property !== "transaction") return value.bind(target);
       return async (...args: unknown[]) => {
         const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        if ((await settlementOf(t, orderId))?.step === step) dead = true;
+        if ((await subject.settlement())?.step === step) dead = true;
         return result;
       };
     },
@@ -137,18 +205,19 @@ async function dieInProcessAt(orderId: string, step: Step): Promise<void> {
     }
   }
   expect(dead).toBe(true);
-  expect((await settlementOf(t, orderId))?.step).toBe(step);
+  expect((await subject.settlement())?.step).toBe(step);
 }
 
 /** The lease of the dead worker runs out: the survivor's clock moves past it. */
-async function outliveLease(orderId: string): Promise<void> {
-  const row = await settlementOf(t, orderId);
+async function outliveLease(target: Target): Promise<void> {
+  const row = await target.settlement();
   const until = Math.max(row?.leaseExpiresAt?.getTime() ?? 0, row?.nextAttemptAt?.getTime() ?? 0);
   t.clock.set(new Date(Math.max(until, Date.now()) + 1_000));
 }
 
-async function expectSweptOnce(orderId: string, address: string, amount: bigint, hotBefore: bigint) {
-  const settled = await sweepUntilSettled(t, orderId);
+async function expectSweptOnce(target: Target, amount: bigint, hotBefore: bigint) {
+  const { address } = target;
+  const settled = await sweepUntilSettled(target);
   expect(settled).toMatchObject({ status: "completed", step: "swept" });
   swept += amount;
   expect(await usdtBalance(t, cold.address)).toBe(swept);
@@ -159,22 +228,37 @@ async function expectSweptOnce(orderId: string, address: string, amount: bigint,
   const landed = ledger.filter((r) => r.state === "solid" || r.state === "failed");
   expect(landed.map((r) => r.kind).sort()).toEqual(["activate", "delegate", "sweep", "undelegate"]);
   const burnt = hotBefore - (await trxBalance(t, hot.address)) - (await trxBalance(t, address));
-  const [cost] = await costsOf(t, orderId);
+  const [cost] = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.settlementId, settled!.id));
   expect(cost?.trxBurnt).toBe(burnt);
   expect(cost?.activationTrx).toBe(burnt);
   expect(burnt).toBeLessThanOrEqual(1_100_000n);
+  // The chain itself shows the one USDT transfer from the address to the cold wallet.
+  const head = Number((await t.ctx.chain.client.getNowBlock()).block_header.raw_data.number);
+  const toCold = await chainTransfers(t, new Set([cold.address]), fromBlock, head);
+  expect(toCold).toHaveLength(++sweepsToCold);
+  expect(await checkRollups(t.ctx.db)).toEqual([]);
 }
 
 describe("a delegate-mode worker dying right after storing a transaction", () => {
   for (const step of STEPS) {
     it(`finishes without stranding energy or paying twice: died at ${step}, before broadcasting`, async () => {
       t.clock.set(new Date());
-      const order = await paidOrder(t, "6", 6_000_000n);
+      const order = orderTarget(await paidOrder(t, "6", 6_000_000n));
       const hotBefore = await trxBalance(t, hot.address);
-      await dieInProcessAt(order.id, step);
-      await outliveLease(order.id);
-      await expectSweptOnce(order.id, order.address, 6_000_000n, hotBefore);
-    });
+      await dieInProcessAt(order, step);
+      await outliveLease(order);
+      await expectSweptOnce(order, 6_000_000n, hotBefore);
+    }, 60_000);
+  }
+  for (const step of STEPS) {
+    it(`sweeps a stray transfer's address once: died at ${step}, before broadcasting`, async () => {
+      t.clock.set(new Date());
+      const stray = await strayTarget(4_000_000n);
+      const hotBefore = await trxBalance(t, hot.address);
+      await dieInProcessAt(stray, step);
+      await outliveLease(stray);
+      await expectSweptOnce(stray, 4_000_000n, hotBefore);
+    }, 60_000);
   }
 });
 
@@ -184,12 +268,22 @@ if (process.env.TEST_DATABASE_URL) {
     for (const step of STEPS) {
       it(`finishes without stranding energy or paying twice: killed at ${step}`, async () => {
         t.clock.set(new Date());
-        const order = await paidOrder(t, "8", 8_000_000n);
+        const order = orderTarget(await paidOrder(t, "8", 8_000_000n));
         const hotBefore = await trxBalance(t, hot.address);
-        await killProcessAt(order.id, step);
-        await outliveLease(order.id);
-        await expectSweptOnce(order.id, order.address, 8_000_000n, hotBefore);
-      });
+        await killProcessAt(order, step);
+        await outliveLease(order);
+        await expectSweptOnce(order, 8_000_000n, hotBefore);
+      }, 120_000);
+    }
+    for (const step of STEPS) {
+      it(`sweeps a stray transfer's address once: killed at ${step}`, async () => {
+        t.clock.set(new Date());
+        const stray = await strayTarget(3_000_000n);
+        const hotBefore = await trxBalance(t, hot.address);
+        await killProcessAt(stray, step);
+        await outliveLease(stray);
+        await expectSweptOnce(stray, 3_000_000n, hotBefore);
+      }, 120_000);
     }
   });
 }

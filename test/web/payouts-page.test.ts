@@ -14,7 +14,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
-import { payouts, payoutTransactions } from "../../src/db/schema.js";
+import { addresses, payouts, payoutTransactions } from "../../src/db/schema.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { buildApp, type App } from "../../src/http/app.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { formatAmount } from "../../src/money.js";
@@ -212,6 +213,9 @@ describe("the Payouts page", () => {
       expect(await page.getByTestId(`tab-${tab}`).getAttribute("aria-selected")).toBe("true");
     };
     await expectTab("flight", ids.flight!, 1);
+    // Accessible names: the tab and its panel are found by role and label.
+    expect(await page.getByRole("tab", { name: "In flight", selected: true }).count()).toBe(1);
+    expect(await page.getByRole("tabpanel", { name: "In flight" }).count()).toBe(1);
     await expectTab("completed", ids.done!, 1);
     await expectTab("failed", ids.failed!, 1);
     await expect.poll(() => rowOf(page, ids.failed!).innerText()).toContain("REVERT");
@@ -252,8 +256,9 @@ describe("the Payouts page", () => {
     await page.getByTestId("nav-payouts").click();
     await expect.poll(() => rowOf(page, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     await rowOf(page, ids.queue!).getByTestId("approve-payout").click();
-    const dialog = page.getByRole("dialog");
+    const dialog = page.getByRole("dialog", { name: "Approve payout of 3 USDT" });
     await expect.poll(() => dialog.count()).toBe(1);
+    expect(await page.getByLabel("Code from your authenticator app").count()).toBe(1);
     expect(await dialog.innerText()).toContain("Approve payout of 3 USDT");
 
     // A code that is none of the three accepted steps (one step of drift each way).
@@ -277,6 +282,33 @@ describe("the Payouts page", () => {
       decidedByLabel: expect.any(String),
     });
     await expect.poll(() => rowOf(page, ids.queue!).count()).toBe(0);
+  });
+});
+
+describe("an approver who enrolled TOTP after the page loaded", () => {
+  it("is asked for the code when the server requires it, then approves", async () => {
+    await createOperatorViaApi(app, ownerCookie, { email: "late@page.example", role: "admin" });
+    const late = await openAs({ email: "late@page.example", password: OPERATOR_PASSWORD });
+    const id = await newPayout("po-late", "0.25");
+    await late.getByTestId("nav-payouts").click();
+    await expect.poll(() => rowOf(late, id).count(), { timeout: 20_000 }).toBe(1);
+    // Enrolled elsewhere (another session): this page still thinks TOTP is off.
+    const { secret: lateSecret } = await enrolTotp(app, await operatorCookie(app, "late@page.example"), () =>
+      t.clock.now(),
+    );
+    await rowOf(late, id).getByTestId("approve-payout").click();
+    expect(await late.getByTestId("decision-totp").count()).toBe(0);
+    await late.getByTestId("decision-confirm").click();
+    await expect
+      .poll(() => late.getByTestId("decision-error").innerText(), { timeout: 15_000 })
+      .toContain("TOTP_REQUIRED");
+    expect((await payoutRow(t, id)).status).toBe("pending_approval");
+    t.clock.advance(31_000);
+    await late.getByTestId("decision-totp").fill(totpAt(lateSecret, t.clock.now()));
+    await late.getByTestId("decision-confirm").click();
+    await expect.poll(() => late.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
+    expect((await payoutRow(t, id)).status).toBe("approved");
+    expect(problems).toEqual([]);
   });
 });
 
@@ -383,7 +415,8 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await expect
       .poll(() => viewer.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
       .toBe("100 USDT");
-    expect(await viewer.getByTestId("float-qr").count()).toBe(1);
+    // The QR is drawn after the float arrives (an async encode): waited for, not counted at once.
+    await expect.poll(() => viewer.getByTestId("float-qr").count(), { timeout: 10_000 }).toBe(1);
     await viewer.getByTestId("tab-flight").click();
     await expect.poll(() => rowOf(viewer, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     expect(await rowOf(viewer, ids.flight!).count()).toBe(1);
@@ -393,6 +426,53 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     // The approver sees the same approved payouts with their Cancel button.
     await owner.goto(`${base}/admin/payouts?tab=flight`);
     await expect.poll(() => rowOf(owner, ids.flight!).getByTestId("cancel-payout").count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("a stray transfer's refund", () => {
+  it("is created from the stray's page with a claim link, and the stray shows refunded", async () => {
+    await fillAddressPool(t.ctx);
+    const [spare] = await t.ctx.db
+      .select()
+      .from(addresses)
+      .where(eq(addresses.status, "free"))
+      .orderBy(desc(addresses.derivationIndex))
+      .limit(1);
+    if (!spare) throw new Error("no free address for the stray");
+    await t.pay(spare.address, 7n * USDT);
+    t.mine(1);
+    await t.finalize();
+
+    const owner = await openAs({ password: TEST_ADMIN_PASSWORD });
+    await owner.getByTestId("nav-strays").click();
+    await expect
+      .poll(() => owner.getByTestId("strays").innerText(), { timeout: 20_000 })
+      .toContain(spare.address);
+    await owner.getByTestId("strays").getByRole("link").first().click();
+    await expect.poll(() => owner.getByTestId("stray-refund-panel").count(), { timeout: 20_000 }).toBe(1);
+    await owner.getByTestId("stray-refund").click();
+    await expect.poll(() => owner.getByTestId("stray-refund-error").innerText()).toContain("Give a reason");
+    await owner.getByTestId("stray-refund-amount").fill("7");
+    await owner.getByTestId("stray-refund-reason").fill("sent to an address nobody gave out");
+    await owner.getByTestId("stray-refund").click();
+    await expect
+      .poll(() => owner.getByTestId("stray-refund-claim-url").innerText(), { timeout: 15_000 })
+      .toMatch(/\/refund\/[A-Za-z0-9_-]{20,}$/);
+    await expect.poll(() => owner.getByTestId("stray-resolution").innerText()).toBe("refunded");
+    const [refund] = await t.ctx.db
+      .select()
+      .from(payouts)
+      .where(and(eq(payouts.kind, "refund"), eq(payouts.amount, 7n * USDT)));
+    expect(refund).toMatchObject({ status: "awaiting_address", address: null });
+    expect(refund?.strayTransferId).toBeTruthy();
+    // Nothing more is left of the stray to refund: the server's refusal is shown.
+    await owner.getByTestId("stray-refund-amount").fill("1");
+    await owner.getByTestId("stray-refund-reason").fill("again");
+    await owner.getByTestId("stray-refund").click();
+    await expect
+      .poll(() => owner.getByTestId("stray-refund-error").innerText(), { timeout: 15_000 })
+      .toContain("REFUND_EXCEEDS_RECEIVED");
     expect(problems).toEqual([]);
   });
 });

@@ -1004,6 +1004,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/stray-transfers/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund a stray transfer (to the house account's books; the stray becomes resolved `refunded`) */
+        post: operations["postAdminStrayTransfersIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/orders/{id}/cancel": {
         parameters: {
             query?: never;
@@ -5838,6 +5855,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -6068,6 +6087,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -6108,6 +6129,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -6377,6 +6400,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -6622,6 +6647,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -14199,6 +14226,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -14589,6 +14618,8 @@ export interface operations {
                             status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                             external_id: string | null;
                             order_id: string | null;
+                            /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                            stray_transfer_id: string | null;
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
@@ -14839,6 +14870,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -15116,6 +15149,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -15393,6 +15428,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -15915,6 +15952,8 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         external_id: string | null;
                         order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
@@ -16030,6 +16069,298 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "REFUND_EXCEEDS_RECEIVED" | "INSUFFICIENT_BALANCE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminStrayTransfersIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description default: the stray's amount less its live and completed refunds
+                     * @example 10.5
+                     */
+                    amount?: string;
+                    /**
+                     * @description without one, the reply's claim_url is the payer's page
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
+                    address?: string;
+                    /** @description why (kept in the order's events and the audit log) */
+                    reason: string;
+                    /** Format: uri */
+                    callback_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "refund" | "payout";
+                        /** @enum {string} */
+                        status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
+                        external_id: string | null;
+                        order_id: string | null;
+                        /** @description a refund of a stray transfer: the stray (its merchant is the house account) */
+                        stray_transfer_id: string | null;
+                        merchant_id: string;
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDT";
+                        network: string;
+                        address: string | null;
+                        reason: string | null;
+                        callback_url: string | null;
+                        metadata: {
+                            [key: string]: unknown;
+                        } | null;
+                        tx_hash: string | null;
+                        tx_explorer_url: string | null;
+                        trx_burnt: string | null;
+                        auto_approved: boolean;
+                        created_by: string;
+                        decided_by: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        approved_at: string | null;
+                        completed_at: string | null;
+                        failed_at: string | null;
+                        last_error: string | null;
+                        /** @description refunds without an address: the payer's page, shown once */
+                        claim_url: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: REFUND_EXCEEDS_RECEIVED, INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "REFUND_EXCEEDS_RECEIVED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "REFUND_EXCEEDS_RECEIVED" | "INVALID_STATE";
                     };
                 };
             };

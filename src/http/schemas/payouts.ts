@@ -4,6 +4,7 @@ import { PAYOUT_STATUSES } from "../../db/schema.js";
 import { parseAmount } from "../../money.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { errorReply } from "./error-reply.js";
+import { reasonField } from "./resolutions.js";
 import { isoTimestamp } from "./merchant-fields.js";
 
 const AMOUNT_MESSAGE = 'must be a decimal string greater than 0 with at most 6 decimals, e.g. "10.5"';
@@ -64,6 +65,10 @@ export const payoutReply = z.object({
   status: z.enum(PAYOUT_STATUSES),
   external_id: z.string().nullable(),
   order_id: z.string().nullable(),
+  stray_transfer_id: z
+    .string()
+    .nullable()
+    .describe("a refund of a stray transfer: the stray (its merchant is the house account)"),
   merchant_id: z.string(),
   amount: z.string(),
   currency: z.literal("USDT"),
@@ -209,6 +214,19 @@ export const adminCreateRefundSchema = {
   summary: "Refund (part of) what an order received (admin twin)",
   params: idParams,
   body: createRefundBody,
+  response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
+};
+
+export const adminCreateStrayRefundSchema = {
+  ...adminCommon,
+  summary: "Refund a stray transfer (to the house account's books; the stray becomes resolved `refunded`)",
+  params: idParams,
+  body: z.object({
+    amount: amount.optional().describe("default: the stray's amount less its live and completed refunds"),
+    address: address.optional().describe("without one, the reply's claim_url is the payer's page"),
+    reason: reasonField,
+    callback_url: callbackUrl.optional(),
+  }),
   response: { 201: createdRefundReply, 400: errorReply, 404: errorReply, 409: errorReply },
 };
 

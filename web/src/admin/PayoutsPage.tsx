@@ -26,8 +26,15 @@ const TABS = [
 ] as const satisfies ReadonlyArray<{ id: string; label: string; statuses: readonly PayoutStatus[] }>;
 type TabId = (typeof TABS)[number]["id"];
 
-const listOf = (statuses: readonly PayoutStatus[]) =>
-  api.get<{ data: Payout[] }>(`/payouts?limit=100&status=${statuses.join(",")}`).then((r) => r.data);
+interface PayoutPage {
+  data: Payout[];
+  next_cursor: string | null;
+}
+const pageOf = (statuses: readonly PayoutStatus[], cursor?: string | null) =>
+  api.get<PayoutPage>(
+    `/payouts?limit=100&status=${statuses.join(",")}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+  );
+const listOf = (statuses: readonly PayoutStatus[]) => pageOf(statuses).then((r) => r.data);
 
 export function StatusBadge({ status }: { status: string }) {
   const tone =
@@ -105,7 +112,9 @@ function DecisionDialog({
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const askCode = decision === "approve" && me.totp_enabled;
+  // The code field shows for an enrolled operator, and whenever the server asks for one (an
+  // operator who enrolled in another tab since this page loaded).
+  const [askCode, setAskCode] = useState(decision === "approve" && me.totp_enabled);
   const needsReason = decision === "reject";
   useEffect(() => {
     const dialog = ref.current;
@@ -116,7 +125,7 @@ function DecisionDialog({
     event.preventDefault();
     setError(null);
     if (needsReason && reason.trim() === "") {
-      setError("Give a reason: the payer or merchant is told why.");
+      setError("Give a reason: it is kept with it and in the audit log.");
       return;
     }
     setBusy(true);
@@ -127,9 +136,15 @@ function DecisionDialog({
       });
       onDone();
     } catch (caught) {
-      setError(
-        caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
-      );
+      if (caught instanceof ApiError && caught.code === "TOTP_REQUIRED") {
+        // The server's words: a fresh code is needed, or (ADMIN_REQUIRE_2FA) enrol first.
+        setAskCode(true);
+        setError(`${caught.message} (${caught.code})`);
+      } else {
+        setError(
+          caught instanceof ApiError ? decisionErrorText(caught.code, caught.message) : errorMessage(caught),
+        );
+      }
       setCode("");
     } finally {
       setBusy(false);
@@ -242,7 +257,7 @@ function PayoutTable({
       <tbody>
         {rows.map((payout) => (
           <tr key={payout.id} data-testid={`payout-${payout.id}`}>
-            <td>{formatTime(payout.created_at)}</td>
+            <td className="nowrap">{formatTime(payout.created_at)}</td>
             <td>{payout.kind}</td>
             <td>{merchants.get(payout.merchant_id) ?? shortId(payout.merchant_id)}</td>
             <td className="num">{trimAmount(payout.amount)} USDT</td>
@@ -252,11 +267,13 @@ function PayoutTable({
               {payout.last_error && <div className="warning">{payout.last_error}</div>}
             </td>
             <td>{payout.created_by}</td>
-            <td className="actions">
-              <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
-                Details
-              </Link>
-              <PayoutActions payout={payout} onDone={onChanged} />
+            <td>
+              <div className="row-actions">
+                <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
+                  Details
+                </Link>
+                <PayoutActions payout={payout} onDone={onChanged} />
+              </div>
             </td>
           </tr>
         ))}
@@ -336,7 +353,22 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
   const names = new Map(
     merchants.state === "ok" ? merchants.data.data.map((m) => [m.id, m.name] as const) : [],
   );
-  const list = useApi(() => listOf(current.statuses), `${tab}-${round}`);
+  const list = useApi(() => pageOf(current.statuses), `${tab}-${round}`);
+  // Further pages (100 each, newest first), appended by "Load more"; reset with the list.
+  const [more, setMore] = useState<{ key: string; rows: Payout[]; cursor: string | null } | null>(null);
+  const listKey = `${tab}-${round}`;
+  const extra = more?.key === listKey ? more : null;
+  const cursor = extra ? extra.cursor : list.state === "ok" ? list.data.next_cursor : null;
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const loadMore = async () => {
+    setMoreError(null);
+    try {
+      const next = await pageOf(current.statuses, cursor);
+      setMore({ key: listKey, rows: [...(extra?.rows ?? []), ...next.data], cursor: next.next_cursor });
+    } catch (caught) {
+      setMoreError(errorMessage(caught));
+    }
+  };
   const awaiting = useApi(
     () => (tab === "queue" ? listOf(["awaiting_address"]) : Promise.resolve([])),
     `awaiting-${tab}-${round}`,
@@ -358,7 +390,9 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
             key={t.id}
             type="button"
             role="tab"
+            id={`payouts-tab-${t.id}`}
             aria-selected={t.id === tab}
+            aria-controls="payouts-tabpanel"
             className={t.id === tab ? "active" : undefined}
             data-testid={`tab-${t.id}`}
             onClick={() => navigate(t.id === "queue" ? "/admin/payouts" : `/admin/payouts?tab=${t.id}`)}
@@ -367,18 +401,31 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
           </button>
         ))}
       </div>
-      <section role="tabpanel" aria-label={current.label} data-testid={`panel-${tab}`}>
+      <section
+        role="tabpanel"
+        id="payouts-tabpanel"
+        aria-labelledby={`payouts-tab-${tab}`}
+        data-testid={`panel-${tab}`}
+      >
         {list.state === "loading" && <p>Loading…</p>}
         {list.state === "error" && <p className="error">{list.message}</p>}
         {list.state === "ok" && (
           <PayoutTable
-            rows={list.data}
+            rows={[...list.data.data, ...(extra?.rows ?? [])]}
             merchants={names}
             testId="payouts"
             onChanged={reload}
             empty={tab === "queue" ? "Nothing waits for approval." : "None."}
           />
         )}
+        {list.state === "ok" && cursor && (
+          <p className="pager">
+            <button type="button" onClick={() => void loadMore()} data-testid="payouts-more">
+              Load more
+            </button>
+          </p>
+        )}
+        {moreError && <p className="error">{moreError}</p>}
         {tab === "queue" && (
           <>
             <h2>Waiting for the payer&apos;s address</h2>
@@ -432,6 +479,12 @@ export function PayoutDetailPage({ id }: { id: string }) {
           <>
             {" "}
             · <Link to={`/admin/orders/${payout.order_id}`}>order</Link>
+          </>
+        )}
+        {payout.stray_transfer_id && (
+          <>
+            {" "}
+            · <Link to={`/admin/stray-transfers/${payout.stray_transfer_id}`}>stray transfer</Link>
           </>
         )}
       </p>

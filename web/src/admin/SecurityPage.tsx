@@ -1,5 +1,5 @@
-import QRCode from "qrcode";
-import { useEffect, useState, type FormEvent } from "react";
+import { useQrCode } from "../qr.js";
+import { useState, type FormEvent } from "react";
 import { api } from "./api.js";
 import { formatTime } from "./format.js";
 import { useMe } from "./me.js";
@@ -84,28 +84,13 @@ function PasswordForm() {
   );
 }
 
-function useQr(text: string | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (text === null) return;
-    let cancelled = false;
-    QRCode.toString(text, { type: "svg", margin: 1, errorCorrectionLevel: "M" })
-      .then((svg) => !cancelled && setUrl(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`))
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
-  }, [text]);
-  return text === null ? null : url;
-}
-
 function TwoFactor({ onChanged }: { onChanged: () => void }) {
   const me = useMe();
   const [setup, setSetup] = useState<{ secret: string; otpauth_url: string } | null>(null);
   const [code, setCode] = useState("");
   const [codes, setCodes] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const qr = useQr(setup?.otpauth_url ?? null);
+  const qr = useQrCode(setup?.otpauth_url ?? null);
   const run = async (action: () => Promise<void>) => {
     setError(null);
     try {

@@ -3,6 +3,7 @@ import { api, type Pagination, type StrayDetail, type StrayTransferView } from "
 import { formatTime, trimAmount } from "./format.js";
 import { useCan } from "./me.js";
 import { Link, navigate } from "./router.js";
+import { StrayRefundPanel } from "./StrayRefundPanel.js";
 import { errorMessage, useApi } from "./useApi.js";
 
 /**
@@ -22,7 +23,7 @@ export function StrayTransfersPage() {
       <h1>Stray transfers</h1>
       <p className="muted">
         Transfers to addresses no order held. Their balance is swept to the cold wallet by the address&apos;s
-        own settlement; attach one to the order it was meant for, or dismiss it with a reason.
+        own settlement; attach one to the order it was meant for, refund it, or dismiss it with a reason.
       </p>
       {list.data.data.length === 0 ? (
         <p className="muted" data-testid="no-strays">
@@ -189,6 +190,7 @@ export function StrayTransferPage({ id }: { id: string }) {
           </p>
         )}
       </section>
+      <StrayRefundPanel stray={stray} onDone={detail.reload} />
       <section className="panel wide" data-testid="address-history">
         <h2>Address {address.address}</h2>
         <p className="muted">

@@ -29,6 +29,8 @@ export interface Payout {
   status: PayoutStatus;
   external_id: string | null;
   order_id: string | null;
+  /** a refund of a stray transfer (its merchant is the house account) */
+  stray_transfer_id: string | null;
   merchant_id: string;
   amount: string;
   currency: "USDT";
@@ -98,7 +100,6 @@ export const DECISION_PERMISSION: Record<Decision, string> = {
 /** The server's refusal codes of a decision, in the operator's words. */
 export function decisionErrorText(code: string, message: string): string {
   const text: Record<string, string> = {
-    TOTP_REQUIRED: "Enter a fresh code from your authenticator app.",
     TOTP_INVALID: "That code is wrong or was already used: wait for the next one.",
     FOUR_EYES_REQUIRED: "You created this one: another operator must approve it (four-eyes rule).",
     ADMIN_FORBIDDEN: "Your role may not do this.",

@@ -1,5 +1,5 @@
-import QRCode from "qrcode";
 import { useEffect, useState } from "react";
+import { useQrCode } from "../qr.js";
 import { countdown, trimAmount } from "./amounts.js";
 import { fetchStatus, type Fetched } from "./api.js";
 import { POLL_MS, viewOf } from "./view.js";
@@ -44,23 +44,6 @@ function useNow(active: boolean): number {
     return () => clearInterval(timer);
   }, [active]);
   return now;
-}
-
-function useQrCode(text: string | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (text === null) return;
-    let cancelled = false;
-    QRCode.toString(text, { type: "svg", margin: 1, errorCorrectionLevel: "M" })
-      .then((svg) => {
-        if (!cancelled) setUrl(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`);
-      })
-      .catch(() => undefined);
-    return () => {
-      cancelled = true;
-    };
-  }, [text]);
-  return text === null ? null : url;
 }
 
 async function copyText(text: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { formatAmount } from "../../../money.js";
 import { auditActorOf, requestMeta } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
+import { createStrayRefund } from "../../../payouts/stray-refund.js";
 import { checkDecision, decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
@@ -17,6 +18,7 @@ import { readPayoutFloat } from "../../../payouts/read-float.js";
 import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import {
   adminCreateRefundSchema,
+  adminCreateStrayRefundSchema,
   adminDecidePayoutSchema,
   adminGetPayoutSchema,
   adminListPayoutsSchema,
@@ -140,6 +142,41 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
               address: row.address,
             },
             ...(row.reason === null ? {} : { reason: row.reason }),
+            ip: meta.ip,
+            ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
+          }),
+      );
+      return reply
+        .status(201)
+        .send({ ...toPayoutReply(request.ctx, payout), claim_url: claimUrl(request.ctx, claimToken) });
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/stray-transfers/:id/refunds",
+    { schema: adminCreateStrayRefundSchema, config: { permission: "refunds.create" } },
+    async (request, reply) => {
+      const meta = requestMeta(request);
+      const { payout, claimToken } = await createStrayRefund(
+        request.ctx,
+        request.params.id,
+        operatorActor(request),
+        request.body,
+        (tx, row, resolved) =>
+          appendAudit(tx, {
+            actor: auditActorOf(request),
+            action: "refund.create",
+            targetType: "refund",
+            targetId: row.id,
+            before: { stray_resolution: resolved ? null : "refunded" },
+            after: {
+              status: row.status,
+              stray_transfer_id: row.strayTransferId,
+              stray_resolution: "refunded",
+              amount: formatAmount(row.amount),
+              address: row.address,
+            },
+            reason: request.body.reason,
             ip: meta.ip,
             ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
           }),

@@ -1,0 +1,140 @@
+/**
+ * Refunding a stray transfer (DESIGN.md 13 and 14): POST /admin/stray-transfers/:id/refunds. A
+ * stray belongs to no merchant, so its refunds belong to the house account (house-account.ts).
+ * In one transaction, with the stray row locked:
+ *  - the stray must be confirmed and not attached or dismissed (409 INVALID_STATE);
+ *  - the amount (default: what is left) never exceeds the stray's amount less its refunds that are
+ *    not rejected, cancelled or failed (409 REFUND_EXCEEDS_RECEIVED);
+ *  - the first refund marks the stray resolved `refunded` and credits the house account with the
+ *    whole stray (ledger `stray_received`: received -> available); a later refund of the same
+ *    stray (after one was rejected, or for the rest) only reserves from what that credit left;
+ *  - the refund is created like any (pending approval unless auto-approved, four eyes, TOTP on
+ *    approval), its reservation posted, and the caller's audit row written.
+ * A stray resolved `refunded` stays so even when all its refunds end rejected: the money is on the
+ * house account's books, and another refund of the stray is the way to pay it back.
+ */
+import { randomBytes } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { strayTransfers } from "../db/schema.js";
+import { AppError } from "../errors.js";
+import { isUuid, newId } from "../ids.js";
+import { creditMerchant } from "../ledger/post-ledger.js";
+import { formatAmount } from "../money.js";
+import { actorRecord } from "../orders/resolution-actor.js";
+import { assertCallbackUrlAccepted } from "../payments/callback-url.js";
+import {
+  actorColumns,
+  amountOf,
+  claimTokenHash,
+  insertPayout,
+  type Created,
+  type CreateRefundInput,
+} from "./create-payout.js";
+import { checkDestination } from "./destination.js";
+import { ensureHouseAccount, HOUSE_MERCHANT_ID } from "./house-account.js";
+import { CLAIM_TTL_MS, LIVE_STATUSES, type PayoutActor, type PayoutRow } from "./payout-types.js";
+
+export interface StrayRefundInput extends Omit<CreateRefundInput, "amount"> {
+  /** Default: the stray's amount less its live and completed refunds. */
+  amount?: string | undefined;
+}
+
+export async function createStrayRefund(
+  ctx: Context,
+  strayId: string,
+  actor: PayoutActor,
+  input: StrayRefundInput,
+  /** Runs inside the creation's transaction (the audit row); `resolved`: this refund resolved the stray. */
+  inTransaction?: (tx: Executor, row: PayoutRow, resolved: boolean) => Promise<void>,
+): Promise<Created> {
+  const notFound = new AppError("NOT_FOUND", "stray transfer not found");
+  if (!isUuid(strayId)) throw notFound;
+  const requested = input.amount === undefined ? undefined : amountOf(input.amount);
+  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
+  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
+  const token = address === null ? randomBytes(32).toString("base64url") : undefined;
+  return ctx.db.transaction(async (tx) => {
+    const [stray] = await tx
+      .select()
+      .from(strayTransfers)
+      .where(eq(strayTransfers.id, strayId))
+      .for("update");
+    if (!stray) throw notFound;
+    if (stray.status !== "confirmed") {
+      throw new AppError(
+        "INVALID_STATE",
+        "the stray transfer is not confirmed yet (a fork may still drop it)",
+      );
+    }
+    if (stray.resolution !== null && stray.resolution !== "refunded") {
+      throw new AppError("INVALID_STATE", `the stray transfer is already ${stray.resolution}`);
+    }
+    const live = LIVE_STATUSES.concat(["completed"]);
+    const [sum] = await queryRows<{ total: string }>(
+      tx,
+      sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
+          WHERE stray_transfer_id = ${stray.id}::uuid AND kind = 'refund'
+            AND status IN (${sql.join(
+              live.map((s) => sql`${s}`),
+              sql`, `,
+            )})`,
+    );
+    const refunded = BigInt(sum?.total ?? "0");
+    const left = stray.amount - refunded;
+    const amount = requested ?? left;
+    if (amount <= 0n || amount > left) {
+      throw new AppError(
+        "REFUND_EXCEEDS_RECEIVED",
+        `the stray transfer brought ${formatAmount(stray.amount)} USDT and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(left > 0n ? left : 0n)} more can be refunded`,
+      );
+    }
+    const now = ctx.clock.now();
+    const resolved = stray.resolution === null;
+    await ensureHouseAccount(ctx, tx);
+    if (resolved) {
+      await tx
+        .update(strayTransfers)
+        .set({
+          resolution: "refunded",
+          resolutionReason: input.reason ?? "refunded",
+          resolvedBy: actorRecord(actor),
+          resolvedAt: now,
+        })
+        .where(eq(strayTransfers.id, stray.id));
+      await creditMerchant(tx, {
+        merchantId: HOUSE_MERCHANT_ID,
+        amount: stray.amount,
+        kind: "stray_received",
+        refType: "stray_transfer",
+        refId: stray.id,
+        at: now,
+      });
+    }
+    const row = await insertPayout(
+      ctx,
+      tx,
+      {
+        id: newId(now.getTime()),
+        merchantId: HOUSE_MERCHANT_ID,
+        kind: "refund",
+        status: "pending_approval",
+        strayTransferId: stray.id,
+        amount,
+        address,
+        reason: input.reason ?? null,
+        callbackUrl: input.callback_url ?? null,
+        claimTokenHash: token === undefined ? null : claimTokenHash(token),
+        claimExpiresAt: token === undefined ? null : new Date(now.getTime() + CLAIM_TTL_MS),
+        ...actorColumns(actor),
+        createdAt: now,
+        updatedAt: now,
+      },
+      actor,
+    );
+    if (inTransaction) await inTransaction(tx, row, resolved);
+    return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
+  });
+}

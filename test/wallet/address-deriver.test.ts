@@ -1,0 +1,47 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { deriveAddresses, mnemonicToAccountXpub } from "@stablegate/tron/hd";
+import {
+  WORKER_MIN_COUNT,
+  deriveAddressesOffThread,
+  derivesOffThread,
+  stopAddressDeriver,
+} from "../../src/wallet/address-deriver.js";
+import { TEST_MNEMONIC } from "../helpers/config.js";
+
+const run = promisify(execFile);
+const xpub = mnemonicToAccountXpub(TEST_MNEMONIC);
+
+describe("pool derivation off the event loop", () => {
+  it("derives on a worker thread in a real process, equal to deriveAddresses, and reports a bad xpub", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", "test/wallet/derive-off-thread-process.ts", TEST_MNEMONIC],
+      { timeout: 60_000 },
+    );
+    expect(JSON.parse(stdout.trim())).toEqual({
+      offThread: true,
+      mainThread: true,
+      ordersEqual: true,
+      staticsEqual: true,
+      invalid: "invalid xpub",
+    });
+  }, 90_000);
+
+  it("derives a small first batch on the event loop without starting the thread", async () => {
+    expect(await deriveAddressesOffThread(xpub, 7, 20)).toEqual(deriveAddresses(xpub, 7, 20));
+    expect(derivesOffThread()).toBe(false);
+  });
+
+  it("derives on the worker thread inside the test runner too, equal to deriveAddresses", async () => {
+    const derived = await deriveAddressesOffThread(xpub, 100, WORKER_MIN_COUNT + 33);
+    expect(derived).toEqual(deriveAddresses(xpub, 100, WORKER_MIN_COUNT + 33));
+    expect(derivesOffThread()).toBe(true);
+    await expect(deriveAddressesOffThread("xpub-not-really", 0, 1)).rejects.toThrow("invalid xpub");
+    // A failed request leaves the worker serving the next one, small or not.
+    expect(await deriveAddressesOffThread(xpub, 0, 2, 1)).toEqual(deriveAddresses(xpub, 0, 2, 1));
+    await stopAddressDeriver();
+    expect(derivesOffThread()).toBe(false);
+  });
+});
