@@ -213,6 +213,9 @@ describe("the Payouts page", () => {
       expect(await page.getByTestId(`tab-${tab}`).getAttribute("aria-selected")).toBe("true");
     };
     await expectTab("flight", ids.flight!, 1);
+    // Accessible names: the tab and its panel are found by role and label.
+    expect(await page.getByRole("tab", { name: "In flight", selected: true }).count()).toBe(1);
+    expect(await page.getByRole("tabpanel", { name: "In flight" }).count()).toBe(1);
     await expectTab("completed", ids.done!, 1);
     await expectTab("failed", ids.failed!, 1);
     await expect.poll(() => rowOf(page, ids.failed!).innerText()).toContain("REVERT");
@@ -253,8 +256,9 @@ describe("the Payouts page", () => {
     await page.getByTestId("nav-payouts").click();
     await expect.poll(() => rowOf(page, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     await rowOf(page, ids.queue!).getByTestId("approve-payout").click();
-    const dialog = page.getByRole("dialog");
+    const dialog = page.getByRole("dialog", { name: "Approve payout of 3 USDT" });
     await expect.poll(() => dialog.count()).toBe(1);
+    expect(await page.getByLabel("Code from your authenticator app").count()).toBe(1);
     expect(await dialog.innerText()).toContain("Approve payout of 3 USDT");
 
     // A code that is none of the three accepted steps (one step of drift each way).

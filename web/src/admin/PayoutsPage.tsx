@@ -390,7 +390,9 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
             key={t.id}
             type="button"
             role="tab"
+            id={`payouts-tab-${t.id}`}
             aria-selected={t.id === tab}
+            aria-controls="payouts-tabpanel"
             className={t.id === tab ? "active" : undefined}
             data-testid={`tab-${t.id}`}
             onClick={() => navigate(t.id === "queue" ? "/admin/payouts" : `/admin/payouts?tab=${t.id}`)}
@@ -399,7 +401,12 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
           </button>
         ))}
       </div>
-      <section role="tabpanel" aria-label={current.label} data-testid={`panel-${tab}`}>
+      <section
+        role="tabpanel"
+        id="payouts-tabpanel"
+        aria-labelledby={`payouts-tab-${tab}`}
+        data-testid={`panel-${tab}`}
+      >
         {list.state === "loading" && <p>Loading…</p>}
         {list.state === "error" && <p className="error">{list.message}</p>}
         {list.state === "ok" && (
