@@ -18,6 +18,10 @@ export default defineConfig({
     // Every response of an in-process app is checked against docs/openapi.json (the contract).
     setupFiles: ["test/helpers/contract-setup.ts"],
     testTimeout: 30_000,
+    // expect.poll's default deadline is 1 s: on a loaded two-core machine a page or a worker can
+    // take longer to show a state that is still coming (a browser test failed once so). A poll that
+    // times out still prints the last value it saw.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     // Two cores: more parallel files only thrash the CPU and make timing-sensitive tests flaky.
     maxWorkers: 2,

@@ -156,6 +156,8 @@ export async function listSessions(
   ctx: Context,
   input: { operatorId?: string | undefined; limit?: number },
 ): Promise<SessionRow[]> {
+  // No operator has an id that is not a UUID (and the column's type would refuse the comparison).
+  if (input.operatorId !== undefined && !UUID.test(input.operatorId)) return [];
   return ctx.db
     .select()
     .from(operatorSessions)

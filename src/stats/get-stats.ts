@@ -34,8 +34,18 @@ export interface AdminStats {
   week: StatsBlock;
   total: StatsBlock & { merchant_count: number };
   address_pool: AddressPoolCounts;
-  /** Stray transfers (DESIGN.md 4), from stray_rollups: all, and those still unresolved. */
-  stray_transfers: { count: number; amount: string; unresolved_count: number; unresolved_amount: string };
+  /**
+   * Stray transfers (DESIGN.md 4), from stray_rollups: all, and those still unresolved; and the dust
+   * their sweeps left below SWEEP_MIN_USDT (each such address stays out of the pool until it is swept).
+   */
+  stray_transfers: {
+    count: number;
+    amount: string;
+    unresolved_count: number;
+    unresolved_amount: string;
+    dust_addresses: number;
+    dust_amount: string;
+  };
   deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
 }
 
@@ -73,7 +83,7 @@ function figures(name: string, where: ReturnType<typeof sql>) {
 export async function getStats(ctx: Context): Promise<AdminStats> {
   const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
   const today = utcDate(todayStart);
-  const [[recent], [total], addressPool, depositStats, [strays]] = await Promise.all([
+  const [[recent], [total], addressPool, depositStats, [strays], [dust]] = await Promise.all([
     queryRows<Row>(
       ctx.db,
       sql`SELECT ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
@@ -95,6 +105,13 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
             coalesce(sum(amount) FILTER (WHERE resolution = 'unresolved'), 0)::text AS open_amount
           FROM stray_rollups`,
     ),
+    // One address-level settlement per address (settlements_address_level_idx): its last round.
+    queryRows<Row>(
+      ctx.db,
+      sql`SELECT count(*)::text AS n, coalesce(sum(amount), 0)::text AS amount FROM settlements
+          WHERE order_id IS NULL AND status = 'completed' AND step = 'below_minimum' AND amount > 0
+            AND NOT EXISTS (SELECT 1 FROM addresses a WHERE a.id = settlements.address_id AND a.status = 'static')`,
+    ),
   ]);
   const totalRow = total ?? {};
   return {
@@ -107,6 +124,8 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
       amount: formatAmount(BigInt(strays?.amount ?? "0")),
       unresolved_count: Number(strays?.open_n ?? "0"),
       unresolved_amount: formatAmount(BigInt(strays?.open_amount ?? "0")),
+      dust_addresses: Number(dust?.n ?? "0"),
+      dust_amount: formatAmount(BigInt(dust?.amount ?? "0")),
     },
     deposits: depositStats,
   };

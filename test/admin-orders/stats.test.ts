@@ -130,7 +130,14 @@ describe("GET /api/v1/admin/stats", () => {
         merchant_count: 3,
       },
       address_pool: { total: 4, free: 4, allocated: 0 },
-      stray_transfers: { count: 0, amount: "0.000000", unresolved_count: 0, unresolved_amount: "0.000000" },
+      stray_transfers: {
+        count: 0,
+        amount: "0.000000",
+        unresolved_count: 0,
+        unresolved_amount: "0.000000",
+        dust_addresses: 0,
+        dust_amount: "0.000000",
+      },
       // no static-address deposits in this fixture (test/deposits/deposits-chain.test.ts has them)
       deposits: {
         today: { deposit_count: 0, total_received: "0.000000" },

@@ -75,15 +75,29 @@ async function assertAuditChainIntact(database: Database, name: string): Promise
   if (tally) appendFileSync(tally, `${result.rows}\n`);
 }
 
+/** Records whether a test closed its database itself (a test of the database being gone). */
+function trackClose(database: Database): { closed: boolean } {
+  const state = { closed: false };
+  const close = database.close.bind(database);
+  database.close = async () => {
+    state.closed = true;
+    await close();
+  };
+  return state;
+}
+
 export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     const database = await openDatabase({});
     await migrate(database);
+    const state = trackClose(database);
     return {
       database,
       url: undefined,
       async drop() {
+        // An in-memory database the test closed itself is gone, with nothing left to verify.
+        if (state.closed) return;
         try {
           await assertAuditChainIntact(database, "PGlite");
         } finally {
@@ -107,14 +121,21 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
     database,
     url,
     async drop() {
-      // Verified first, but dropped whatever the verdict: a broken chain fails the file, and leaves
-      // nothing behind.
-      const verdict = assertAuditChainIntact(database, name).then(
+      // Verified first over a connection of its own, as `stablegate verify-audit` does (the test may
+      // have closed its pool), but dropped whatever the verdict: a broken chain fails the file, and
+      // leaves nothing behind.
+      await database.close();
+      const failure = await (async () => {
+        const verifier = await openDatabase({ databaseUrl: url, poolSize: 1 });
+        try {
+          await assertAuditChainIntact(verifier, name);
+        } finally {
+          await verifier.close();
+        }
+      })().then(
         () => undefined,
         (error: unknown) => error,
       );
-      const failure = await verdict;
-      await database.close();
       const dropper = new pg.Client({ connectionString: adminUrl });
       await dropper.connect();
       try {

@@ -43,6 +43,12 @@ describe("sessions", () => {
     expect((await get("/api/v1/admin/sessions?all=true", first)).json().code).toBe("ADMIN_FORBIDDEN");
   });
 
+  it("answers an empty list, not a 500, for an operator_id that is no operator's (the fuzz found it)", async () => {
+    expect(await sessionsOf(owner, "?operator_id=J2*x")).toEqual([]);
+    expect(await sessionsOf(owner, "?page=2.93e%2B243&operator_id=J2*x")).toEqual([]);
+    expect(await sessionsOf(owner, "?operator_id=00000000-0000-4000-8000-0000000000ff")).toEqual([]);
+  });
+
   it("stops a stolen cookie the moment its session is revoked", async () => {
     await createOperatorViaApi(t.app, owner, { email: "stolen@sessions.example", role: "admin" });
     const victim = await operatorCookie(t.app, "stolen@sessions.example");

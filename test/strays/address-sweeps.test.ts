@@ -209,6 +209,10 @@ describe("retry-sweep of a stray's address", () => {
       headers: { cookie: viewer },
     });
     expect(view.json().stray.sweep).toMatchObject({ status: "below_minimum", sweep_tx_hash: null });
+    const dust = async () =>
+      (await app.inject({ method: "GET", url: "/api/v1/admin/stats", headers: { cookie: viewer } })).json()
+        .stray_transfers;
+    expect(await dust()).toMatchObject({ dust_addresses: 1, dust_amount: "0.500000" });
 
     // Held: long past its quarantine it is still out of the pool, and new orders never get it.
     t.clock.advanceSeconds(QUARANTINE_S * 10);
@@ -247,6 +251,7 @@ describe("retry-sweep of a stray's address", () => {
       amount: USDT / 2n,
     });
     expect(await usdtBalance(t, cold)).toBe(coldBefore + USDT / 2n);
+    expect(await dust()).toMatchObject({ dust_addresses: 0, dust_amount: "0.000000" });
     expect(await coldTransfers()).toHaveLength(coldTransfersBefore + 1);
     t.clock.advanceSeconds(QUARANTINE_S + 1);
     await releaseAddresses(t.ctx);

@@ -164,6 +164,8 @@ describe("a payment to a released address", () => {
       amount: "3.000000",
       unresolved_count: 0,
       unresolved_amount: "0.000000",
+      dust_addresses: 0,
+      dust_amount: "0.000000",
     });
     t.clock.advanceSeconds(QUARANTINE_S + 1);
     await releaseAddresses(t.ctx);

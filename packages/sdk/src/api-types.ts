@@ -9627,6 +9627,10 @@ export interface operations {
                             amount: string;
                             unresolved_count: number;
                             unresolved_amount: string;
+                            /** @description addresses whose stray balance is below SWEEP_MIN_USDT: not swept, and kept out of the pool until it is */
+                            dust_addresses: number;
+                            /** @description the USDT those addresses hold (6 decimals) */
+                            dust_amount: string;
                         };
                         /** @description confirmed deposits to static addresses, by UTC day of detection */
                         deposits: {

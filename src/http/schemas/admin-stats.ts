@@ -33,6 +33,11 @@ export const getStatsSchema = {
         amount: z.string(),
         unresolved_count: z.number().int(),
         unresolved_amount: z.string(),
+        dust_addresses: z.number().int().meta({
+          description:
+            "addresses whose stray balance is below SWEEP_MIN_USDT: not swept, and kept out of the pool until it is",
+        }),
+        dust_amount: z.string().meta({ description: "the USDT those addresses hold (6 decimals)" }),
       }),
       deposits: z
         .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
