@@ -429,6 +429,8 @@ export const payoutTransactions = pgTable("payout_transactions", {
   blockNumber: bigint("block_number", { mode: "number" }),
   createdAt: ts("created_at").notNull(),
   landedAt: ts("landed_at"),
+  /** First seen in a block of the head chain (migration 0015); NULL while in none. */
+  includedAt: ts("included_at"),
 });
 
 export const DEPOSIT_ADDRESS_STATUSES = ["active", "disabled"] as const;

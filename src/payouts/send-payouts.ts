@@ -190,14 +190,18 @@ async function signNew(d: SweepDeps, row: PayoutRow): Promise<TransactionJson | 
   const { ctx } = d;
   const readAt = ctx.clock.now();
   const balance = await usdtBalance(d, d.hotAddress);
-  // Money already committed to the chain but perhaps not yet visible in the balance: every other
-  // live transaction, and those that landed after the balance was read.
+  // Money already committed to the chain but not visible in the balance (read from the head): every
+  // other live transaction and those solidified after the read, unless the sender had already seen
+  // it in a block before the read (the balance has paid it then; counting it too made a tight
+  // float wait and alert for the ~19 blocks to solidification).
+  const at = readAt.toISOString();
   const [pending] = await queryRows<{ total: string }>(
     ctx.db,
     sql`SELECT coalesce(sum(p.amount), 0)::text AS total
         FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
         WHERE p.id <> ${row.id}::uuid
-          AND (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${readAt.toISOString()}::timestamptz))`,
+          AND (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
+          AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
   );
   const committed = BigInt(pending?.total ?? "0");
   if (balance - committed < row.amount) {
@@ -318,6 +322,14 @@ async function awaitLanding(d: SweepDeps, row: PayoutRow, live: LiveTx): Promise
   const included = await d.client.getTransactionInfoById(live.tx_hash);
   if (!included) await broadcast(d, live.signed);
   if (live.state === "signed") await markSent(ctx, live.tx_hash);
+  // Seen in a block now (kept from the first sighting), or in none (a fork dropped it).
+  await ctx.db.execute(
+    included
+      ? sql`UPDATE payout_transactions SET included_at = ${ctx.clock.now().toISOString()}::timestamptz
+            WHERE tx_hash = ${live.tx_hash} AND included_at IS NULL`
+      : sql`UPDATE payout_transactions SET included_at = NULL
+            WHERE tx_hash = ${live.tx_hash} AND included_at IS NOT NULL`,
+  );
   return "waiting";
 }
 

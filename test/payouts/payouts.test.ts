@@ -306,6 +306,46 @@ describe("payouts through the merchant API", () => {
     expect((await evaluateAlerts(t.ctx)).resolved).toContain("payout_float_low");
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
+
+  it("does not count a transaction already in a block twice: a float that covers exactly both payouts sends both", async () => {
+    await paidOrder("20", 20n * USDT);
+    // The hot wallet holds exactly 20 USDT, settled.
+    const held = await usdtOf(hot.address);
+    await t.pay(cold.address, held - 20n * USDT, { privateKey: hot.privateKey });
+    t.mine(SOLIDIFY_AFTER + 1);
+    expect(await usdtOf(hot.address)).toBe(20n * USDT);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const create = async (externalId: string, amount: string, to: string) =>
+      (await merchantCall("POST", "/api/v1/payouts", { external_id: externalId, amount, address: to })).json()
+        .id as string;
+    const a = await create("po-exact-a", "12", toA);
+    const b = await create("po-exact-b", "8", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A signed, stored, broadcast
+    t.mine(1); // A in a block of the head: the head balance is 8 now, A not yet solidified
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // A seen in its block
+    const [seen] = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a));
+    expect(seen).toMatchObject({ state: "sent" });
+    expect(seen?.includedAt).toBeInstanceOf(Date);
+    expect(await usdtOf(hot.address)).toBe(8n * USDT);
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    t.clock.advance(1_000);
+    const second = await runDuePayouts(t.ctx);
+    expect(second.waitingForFloat).toBe(0);
+    const [sending] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, b));
+    expect(sending).toMatchObject({ status: "sending", lastError: null });
+    expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
+    expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
+    expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
+      12n * USDT,
+      8n * USDT,
+      0n,
+    ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+    // refill the float for the next tests
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+  });
 });
 
 describe("refunds", () => {
