@@ -52,7 +52,12 @@ export interface AttemptRecord {
  * UPDATE (each order still in the status it was locked in) and its events together, so the order
  * rollups are held for one round trip. The hot path of the sender: every 2xx completes an order.
  */
-async function completeOrders(ctx: Context, tx: Executor, toComplete: OrderRow[], now: Date): Promise<void> {
+async function completeOrders(
+  ctx: Context,
+  tx: Executor,
+  toComplete: LockedOrder[],
+  now: Date,
+): Promise<void> {
   if (toComplete.length === 0) return;
   for (const order of toComplete) {
     if (!isAllowed(order.status, "completed", "order_completed")) {
@@ -87,6 +92,13 @@ async function completeOrders(ctx: Context, tx: Executor, toComplete: OrderRow[]
   ctx.metrics.orderOutcomes.inc({ status: "completed" }, moved.length);
 }
 
+/** What recording reads of an order it locks. */
+type LockedOrder = Pick<OrderRow, "id" | "status">;
+
+/** An order webhook: its history goes to the order's events (not a deposit's or a payout's). */
+const isOrderDelivery = (claim: ClaimedDelivery): boolean =>
+  claim.depositId === null && claim.orderId !== null;
+
 const isOutcomeStatus = (status: string): boolean => (OUTCOME_STATUSES as readonly string[]).includes(status);
 
 export async function recordWebhookAttempt(
@@ -106,7 +118,9 @@ export async function recordWebhookAttempts(
   if (records.length === 0) return [];
   const outcomes = await recordInTransaction(ctx, records);
   // Counted after the commit: stablegate_webhook_deliveries_total{result}.
-  for (const outcome of outcomes) ctx.metrics.webhookDeliveries.inc({ result: outcome });
+  const counts = new Map<RecordOutcome, number>();
+  for (const outcome of outcomes) counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  for (const [result, count] of counts) ctx.metrics.webhookDeliveries.inc({ result }, count);
   return outcomes;
 }
 
@@ -119,16 +133,18 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const orderIds = [
       ...new Set(records.flatMap((record) => (record.claim.orderId === null ? [] : [record.claim.orderId]))),
     ].sort();
+    // Only what the outcomes depend on (id, status): a batch locks up to a few hundred orders, and
+    // their full rows are read only for the rare order that a last failure moves on.
     const locked =
       orderIds.length === 0
         ? []
-        : await tx
-            .select()
-            .from(orders)
-            .where(inArray(orders.id, orderIds))
-            .orderBy(asc(orders.id))
-            .for("update");
-    const orderById = new Map<string, OrderRow>(locked.map((order) => [order.id, order]));
+        : await queryRows<LockedOrder>(
+            tx,
+            sql`SELECT id::text AS id, status FROM orders
+                WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(orderIds)}::jsonb)::uuid)
+                ORDER BY id FOR UPDATE`,
+          );
+    const orderById = new Map<string, LockedOrder>(locked.map((order) => [order.id, order]));
     const payoutEventRows: (typeof payoutEvents.$inferInsert)[] = [];
 
     const plans = records.map(({ claim, result }) => {
@@ -145,7 +161,8 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       };
     });
 
-    // One statement logs every attempt and moves each delivery on, fenced by its lease token.
+    // One statement logs every attempt, moves each delivery on (fenced by its lease token) and adds
+    // the `webhook_delivered` event of each order delivery it moved to delivered.
     const input = plans.map((plan) => ({
       id: newId(),
       delivery_id: plan.claim.id,
@@ -160,6 +177,12 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       status: plan.status,
       next_attempt_at: plan.nextAttemptAt.toISOString(),
       reason: plan.reason,
+      // Set for a 2xx of an order webhook: its event's id and order (a deposit webhook's history
+      // is the deposit's, a refund or payout webhook's the payout's).
+      event_id: plan.result.success && isOrderDelivery(plan.claim) ? newId() : null,
+      order_id: plan.claim.orderId,
+      event: plan.claim.event,
+      idempotency_key: plan.claim.idempotencyKey,
     }));
     const updatedRows = await queryRows<{ id: string }>(
       tx,
@@ -167,24 +190,35 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
       WITH v AS (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS v(id uuid, delivery_id uuid,
           lease_owner text, attempt int, url text, started_at timestamptz, duration_ms int, status_code int,
-          error text, success boolean, status text, next_attempt_at timestamptz, reason text)
+          error text, success boolean, status text, next_attempt_at timestamptz, reason text, event_id uuid,
+          order_id uuid, event text, idempotency_key text)
       ), logged AS (
         INSERT INTO webhook_attempts (id, delivery_id, attempt, url, started_at, duration_ms, status_code, error, success)
         SELECT id, delivery_id, attempt, url, started_at, duration_ms, status_code, error, success FROM v
+      ), updated AS (
+        UPDATE webhook_deliveries AS d
+        SET attempts = v.attempt,
+            status = v.status,
+            next_attempt_at = v.next_attempt_at,
+            delivered_at = CASE WHEN v.status = 'delivered' THEN ${now.toISOString()}::timestamptz END,
+            last_error = v.reason,
+            last_status_code = v.status_code,
+            lease_owner = NULL,
+            lease_expires_at = NULL,
+            updated_at = ${now.toISOString()}::timestamptz
+        FROM v
+        WHERE d.id = v.delivery_id AND d.status = 'pending' AND d.lease_owner = v.lease_owner
+        RETURNING d.id
+      ), delivered_events AS (
+        INSERT INTO order_events (id, order_id, event_type, payload, created_at)
+        SELECT v.event_id, v.order_id, 'webhook_delivered',
+               jsonb_build_object('delivery_id', v.delivery_id, 'event', v.event,
+                 'idempotency_key', v.idempotency_key, 'attempt', v.attempt, 'status_code', v.status_code),
+               ${now.toISOString()}::timestamptz
+        FROM v JOIN updated ON updated.id = v.delivery_id
+        WHERE v.event_id IS NOT NULL
       )
-      UPDATE webhook_deliveries AS d
-      SET attempts = v.attempt,
-          status = v.status,
-          next_attempt_at = v.next_attempt_at,
-          delivered_at = CASE WHEN v.status = 'delivered' THEN ${now.toISOString()}::timestamptz END,
-          last_error = v.reason,
-          last_status_code = v.status_code,
-          lease_owner = NULL,
-          lease_expires_at = NULL,
-          updated_at = ${now.toISOString()}::timestamptz
-      FROM v
-      WHERE d.id = v.delivery_id AND d.status = 'pending' AND d.lease_owner = v.lease_owner
-      RETURNING d.id::text AS id`,
+      SELECT id::text AS id FROM updated`,
     );
     const updated = new Set(updatedRows.map((row) => row.id));
 
@@ -192,8 +226,8 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     // requesting a retry run both supersede every older pending delivery of the order. So a 2xx
     // completes the order and the last failure fails it, when its status still allows it.
     const events: (typeof orderEvents.$inferInsert)[] = [];
-    const toComplete = new Map<string, OrderRow>();
-    const toFail = new Map<string, { order: OrderRow; payload: Record<string, unknown> }>();
+    const toComplete = new Map<string, LockedOrder>();
+    const toFail = new Map<string, { order: LockedOrder; payload: Record<string, unknown> }>();
     const outcomes: RecordOutcome[] = [];
     const depositEventRows: (typeof depositEvents.$inferInsert)[] = [];
     for (const plan of plans) {
@@ -239,19 +273,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
         continue;
       }
       if (plan.result.success) {
-        events.push({
-          id: newId(),
-          orderId: order.id,
-          eventType: "webhook_delivered" satisfies OrderEventType,
-          payload: {
-            delivery_id: plan.claim.id,
-            event: plan.claim.event,
-            idempotency_key: plan.claim.idempotencyKey,
-            attempt: plan.attempt,
-            status_code: plan.result.statusCode,
-          },
-          createdAt: now,
-        });
+        // Its webhook_delivered event went in with the delivery's update above.
         if (isOutcomeStatus(order.status) || order.status === "callback_failed")
           toComplete.set(order.id, order);
         outcomes.push("delivered");
@@ -283,9 +305,14 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     if (events.length > 0) await tx.insert(orderEvents).values(events);
     if (depositEventRows.length > 0) await tx.insert(depositEvents).values(depositEventRows);
     if (payoutEventRows.length > 0) await tx.insert(payoutEvents).values(payoutEventRows);
-    const failing = [...toFail.values()].filter((entry) => !toComplete.has(entry.order.id));
+    const failingIds = [...toFail.keys()].filter((id) => !toComplete.has(id));
+    // Locked above, so these full rows are the ones whose status the outcomes were decided on.
+    const failing =
+      failingIds.length === 0
+        ? []
+        : await tx.select().from(orders).where(inArray(orders.id, failingIds)).orderBy(asc(orders.id));
     await transitionOrders(ctx, tx, {
-      orders: failing.map((entry) => entry.order),
+      orders: failing,
       to: "callback_failed",
       event: "webhook_failed",
       payload: (order) => toFail.get(order.id)?.payload ?? {},

@@ -21,6 +21,8 @@ import { startLoop, UNAVAILABLE_BACKOFF_MS, type Loop } from "./loop.js";
 
 export const DEFAULT_WEBHOOK_CONCURRENCY = 64;
 export const DEFAULT_WEBHOOK_POLL_MS = 50;
+/** How long a finished attempt waits for others to share its recording transaction. */
+export const DEFAULT_RECORD_LINGER_MS = 50;
 
 export interface WebhookSenderOptions extends DelivererOptions {
   /** HTTP attempts in flight at most. */
@@ -28,6 +30,10 @@ export interface WebhookSenderOptions extends DelivererOptions {
   /** Finished attempts waiting to be recorded at most (default 4 x concurrency). */
   maxUnrecorded?: number;
   intervalMs?: number;
+  /** Smallest claim while attempts are in flight (default concurrency / 2). */
+  minClaim?: number;
+  /** Claimed deliveries waiting for a slot at most (default concurrency). */
+  prefetch?: number;
 }
 
 export interface WebhookSender extends Loop {
@@ -40,9 +46,14 @@ export function startWebhookSender(ctx: Context, options: WebhookSenderOptions =
   const concurrency = options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
   const maxUnrecorded = options.maxUnrecorded ?? concurrency * 4;
   // Small enough that slow receivers holding most slots do not stall the others.
-  const minClaim = Math.max(1, Math.floor(concurrency / 4));
-  const deliverer = createWebhookDeliverer(ctx, options);
-  const prefetch = Math.max(1, Math.floor(concurrency / 2));
+  const minClaim = options.minClaim ?? Math.max(1, Math.floor(concurrency / 2));
+  const deliverer = createWebhookDeliverer(ctx, {
+    ...options,
+    recordLingerMs: options.recordLingerMs ?? DEFAULT_RECORD_LINGER_MS,
+  });
+  // A claim is one statement whatever its size, so larger claims cost less per delivery; each
+  // waits one attempt at most for a slot, far inside its lease.
+  const prefetch = options.prefetch ?? concurrency;
   const sending = new Set<Promise<void>>();
   const recording = new Set<Promise<void>>();
   /** Claimed, waiting for a free slot (their leases run; they wait one attempt at most). */
