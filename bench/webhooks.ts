@@ -17,10 +17,15 @@
  * Creates and drops a scratch database. Env: BENCH_DATABASE_URL (or TEST_DATABASE_URL),
  * BENCH_DELIVERIES (10000), BENCH_ROUNDS (2), BENCH_RATE (outcomes/s, 50),
  * BENCH_LATENCY_SECONDS (10).
+ *
+ * Each phase-1 line also prints the CPU time per delivery of the two workers and of their
+ * PostgreSQL backends (found by application_name; read from /proc, so only with a local server):
+ * on a shared machine the rate moves with the neighbours' load, the CPU cost much less.
+ * Medians over rounds: the middle value, or the mean of the two middle ones for an even count.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
@@ -86,6 +91,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 interface Worker {
+  id: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -94,7 +100,8 @@ async function startWorker(databaseUrl: string, id: string, variant: Variant): P
   // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the workers.
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", variant.script], {
-    env: { ...process.env, BENCH_WORKER_DATABASE_URL: databaseUrl, BENCH_WORKER_ID: id },
+    // PGAPPNAME names the worker's PostgreSQL connections, so the bench can find their backends.
+    env: { ...process.env, BENCH_WORKER_DATABASE_URL: databaseUrl, BENCH_WORKER_ID: id, PGAPPNAME: id },
     stdio: ["ignore", "pipe", "inherit"],
     ...(variant.cwd ? { cwd: variant.cwd } : {}),
   });
@@ -104,6 +111,7 @@ async function startWorker(databaseUrl: string, id: string, variant: Variant): P
     void exited.then(() => reject(new Error(`worker ${id} exited before ready`)));
   });
   return {
+    id,
     child,
     async stop() {
       child.kill("SIGTERM");
@@ -255,6 +263,30 @@ interface ThroughputRun {
   lost: number;
   duplicates: number;
   complete: boolean;
+  /** CPU microseconds per delivery of the two workers and of their PostgreSQL backends. */
+  workerCpuUs: number | undefined;
+  databaseCpuUs: number | undefined;
+}
+
+/** CPU seconds so far of the workers and of their backends (application_name = worker id). */
+async function cpuSnapshot(
+  database: Awaited<ReturnType<typeof openDatabase>>,
+  workers: Worker[],
+): Promise<{ workers: number | undefined; backends: Map<number, number> }> {
+  const ids = workers.map((w) => w.id);
+  const { rows } = await database.session((s) =>
+    s.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = ANY($1)", [ids]),
+  );
+  const backends = new Map<number, number>();
+  for (const { pid } of rows) {
+    const seconds = cpuSeconds(pid);
+    if (seconds !== undefined) backends.set(pid, seconds);
+  }
+  const perWorker = workers.map((w) => cpuSeconds(w.child.pid));
+  return {
+    workers: perWorker.includes(undefined) ? undefined : perWorker.reduce<number>((a, b) => a + (b ?? 0), 0),
+    backends,
+  };
 }
 
 /** Phase 1 once: commit DELIVERIES due deliveries, wait for every key and for every record. */
@@ -262,9 +294,11 @@ async function throughputRun(
   ctx: Context,
   database: Awaited<ReturnType<typeof openDatabase>>,
   merchantId: string,
+  workers: Worker[],
 ): Promise<ThroughputRun> {
   const receiver = await startReceiver();
   try {
+    const before = await cpuSnapshot(database, workers);
     await commitDueDeliveries(ctx, merchantId, receiver.url);
     const committed = performance.now();
     const complete = await receiver.waitForKeys(DELIVERIES, 120_000);
@@ -274,8 +308,18 @@ async function throughputRun(
       await new Promise((resolve) => setTimeout(resolve, 20));
       settled = performance.now();
     }
+    const after = await cpuSnapshot(database, workers);
+    // A backend opened during the run counts from its start (its connection set-up included).
+    let backendSeconds = 0;
+    for (const [pid, seconds] of after.backends) backendSeconds += seconds - (before.backends.get(pid) ?? 0);
+    const perDelivery = (seconds: number) => Math.round((seconds / DELIVERIES) * 1e6);
     // Late duplicates (a lost lease re-sent) would arrive before the records settle.
     return {
+      workerCpuUs:
+        after.workers === undefined || before.workers === undefined
+          ? undefined
+          : perDelivery(after.workers - before.workers),
+      databaseCpuUs: after.backends.size === 0 ? undefined : perDelivery(backendSeconds),
       rate: DELIVERIES / ((received - committed) / 1000),
       endToEnd: DELIVERIES / ((settled - committed) / 1000),
       lost: DELIVERIES - receiver.firstSeen.size,
@@ -313,10 +357,26 @@ async function latencyRun(ctx: Context, merchantId: string): Promise<number[]> {
   }
 }
 
+/** The middle value; for an even count the mean of the two middle ones (not the higher one). */
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
 
 async function main(): Promise<void> {
   const name = `sg_bench_webhooks_${randomBytes(4).toString("hex")}`;
@@ -362,12 +422,14 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const variant of VARIANTS) {
         workers = await startPair(databaseUrl, variant, round);
-        const run = await throughputRun(ctx, database, merchantId);
+        const run = await throughputRun(ctx, database, merchantId, workers);
         runs.get(variant)?.push(run);
         console.log(
           `round ${round} ${variant.name.padEnd(9)} phase 1: ${Math.round(run.rate)} deliveries/s ` +
             `(${Math.round(run.endToEnd)}/s recorded), all received: ${run.complete ? "yes" : "NO"}, ` +
-            `lost ${run.lost}, duplicated ${run.duplicates}`,
+            `lost ${run.lost}, duplicated ${run.duplicates}; CPU per delivery: workers ${
+              run.workerCpuUs ?? "?"
+            } us, their PostgreSQL backends ${run.databaseCpuUs ?? "?"} us`,
         );
         if (round === ROUNDS) {
           const sorted = await latencyRun(ctx, merchantId);
@@ -392,12 +454,18 @@ async function main(): Promise<void> {
       const p99 = percentile(sorted, 99);
       const lost = list.reduce((sum, r) => sum + r.lost, 0);
       const duplicates = list.reduce((sum, r) => sum + r.duplicates, 0);
+      const cpu = (pick: (r: ThroughputRun) => number | undefined) => {
+        const values = list.map(pick).filter((v): v is number => v !== undefined);
+        return values.length === 0 ? "?" : String(Math.round(median(values)));
+      };
       console.log(
         `median ${variant.name.padEnd(9)} ${Math.round(rate)} deliveries/s (goal >= 2000: ${
           rate >= 2000 ? "PASS" : "FAIL"
         }), commit -> first attempt p99 ${Math.round(p99)} ms (goal <= 250: ${
           p99 <= 250 ? "PASS" : "FAIL"
-        }), lost ${lost}, duplicated ${duplicates}`,
+        }), lost ${lost}, duplicated ${duplicates}; CPU per delivery: workers ${cpu(
+          (r) => r.workerCpuUs,
+        )} us, PostgreSQL ${cpu((r) => r.databaseCpuUs)} us (medians)`,
       );
     }
     console.log(`load average now ${loadavg()[0]?.toFixed(1)}`);

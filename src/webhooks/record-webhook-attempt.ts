@@ -140,8 +140,9 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
         ? []
         : await queryRows<LockedOrder>(
             tx,
+            // One array parameter (an index scan over its keys), not a parameter per order.
             sql`SELECT id::text AS id, status FROM orders
-                WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(orderIds)}::jsonb)::uuid)
+                WHERE id = ANY(${`{${orderIds.join(",")}}`}::uuid[])
                 ORDER BY id FOR UPDATE`,
           );
     const orderById = new Map<string, LockedOrder>(locked.map((order) => [order.id, order]));

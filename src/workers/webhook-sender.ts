@@ -27,7 +27,7 @@ export const DEFAULT_RECORD_LINGER_MS = 50;
 export interface WebhookSenderOptions extends DelivererOptions {
   /** HTTP attempts in flight at most. */
   concurrency?: number;
-  /** Finished attempts waiting to be recorded at most (default 4 x concurrency). */
+  /** Finished attempts waiting to be recorded at most (default 8 x concurrency). */
   maxUnrecorded?: number;
   intervalMs?: number;
   /** Smallest claim while attempts are in flight (default concurrency / 2). */
@@ -44,7 +44,8 @@ export interface WebhookSender extends Loop {
 
 export function startWebhookSender(ctx: Context, options: WebhookSenderOptions = {}): WebhookSender {
   const concurrency = options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
-  const maxUnrecorded = options.maxUnrecorded ?? concurrency * 4;
+  // Room for a lingering batch and the ones behind it, so recording does not hold claims back.
+  const maxUnrecorded = options.maxUnrecorded ?? concurrency * 8;
   // Small enough that slow receivers holding most slots do not stall the others.
   const minClaim = options.minClaim ?? Math.max(1, Math.floor(concurrency / 2));
   const deliverer = createWebhookDeliverer(ctx, {
