@@ -16,13 +16,7 @@ import { queryRows } from "../db/query-rows.js";
 import { depositEvents, orderEvents, orders, payoutEvents } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
-import {
-  isAllowed,
-  type OrderEventType,
-  type OrderRow,
-  OUTCOME_STATUSES,
-  transitionOrders,
-} from "../orders/transitions.js";
+import { isAllowed, type OrderRow, OUTCOME_STATUSES, transitionOrders } from "../orders/transitions.js";
 import type { ClaimedDelivery } from "./claim-due-webhooks.js";
 import type { AttemptResult } from "./send-webhook.js";
 

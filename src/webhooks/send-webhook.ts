@@ -4,7 +4,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { isIP } from "node:net";
-import { Agent, buildConnector, type Dispatcher, request } from "undici";
+import { Agent, buildConnector, type Dispatcher } from "undici";
 import {
   BLOCKED_ADDRESS_CODE,
   BlockedAddressError,
@@ -104,12 +104,14 @@ export function webhookHeaders(request: WebhookRequest, body: Buffer): Record<st
   };
 }
 
-export async function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<AttemptResult> {
+/**
+ * POSTs through the dispatcher's low-level handler interface: the status and the response bytes
+ * arrive as callbacks, with no response stream, async iterator or AbortSignal per attempt. The
+ * sender's hot path: this costs about half the CPU of undici's request() and a streamed body.
+ */
+export function sendWebhook(request: WebhookRequest, options: SendOptions): Promise<AttemptResult> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const body = Buffer.from(request.body, "utf8");
   const started = performance.now();
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   const finish = (statusCode: number | null, error: string | null): AttemptResult => ({
     url: request.url,
     startedAt: request.at,
@@ -118,49 +120,103 @@ export async function sendWebhook(request: WebhookRequest, options: SendOptions)
     error,
     success: statusCode !== null && statusCode >= 200 && statusCode < 300 && error === null,
   });
-  try {
-    const protocol = safeProtocol(request.url);
-    if (protocol !== "http:" && protocol !== "https:") return finish(null, "invalid callback url");
-    const response = await request_(request.url, body, webhookHeaders(request, body), options, controller);
+  const target = parseTarget(request.url);
+  if (target === null) return Promise.resolve(finish(null, "invalid callback url"));
+  const body = Buffer.from(request.body, "utf8");
+  return new Promise<AttemptResult>((resolve) => {
+    let abort: ((reason: Error) => void) | undefined;
+    let statusCode: number | null = null;
+    let received = 0;
+    let timedOut = false;
+    /** The receiver sent more than MAX_RESPONSE_BYTES: the rest is discarded with the connection. */
+    let truncated = false;
+    let settled = false;
+    const settle = (code: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(finish(code, error));
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort?.(new AttemptTimeout(timeoutMs));
+      // Not connected yet (onConnect not reached): the budget ends here all the same.
+      settle(statusCode, `timeout after ${timeoutMs} ms`);
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(abortRequest) {
+        abort = abortRequest;
+        if (timedOut) abortRequest(new AttemptTimeout(timeoutMs));
+      },
+      onHeaders(code) {
+        statusCode = code;
+        return true;
+      },
+      onData(chunk) {
+        received += chunk.length;
+        if (received >= MAX_RESPONSE_BYTES && !truncated) {
+          truncated = true;
+          abort?.(new ResponseTruncated());
+        }
+        return true;
+      },
+      onComplete() {
+        settle(statusCode, null);
+      },
+      onError(error) {
+        if (truncated) settle(statusCode, null);
+        // A body cut short after a 2xx status is still a failure: the receiver may not have finished.
+        else settle(statusCode, describeFailure(error, timedOut, timeoutMs));
+      },
+    };
     try {
-      await drain(response.body);
+      options.dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers: webhookHeaders(request, body),
+          body,
+        },
+        handler,
+      );
     } catch (error) {
-      // A body cut short after a 2xx status is still a failure: the receiver may not have finished.
-      return finish(response.statusCode, describeError(error, controller.signal, timeoutMs));
+      settle(null, describeFailure(error, timedOut, timeoutMs));
     }
-    return finish(response.statusCode, null);
-  } catch (error) {
-    return finish(null, describeError(error, controller.signal, timeoutMs));
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function request_(
-  url: string,
-  body: Buffer,
-  headers: Record<string, string>,
-  options: SendOptions,
-  controller: AbortController,
-): Promise<Dispatcher.ResponseData> {
-  return request(url, {
-    method: "POST",
-    dispatcher: options.dispatcher,
-    headers,
-    body,
-    signal: controller.signal,
   });
 }
 
-/** Reads at most MAX_RESPONSE_BYTES and drops the connection if the receiver sends more. */
-async function drain(body: Dispatcher.ResponseData["body"]): Promise<void> {
-  let received = 0;
-  for await (const chunk of body) {
-    received += (chunk as Buffer).length;
-    if (received >= MAX_RESPONSE_BYTES) {
-      body.destroy();
-      return;
+interface Target {
+  origin: string;
+  path: string;
+}
+
+/** Parsed callback URLs: a busy sender posts to the same few URLs over and over. */
+const targets = new Map<string, Target | null>();
+const MAX_CACHED_TARGETS = 1_000;
+
+/** The origin and path of an http(s) URL, or null (not a URL, or another scheme). */
+function parseTarget(url: string): Target | null {
+  const cached = targets.get(url);
+  if (cached !== undefined) return cached;
+  let target: Target | null = null;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === "http:" || parsed.protocol === "https:") {
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
     }
+  } catch {
+    target = null;
+  }
+  if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+  targets.set(url, target);
+  return target;
+}
+
+class ResponseTruncated extends Error {
+  constructor() {
+    super(`response body over ${MAX_RESPONSE_BYTES} bytes discarded`);
+    this.name = "ResponseTruncated";
   }
 }
 
@@ -171,17 +227,13 @@ class AttemptTimeout extends Error {
   }
 }
 
-function safeProtocol(url: string): string | null {
-  try {
-    return new URL(url).protocol;
-  } catch {
-    return null;
-  }
-}
-
 /** A short, stable reason for the attempt log and the webhook_failed event (never internals). */
 export function describeError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
-  if (signal.aborted && signal.reason instanceof AttemptTimeout) return signal.reason.message;
+  return describeFailure(error, signal.aborted && signal.reason instanceof AttemptTimeout, timeoutMs);
+}
+
+function describeFailure(error: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut || error instanceof AttemptTimeout) return `timeout after ${timeoutMs} ms`;
   const chain: unknown[] = [];
   for (let current = error; current && chain.length < 5; current = (current as { cause?: unknown }).cause) {
     chain.push(current);
