@@ -1,10 +1,12 @@
 /**
  * The webhook-sender loop: keeps up to `concurrency` HTTP attempts in flight. Claims run ahead of
- * the sends by up to half a batch of slots (`prefetch`), so a slot that frees is refilled at once
+ * the sends by up to `concurrency` deliveries (`prefetch`), so a slot that frees is refilled at once
  * instead of after the next claim round trip; a slow or hanging receiver holds one slot and never
- * a whole batch. A slot frees when the response is in; the outcome is then recorded in the
- * background, batched with others, and at most `maxUnrecorded` outcomes may wait for their
- * transaction before the loop stops claiming.
+ * a whole batch. While busy it claims at least half of `concurrency` at a time: a claim is one
+ * statement whatever its size. A slot frees when the response is in; the outcome is then recorded
+ * in the background, batched with others (a batch lingers up to `recordLingerMs` for company),
+ * and at most `maxUnrecorded` outcomes may wait for their transaction before the loop stops
+ * claiming.
  * Any number of senders (in any number of processes) can run against one database.
  * wake() makes the loop look for due work at once (the outcome path calls it after a commit);
  * otherwise it polls every `intervalMs`.
