@@ -117,4 +117,54 @@ describe("a worker killed mid-delivery", () => {
     // The admin rollups followed the order through the crash exactly.
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
+
+  // PostgreSQL only: a real process killed while the receiver's 2xx waits in its lingering batch.
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    "killed while its finished attempt waits unrecorded for a batch: the lease expires and the webhook is sent again, recorded once",
+    async () => {
+      t.clock.set(new Date());
+      const ok = await startReceiver(() => ({ kind: "status", status: 200 }));
+      try {
+        const merchant = await createMerchant(t.ctx);
+        const order = await createOrder(t.ctx, merchant, { callbackUrl: ok.url });
+        const { deliveryId } = await confirmPayment(t.ctx, order.id, order.amountExpected);
+        const worker = await spawnWorker(t.testDb.url!, {
+          WORKER_ID: "lingering-process",
+          LEASE_MS: "60000",
+          RECORD_LINGER_MS: "60000",
+        });
+        await ok.waitFor(1);
+        worker.child.kill("SIGKILL");
+        expect(await worker.exited).toBe("SIGKILL");
+
+        const abandoned = await deliveryRow(deliveryId);
+        expect(abandoned).toMatchObject({ status: "pending", attempts: 0 });
+        expect(abandoned.leaseOwner?.startsWith("lingering-process/")).toBe(true);
+        const survivor = createWebhookDeliverer(t.ctx);
+        try {
+          t.clock.set(new Date(abandoned.leaseExpiresAt!.getTime() - 1000));
+          expect(await survivor.deliverDue()).toEqual([]);
+          t.clock.set(new Date(abandoned.leaseExpiresAt!.getTime() + 1));
+          expect((await survivor.deliverDue()).map((r) => r.outcome)).toEqual(["delivered"]);
+        } finally {
+          await survivor.close();
+        }
+        expect(await deliveryRow(deliveryId)).toMatchObject({ status: "delivered", attempts: 1 });
+        const [after] = await t.ctx.db.select().from(orders).where(eq(orders.id, order.id));
+        expect(after?.status).toBe("completed");
+        expect(ok.requests).toHaveLength(2);
+        expect(ok.requests[1]?.headers["x-idempotency-key"]).toBe(
+          ok.requests[0]?.headers["x-idempotency-key"],
+        );
+        const attempts = await t.ctx.db
+          .select()
+          .from(webhookAttempts)
+          .where(eq(webhookAttempts.deliveryId, deliveryId));
+        expect(attempts.map((a) => a.success)).toEqual([true]);
+        expect(await checkRollups(t.ctx.db)).toEqual([]);
+      } finally {
+        await ok.close();
+      }
+    },
+  );
 });

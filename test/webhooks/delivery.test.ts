@@ -10,6 +10,8 @@ import { merchants, orderEvents, orders, webhookAttempts, webhookDeliveries } fr
 import { errors as undiciErrors } from "undici";
 import { createWebhookDeliverer, type WebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { describeError } from "../../src/webhooks/send-webhook.js";
+import { recordWebhookAttempts } from "../../src/webhooks/record-webhook-attempt.js";
+import { startWebhookSender } from "../../src/workers/webhook-sender.js";
 import { listOrderWebhooks } from "../../src/webhooks/list-order-webhooks.js";
 import {
   type Behaviour,
@@ -405,5 +407,97 @@ describe("a failed attempt", () => {
       .from(webhookAttempts)
       .where(and(eq(webhookAttempts.deliveryId, deliveryId), eq(webhookAttempts.attempt, 1)));
     expect(attempt?.durationMs).toBeGreaterThanOrEqual(9_900);
+  });
+});
+
+describe("recording a batch of attempts", () => {
+  it("adds each order's webhook_delivered event in the batch's statement; an attempt whose lease was taken over changes nothing but its log", async () => {
+    const hook = await receiver(always(200));
+    const merchant = await createMerchant(t.ctx);
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) {
+      const order = await createOrder(t.ctx, merchant, { callbackUrl: hook.url });
+      outcomes.push(await confirmPayment(t.ctx, order.id, order.amountExpected));
+    }
+    const sender = deliverer();
+    const claimed = await sender.claim(10);
+    expect(claimed.map((c) => c.id).sort()).toEqual(outcomes.map((o) => o.deliveryId).sort());
+    const byId = new Map(claimed.map((c) => [c.id, c]));
+    const claims = outcomes.map((o) => byId.get(o.deliveryId)!);
+    // Another worker took the third delivery over (its lease expired meanwhile).
+    await t.ctx.db
+      .update(webhookDeliveries)
+      .set({ leaseOwner: "another-worker/claim" })
+      .where(eq(webhookDeliveries.id, claims[2]!.id));
+    const results = await Promise.all(claims.map((claim) => sender.send(claim)));
+    expect(results.map((r) => r.success)).toEqual([true, true, true]);
+
+    const recorded = await recordWebhookAttempts(
+      t.ctx,
+      claims.map((claim, i) => ({ claim, result: results[i]! })),
+    );
+    expect(recorded).toEqual(["delivered", "delivered", "lease_lost"]);
+
+    for (const [i, outcome] of outcomes.slice(0, 2).entries()) {
+      expect(await orderRow(outcome.order.id)).toMatchObject({ status: "completed" });
+      const delivered = (await eventsOf(outcome.order.id)).filter((e) => e.eventType === "webhook_delivered");
+      expect(delivered.map((e) => e.payload)).toEqual([
+        {
+          delivery_id: claims[i]!.id,
+          event: "payment.confirmed",
+          idempotency_key: claims[i]!.idempotencyKey,
+          attempt: 1,
+          status_code: 200,
+        },
+      ]);
+    }
+    const lost = outcomes[2]!;
+    expect(await orderRow(lost.order.id)).toMatchObject({ status: "confirmed" });
+    expect((await eventsOf(lost.order.id)).map((e) => e.eventType)).not.toContain("webhook_delivered");
+    expect(await deliveryRow(lost.deliveryId)).toMatchObject({
+      status: "pending",
+      attempts: 0,
+      leaseOwner: "another-worker/claim",
+    });
+    const logged = await t.ctx.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, lost.deliveryId));
+    expect(logged.map((a) => a.success)).toEqual([true]);
+  });
+
+  it("lets attempts that finish together share one transaction while they linger", async () => {
+    const hook = await receiver(always(200));
+    const merchant = await createMerchant(t.ctx);
+    const deliveryIds: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const order = await createOrder(t.ctx, merchant, { callbackUrl: hook.url });
+      deliveryIds.push((await confirmPayment(t.ctx, order.id, order.amountExpected)).deliveryId);
+    }
+    let transactions = 0;
+    const db = new Proxy(t.ctx.db, {
+      get(target, property, receiverObject) {
+        if (property === "transaction") transactions += 1;
+        const value = Reflect.get(target, property, receiverObject) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    // Long enough that all five answers are in before the batch goes, however loaded the machine.
+    const sender = startWebhookSender({ ...t.ctx, db }, { recordLingerMs: 3_000, intervalMs: 20 });
+    try {
+      const deadline = Date.now() + 30_000;
+      let rows = await Promise.all(deliveryIds.map(deliveryRow));
+      while (rows.some((row) => row?.status !== "delivered")) {
+        if (Date.now() > deadline) {
+          throw new Error(`not all delivered: ${JSON.stringify(rows.map((r) => r?.status))}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        rows = await Promise.all(deliveryIds.map(deliveryRow));
+      }
+    } finally {
+      await sender.stop();
+    }
+    expect(hook.requests).toHaveLength(5);
+    expect(transactions).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A real webhook worker process for the crash and multi-worker tests (PostgreSQL only: PGlite
- * cannot be shared between processes). Env: DATABASE_URL, WORKER_ID, LEASE_MS, CONCURRENCY.
+ * cannot be shared between processes). Env: DATABASE_URL, WORKER_ID, LEASE_MS, CONCURRENCY,
+ * RECORD_LINGER_MS.
  * Prints "ready" once the sender runs; SIGTERM stops it gracefully, SIGKILL is the crash under test.
  */
 import { createContext } from "../../src/context.js";
@@ -19,6 +20,7 @@ const sender = startWebhookSender(ctx, {
   leaseMs: Number(process.env.LEASE_MS ?? 60_000),
   concurrency: Number(process.env.CONCURRENCY ?? 32),
   intervalMs: Number(process.env.POLL_MS ?? 50),
+  ...(process.env.RECORD_LINGER_MS ? { recordLingerMs: Number(process.env.RECORD_LINGER_MS) } : {}),
 });
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => {
