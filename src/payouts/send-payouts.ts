@@ -26,7 +26,7 @@
  * next look is timed for when the solidified head should reach B, so a payout on its way costs
  * two or three lookups instead of one every few seconds.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
@@ -48,9 +48,15 @@ export const PAYOUT_LEASE_MS = 60_000;
 /** How soon to look again at a transaction on its way to the solidified chain (at the least). */
 export const PAYOUT_WAIT_MS = 3_000;
 /** The longest wait for the solidified head to reach a transaction's block before looking again. */
-export const PAYOUT_MAX_WAIT_MS = 30_000;
+export const PAYOUT_MAX_WAIT_MS = 60_000;
 /** How long a round reuses the head block as the reference block of what it signs. */
 const REF_BLOCK_REUSE_MS = 5_000;
+/**
+ * Payouts of one round advanced at once. A send is mostly waiting (the node, and the commit of the
+ * stored transaction before its broadcast), so a few at a time keep a worker busy; each payout's
+ * own steps stay in order, and the float check reserves synchronously (see signNew).
+ */
+export const PAYOUT_SEND_CONCURRENCY = 5;
 /** How long a payout waits when the float is short before it checks again. */
 export const PAYOUT_FLOAT_WAIT_MS = 30_000;
 /** Back-off after a node error. */
@@ -217,28 +223,44 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
   const claimed = await claimDuePayouts(ctx, owner, options.limit ?? 10, options.leaseMs);
   result.claimed = claimed.length;
   const round = newSendRound(d);
-  for (const { id } of claimed) {
-    const log = ctx.log.child({ payoutId: id });
-    try {
-      const outcome = await advancePayout({ ...d, ctx: { ...ctx, log } }, id, options, round);
-      if (outcome === "completed") result.completed++;
-      if (outcome === "failed") result.failed++;
-      if (outcome === "float_low") result.waitingForFloat++;
-    } catch (error) {
-      log.warn({ err: error }, "payout step failed; retrying later");
-      await release(ctx, id, owner, PAYOUT_RETRY_MS, error instanceof Error ? error.message : String(error));
+  const queue = claimed.map(({ id }) => id);
+  const lane = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const log = ctx.log.child({ payoutId: id });
+      try {
+        const outcome = await advancePayout({ ...d, ctx: { ...ctx, log } }, id, options, round);
+        if (outcome === "completed") result.completed++;
+        if (outcome === "failed") result.failed++;
+        if (outcome === "float_low") result.waitingForFloat++;
+      } catch (error) {
+        log.warn({ err: error }, "payout step failed; retrying later");
+        await release(ctx, id, owner, PAYOUT_RETRY_MS, {
+          lastError: error instanceof Error ? error.message : String(error),
+        });
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAYOUT_SEND_CONCURRENCY, queue.length) }, lane));
   return result;
 }
 
-/** Gives the lease back and schedules the next look. */
-async function release(ctx: Context, id: string, owner: string, delayMs: number, lastError?: string) {
+/**
+ * Gives the lease back and schedules the next look; `txUpdate` (what the sender learnt about the
+ * live transaction) is written by the same statement, one commit.
+ */
+async function release(
+  ctx: Context,
+  id: string,
+  owner: string,
+  delayMs: number,
+  extra: { lastError?: string; txUpdate?: SQL } = {},
+) {
   const next = new Date(ctx.clock.now().getTime() + delayMs);
   await ctx.db.execute(
-    sql`UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
+    sql`${extra.txUpdate ? sql`WITH tx AS (${extra.txUpdate}) ` : sql``}
+        UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
           next_attempt_at = ${next.toISOString()}::timestamptz
-          ${lastError === undefined ? sql`` : sql`, last_error = ${lastError.slice(0, 500)}`}
+          ${extra.lastError === undefined ? sql`` : sql`, last_error = ${extra.lastError.slice(0, 500)}`}
         WHERE id = ${id}::uuid AND lease_owner = ${owner}`,
   );
 }
@@ -264,26 +286,34 @@ export async function advancePayout(
   if (live) {
     const landing = await awaitLanding(d, row, live, round);
     await options.onStep?.("waiting", id);
-    if (landing.outcome === "waiting") await release(ctx, id, owner, landing.nextLookMs);
+    if (landing.outcome === "waiting") {
+      await release(ctx, id, owner, landing.nextLookMs, { txUpdate: landing.txUpdate });
+    }
     return landing.outcome;
   }
-  // Nothing live: sign a new transaction, after the float check.
+  // Nothing live: sign a new transaction, after the float check (which reserves the amount in the
+  // round until the transaction is stored, or gives it back).
+  let stored = 0;
   const signed = await signNew(d, row, round);
   if (signed === "float_low") {
-    await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, `${FLOAT_LOW_MESSAGE}; waiting for a top-up`);
+    await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, {
+      lastError: `${FLOAT_LOW_MESSAGE}; waiting for a top-up`,
+    });
     return "float_low";
   }
-  await options.onStep?.("signed", id);
-  const stored = await store(d, row, signed);
+  try {
+    await options.onStep?.("signed", id);
+    stored = await store(d, row, signed);
+  } finally {
+    if (!stored) round.storedInRound -= row.amount;
+  }
   if (!stored) return "lost";
-  round.storedInRound += row.amount;
   await options.onStep?.("stored", id);
   await broadcast(d, signed);
-  await markSent(ctx, signed.txID);
   await options.onStep?.("broadcast", id);
   // On its way: the first look comes once a block or so could hold it.
   await options.onStep?.("waiting", id);
-  await release(ctx, id, owner, PAYOUT_WAIT_MS);
+  await release(ctx, id, owner, PAYOUT_WAIT_MS, { txUpdate: markSent(signed.txID) });
   return "waiting";
 }
 
@@ -294,7 +324,9 @@ async function signNew(
   round: SendRound,
 ): Promise<TransactionJson | "float_low"> {
   const { ctx } = d;
+  if (row.address === null) throw new Error("an approved payout has no address");
   const { balance, committed } = await round.float();
+  // Checked and reserved with no await in between, so the round's other lanes see the reservation.
   const owed = committed + round.storedInRound;
   if (balance - owed < row.amount) {
     ctx.log.warn(
@@ -303,8 +335,22 @@ async function signNew(
     );
     return "float_low";
   }
-  if (row.address === null) throw new Error("an approved payout has no address");
-  const data = encodeTransfer(row.address, row.amount);
+  round.storedInRound += row.amount;
+  try {
+    return await signReserved(d, row.address, row.amount, round);
+  } catch (error) {
+    round.storedInRound -= row.amount;
+    throw error;
+  }
+}
+
+async function signReserved(
+  d: SweepDeps,
+  to: string,
+  amount: bigint,
+  round: SendRound,
+): Promise<TransactionJson> {
+  const data = encodeTransfer(to, amount);
   const [energy, prices, ref] = await Promise.all([
     d.client.estimateEnergy({ owner: d.hotAddress, contract: d.usdt, data }),
     round.prices(),
@@ -375,10 +421,9 @@ async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Pro
   }
 }
 
-async function markSent(ctx: Context, txHash: string): Promise<void> {
-  await ctx.db.execute(
-    sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${txHash} AND state = 'signed'`,
-  );
+/** Marks a stored transaction broadcast (written with the release that follows). */
+function markSent(txHash: string): SQL {
+  return sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${txHash} AND state = 'signed'`;
 }
 
 function chainFailure(info: TransactionInfo): string | null {
@@ -405,7 +450,7 @@ async function awaitLanding(
   row: PayoutRow,
   live: LiveTx,
   round: SendRound,
-): Promise<{ outcome: Outcome; nextLookMs: number }> {
+): Promise<{ outcome: Outcome; nextLookMs: number; txUpdate?: SQL }> {
   const { ctx } = d;
   // The solidified head first (see the header): only then the lookup.
   const solidHead = await round.solidHead();
@@ -430,19 +475,23 @@ async function awaitLanding(
   }
   const included = await d.client.getTransactionInfoById(live.tx_hash);
   if (!included) await broadcast(d, live.signed);
-  if (live.state === "signed") await markSent(ctx, live.tx_hash);
-  // Seen in a block now (included_at kept from the first sighting), or in none (a fork dropped it).
+  // Sent; seen in a block now (included_at kept from the first sighting), or in none (a fork
+  // dropped it). Written with the release.
   const block = included?.blockNumber ?? null;
-  if (block !== seenIn) {
-    await ctx.db.execute(
-      block !== null
-        ? sql`UPDATE payout_transactions SET block_number = ${block},
+  const txUpdate =
+    block === seenIn && live.state === "sent"
+      ? undefined
+      : block !== null
+        ? sql`UPDATE payout_transactions SET state = 'sent', block_number = ${block},
                 included_at = coalesce(included_at, ${ctx.clock.now().toISOString()}::timestamptz)
-              WHERE tx_hash = ${live.tx_hash}`
-        : sql`UPDATE payout_transactions SET block_number = NULL, included_at = NULL WHERE tx_hash = ${live.tx_hash}`,
-    );
-  }
-  return { outcome: "waiting", nextLookMs: block === null ? PAYOUT_WAIT_MS : await untilSolid(round, block) };
+              WHERE tx_hash = ${live.tx_hash} AND state IN ('signed', 'sent')`
+        : sql`UPDATE payout_transactions SET state = 'sent', block_number = NULL, included_at = NULL
+              WHERE tx_hash = ${live.tx_hash} AND state IN ('signed', 'sent')`;
+  return {
+    outcome: "waiting",
+    nextLookMs: block === null ? PAYOUT_WAIT_MS : await untilSolid(round, block),
+    txUpdate,
+  };
 }
 
 async function finish(d: SweepDeps, row: PayoutRow, live: LiveTx, info: TransactionInfo): Promise<Outcome> {

@@ -346,6 +346,47 @@ describe("payouts through the merchant API", () => {
     // refill the float for the next tests
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
   });
+
+  it("sends a round's payouts side by side, but never more than the float: the one it does not cover waits", async () => {
+    await paidOrder("12", 12n * USDT);
+    // The hot wallet holds exactly 10 USDT, settled.
+    const held = await usdtOf(hot.address);
+    await t.pay(cold.address, held - 10n * USDT, { privateKey: hot.privateKey });
+    t.mine(SOLIDIFY_AFTER + 1);
+    expect(await usdtOf(hot.address)).toBe(10n * USDT);
+    const recipients = [
+      (await newAccount()).address,
+      (await newAccount()).address,
+      (await newAccount()).address,
+    ];
+    const ids: string[] = [];
+    for (const [i, to] of recipients.entries()) {
+      const created = await merchantCall("POST", "/api/v1/payouts", {
+        external_id: `po-lanes-${i}`,
+        amount: "4",
+        address: to,
+      });
+      ids.push(created.json().id as string);
+      await adminCall("POST", `/api/v1/admin/payouts/${ids[i]}/approve`, {});
+    }
+    const round = await runDuePayouts(t.ctx);
+    expect(round).toMatchObject({ claimed: 3, waitingForFloat: 1 });
+    const rows = await Promise.all(ids.map(rowOfPayout));
+    expect(rows.map((r) => r.status).sort()).toEqual(["approved", "sending", "sending"]);
+    const waiting = rows.find((r) => r.status === "approved");
+    expect(waiting?.lastError).toMatch(/float/);
+    for (const row of rows.filter((r) => r.status === "sending")) {
+      expect(await sendUntilDone(row.id)).toMatchObject({ status: "completed" });
+    }
+    expect((await Promise.all(recipients.map(usdtOf))).sort()).toEqual([0n, 4n * USDT, 4n * USDT]);
+    expect(await usdtOf(hot.address)).toBe(2n * USDT);
+    // topped up, the third goes too
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    t.clock.advance(60_000);
+    expect(await sendUntilDone(waiting?.id ?? "")).toMatchObject({ status: "completed" });
+    expect(await Promise.all(recipients.map(usdtOf))).toEqual([4n * USDT, 4n * USDT, 4n * USDT]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
 });
 
 describe("refunds", () => {
