@@ -20,6 +20,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { deriveAddressesOffThread } from "./address-deriver.js";
+import { poolDerivationBackend } from "./pool-derivation.js";
 
 /** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;
@@ -48,6 +49,28 @@ export async function readPoolState(db: Executor): Promise<PoolState> {
     taken: Number(row?.taken ?? 0),
     nextIndex: Number(row?.next_index ?? 0),
   };
+}
+
+// Per process: whether the derivation backend was logged.
+let backendLogged = false;
+
+/**
+ * The addresses of `count` indexes from `from` on the order branch, off the event loop. The first
+ * call of the process logs which implementation derives them (libsecp256k1, or @noble/curves and why).
+ */
+async function derivePool(ctx: Context, from: number, count: number): Promise<string[]> {
+  if (!backendLogged) {
+    backendLogged = true;
+    const { backend, reason } = poolDerivationBackend();
+    if (reason === undefined)
+      ctx.log.info({ backend }, "address pool: deriving with the native libsecp256k1");
+    else
+      ctx.log.warn(
+        { backend, reason },
+        "address pool: deriving with @noble/curves (pure JavaScript, slower)",
+      );
+  }
+  return deriveAddressesOffThread(ctx.config.walletXpub, from, count);
 }
 
 /**
@@ -87,7 +110,7 @@ export async function reserveAndInsertAddresses(ctx: Context, db: Executor, coun
     sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int RETURNING next_index - ${count}::int AS start`,
   );
   const start = Number(row?.start ?? 0);
-  await insertAddresses(ctx, db, start, await deriveAddressesOffThread(ctx.config.walletXpub, start, count));
+  await insertAddresses(ctx, db, start, await derivePool(ctx, start, count));
   return start;
 }
 
@@ -114,7 +137,7 @@ async function completeStaleReservation(ctx: Context): Promise<number | null> {
     );
     if (!stale) return null;
     const from = Number(stale.from_index);
-    const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, Number(stale.count));
+    const derived = await derivePool(ctx, from, Number(stale.count));
     const inserted = await insertAddresses(ctx, tx, from, derived);
     ctx.log.warn(
       { from, count: Number(stale.count), inserted },
@@ -181,7 +204,7 @@ export async function fillAddressPool(
     );
     return start;
   });
-  const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, count);
+  const derived = await derivePool(ctx, from, count);
   const inserted = await ctx.db.transaction(async (tx) => {
     const mine = await queryRows(
       tx,
