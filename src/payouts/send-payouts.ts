@@ -18,8 +18,15 @@
  * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
  * solidified chain: any block that could hold it has a timestamp at or before its expiration, so
  * it is at or below that head, and the lookup that follows would have found it.
+ *
+ * One round (runDuePayouts) shares its chain reads: the solidified head, the head block (the
+ * reference block of every transaction it signs), the chain's prices and the float (the hot
+ * wallet's balance and what is committed, read once; each payout the round stores is added to it).
+ * A transaction seen in block B is not looked up again while the solidified head is below B: the
+ * next look is timed for when the solidified head should reach B, so a payout on its way costs
+ * two or three lookups instead of one every few seconds.
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
@@ -31,15 +38,25 @@ import { addressFromPrivateKey } from "@stablegate/tron/address";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import { signTransaction } from "@stablegate/tron/sign";
-import { buildTriggerSmartContract } from "@stablegate/tron/transaction";
+import { buildTriggerSmartContract, type RefBlock } from "@stablegate/tron/transaction";
 import { payouts } from "../db/schema.js";
 import { eq } from "drizzle-orm";
 import { FLOAT_LOW_MESSAGE, type PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
 export const PAYOUT_LEASE_MS = 60_000;
-/** How soon to look again at a transaction on its way to the solidified chain. */
+/** How soon to look again at a transaction on its way to the solidified chain (at the least). */
 export const PAYOUT_WAIT_MS = 3_000;
+/** The longest wait for the solidified head to reach a transaction's block before looking again. */
+export const PAYOUT_MAX_WAIT_MS = 60_000;
+/** How long a round reuses the head block as the reference block of what it signs. */
+const REF_BLOCK_REUSE_MS = 5_000;
+/**
+ * Payouts of one round advanced at once. A send is mostly waiting (the node, and the commit of the
+ * stored transaction before its broadcast), so a few at a time keep a worker busy; each payout's
+ * own steps stay in order, and the float check reserves synchronously (see signNew).
+ */
+export const PAYOUT_SEND_CONCURRENCY = 5;
 /** How long a payout waits when the float is short before it checks again. */
 export const PAYOUT_FLOAT_WAIT_MS = 30_000;
 /** Back-off after a node error. */
@@ -86,15 +103,96 @@ interface LiveTx extends Record<string, unknown> {
   attempt: number;
   state: "signed" | "sent";
   signed: TransactionJson;
+  /** The block the sender last saw it in (not yet solidified), or null. */
+  block_number: string | null;
 }
 
 async function liveTransaction(ctx: Context, payoutId: string): Promise<LiveTx | undefined> {
   const [row] = await queryRows<LiveTx>(
     ctx.db,
-    sql`SELECT tx_hash, attempt, state, signed FROM payout_transactions
+    sql`SELECT tx_hash, attempt, state, signed, block_number::text AS block_number FROM payout_transactions
         WHERE payout_id = ${payoutId}::uuid AND state IN ('signed', 'sent')`,
   );
   return row;
+}
+
+function memo<T>(read: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= read();
+    // A failed read is read again by the next caller instead of failing the round's every payout.
+    value.catch(() => (value = undefined));
+    return value;
+  };
+}
+
+interface Head {
+  number: number;
+  timestamp: number;
+}
+
+function headOf(block: { block_header: { raw_data: { number?: number; timestamp?: number } } }): Head {
+  return {
+    number: block.block_header.raw_data.number ?? 0,
+    timestamp: block.block_header.raw_data.timestamp ?? 0,
+  };
+}
+
+/**
+ * The chain reads one round shares (see the header). Each is read when first needed; the head
+ * block is read again once it is REF_BLOCK_REUSE_MS old, so what the round signs late in a long
+ * round still has most of its 60 s before expiration.
+ */
+export interface SendRound {
+  solidHead: () => Promise<Head>;
+  head: () => Promise<RefBlock & { timestamp: number }>;
+  prices: () => Promise<{ energyPriceSun: bigint; bandwidthPriceSun: bigint }>;
+  float: () => Promise<{ balance: bigint; committed: bigint }>;
+  /** What this round stored, on top of the float's `committed`. */
+  storedInRound: bigint;
+}
+
+export function newSendRound(d: SweepDeps): SendRound {
+  let head: { at: number; block: Promise<RefBlock & { timestamp: number }> } | undefined;
+  return {
+    solidHead: memo(async () => headOf(await d.client.getSolidifiedNowBlock())),
+    head: () => {
+      if (!head || Date.now() - head.at > REF_BLOCK_REUSE_MS) {
+        const block = refBlock(d);
+        head = { at: Date.now(), block };
+        block.catch(() => (head = undefined));
+      }
+      return head.block;
+    },
+    prices: memo(async () => {
+      const params = await d.client.getChainParameters();
+      return {
+        energyPriceSun: BigInt(params.getEnergyFee ?? 420),
+        bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
+      };
+    }),
+    float: memo(() => readFloat(d)),
+    storedInRound: 0n,
+  };
+}
+
+/**
+ * The hot wallet's USDT and the money already committed to the chain but not visible in that
+ * balance (read from the head): every live transaction and those solidified after the read, unless
+ * the sender had already seen it in a block before the read (the balance has paid it then; counting
+ * it too made a tight float wait and alert for the ~19 blocks to solidification).
+ */
+async function readFloat(d: SweepDeps): Promise<{ balance: bigint; committed: bigint }> {
+  const at = d.ctx.clock.now().toISOString();
+  const balance = await usdtBalance(d, d.hotAddress);
+  const [pending] = await queryRows<{ total: string }>(
+    d.ctx.db,
+    sql`SELECT coalesce(sum(p.amount), 0)::text AS total
+        FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
+        WHERE (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
+          AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
+  );
+  return { balance, committed: BigInt(pending?.total ?? "0") };
 }
 
 /** Claims up to `limit` due payouts for this worker. */
@@ -116,7 +214,7 @@ export async function claimDuePayouts(ctx: Context, owner: string, limit: number
   );
 }
 
-/** Claims due payouts and advances each as far as the chain allows now. */
+/** Claims due payouts and advances each as far as the chain allows now, in one round. */
 export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): Promise<SendResult> {
   const result: SendResult = { claimed: 0, completed: 0, failed: 0, waitingForFloat: 0 };
   const owner = options.owner ?? `payout-sender-${process.pid}`;
@@ -124,28 +222,45 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
   if (!d) return result;
   const claimed = await claimDuePayouts(ctx, owner, options.limit ?? 10, options.leaseMs);
   result.claimed = claimed.length;
-  for (const { id } of claimed) {
-    const log = ctx.log.child({ payoutId: id });
-    try {
-      const outcome = await advancePayout({ ...d, ctx: { ...ctx, log } }, id, options);
-      if (outcome === "completed") result.completed++;
-      if (outcome === "failed") result.failed++;
-      if (outcome === "float_low") result.waitingForFloat++;
-    } catch (error) {
-      log.warn({ err: error }, "payout step failed; retrying later");
-      await release(ctx, id, owner, PAYOUT_RETRY_MS, error instanceof Error ? error.message : String(error));
+  const round = newSendRound(d);
+  const queue = claimed.map(({ id }) => id);
+  const lane = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const log = ctx.log.child({ payoutId: id });
+      try {
+        const outcome = await advancePayout({ ...d, ctx: { ...ctx, log } }, id, options, round);
+        if (outcome === "completed") result.completed++;
+        if (outcome === "failed") result.failed++;
+        if (outcome === "float_low") result.waitingForFloat++;
+      } catch (error) {
+        log.warn({ err: error }, "payout step failed; retrying later");
+        await release(ctx, id, owner, PAYOUT_RETRY_MS, {
+          lastError: error instanceof Error ? error.message : String(error),
+        });
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(PAYOUT_SEND_CONCURRENCY, queue.length) }, lane));
   return result;
 }
 
-/** Gives the lease back and schedules the next look. */
-async function release(ctx: Context, id: string, owner: string, delayMs: number, lastError?: string) {
+/**
+ * Gives the lease back and schedules the next look; `txUpdate` (what the sender learnt about the
+ * live transaction) is written by the same statement, one commit.
+ */
+async function release(
+  ctx: Context,
+  id: string,
+  owner: string,
+  delayMs: number,
+  extra: { lastError?: string; txUpdate?: SQL } = {},
+) {
   const next = new Date(ctx.clock.now().getTime() + delayMs);
   await ctx.db.execute(
-    sql`UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
+    sql`${extra.txUpdate ? sql`WITH tx AS (${extra.txUpdate}) ` : sql``}
+        UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
           next_attempt_at = ${next.toISOString()}::timestamptz
-          ${lastError === undefined ? sql`` : sql`, last_error = ${lastError.slice(0, 500)}`}
+          ${extra.lastError === undefined ? sql`` : sql`, last_error = ${extra.lastError.slice(0, 500)}`}
         WHERE id = ${id}::uuid AND lease_owner = ${owner}`,
   );
 }
@@ -158,76 +273,95 @@ async function loadOwned(ctx: Context, id: string, owner: string): Promise<Payou
 
 type Outcome = "completed" | "failed" | "float_low" | "waiting" | "lost";
 
-export async function advancePayout(d: SweepDeps, id: string, options: SenderOptions = {}): Promise<Outcome> {
+export async function advancePayout(
+  d: SweepDeps,
+  id: string,
+  options: SenderOptions = {},
+  round: SendRound = newSendRound(d),
+): Promise<Outcome> {
   const { ctx, owner } = d;
   const row = await loadOwned(ctx, id, owner);
   if (!row || (row.status !== "approved" && row.status !== "sending")) return "lost";
-  let live = await liveTransaction(ctx, id);
-  if (!live) {
-    // Nothing live: sign a new transaction, after the float check.
-    const signed = await signNew(d, row);
-    if (signed === "float_low") {
-      await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, `${FLOAT_LOW_MESSAGE}; waiting for a top-up`);
-      return "float_low";
+  const live = await liveTransaction(ctx, id);
+  if (live) {
+    const landing = await awaitLanding(d, row, live, round);
+    await options.onStep?.("waiting", id);
+    if (landing.outcome === "waiting") {
+      await release(ctx, id, owner, landing.nextLookMs, { txUpdate: landing.txUpdate });
     }
-    await options.onStep?.("signed", id);
-    const stored = await store(d, row, signed);
-    if (!stored) return "lost";
-    await options.onStep?.("stored", id);
-    await broadcast(d, signed);
-    await markSent(ctx, signed.txID);
-    await options.onStep?.("broadcast", id);
-    live = { tx_hash: signed.txID, attempt: stored, state: "sent", signed };
+    return landing.outcome;
   }
-  const outcome = await awaitLanding(d, row, live);
+  // Nothing live: sign a new transaction, after the float check (which reserves the amount in the
+  // round until the transaction is stored, or gives it back).
+  let stored = 0;
+  const signed = await signNew(d, row, round);
+  if (signed === "float_low") {
+    await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, {
+      lastError: `${FLOAT_LOW_MESSAGE}; waiting for a top-up`,
+    });
+    return "float_low";
+  }
+  try {
+    await options.onStep?.("signed", id);
+    stored = await store(d, row, signed);
+  } finally {
+    if (!stored) round.storedInRound -= row.amount;
+  }
+  if (!stored) return "lost";
+  await options.onStep?.("stored", id);
+  await broadcast(d, signed);
+  await options.onStep?.("broadcast", id);
+  // On its way: the first look comes once a block or so could hold it.
   await options.onStep?.("waiting", id);
-  if (outcome === "waiting") await release(ctx, id, owner, PAYOUT_WAIT_MS);
-  return outcome;
+  await release(ctx, id, owner, PAYOUT_WAIT_MS, { txUpdate: markSent(signed.txID) });
+  return "waiting";
 }
 
 /** The float check and the signature. Nothing is stored yet. */
-async function signNew(d: SweepDeps, row: PayoutRow): Promise<TransactionJson | "float_low"> {
+async function signNew(
+  d: SweepDeps,
+  row: PayoutRow,
+  round: SendRound,
+): Promise<TransactionJson | "float_low"> {
   const { ctx } = d;
-  const readAt = ctx.clock.now();
-  const balance = await usdtBalance(d, d.hotAddress);
-  // Money already committed to the chain but not visible in the balance (read from the head): every
-  // other live transaction and those solidified after the read, unless the sender had already seen
-  // it in a block before the read (the balance has paid it then; counting it too made a tight
-  // float wait and alert for the ~19 blocks to solidification).
-  const at = readAt.toISOString();
-  const [pending] = await queryRows<{ total: string }>(
-    ctx.db,
-    sql`SELECT coalesce(sum(p.amount), 0)::text AS total
-        FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
-        WHERE p.id <> ${row.id}::uuid
-          AND (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
-          AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
-  );
-  const committed = BigInt(pending?.total ?? "0");
-  if (balance - committed < row.amount) {
+  if (row.address === null) throw new Error("an approved payout has no address");
+  const { balance, committed } = await round.float();
+  // Checked and reserved with no await in between, so the round's other lanes see the reservation.
+  const owed = committed + round.storedInRound;
+  if (balance - owed < row.amount) {
     ctx.log.warn(
-      { amount: formatAmount(row.amount), float: formatAmount(balance), committed: formatAmount(committed) },
+      { amount: formatAmount(row.amount), float: formatAmount(balance), committed: formatAmount(owed) },
       "payout waits: the hot wallet's USDT float is too small",
     );
     return "float_low";
   }
-  if (row.address === null) throw new Error("an approved payout has no address");
-  const to = row.address;
-  const [energy, params, ref] = await Promise.all([
-    d.client.estimateEnergy({ owner: d.hotAddress, contract: d.usdt, data: encodeTransfer(to, row.amount) }),
-    d.client.getChainParameters(),
-    refBlock(d),
+  round.storedInRound += row.amount;
+  try {
+    return await signReserved(d, row.address, row.amount, round);
+  } catch (error) {
+    round.storedInRound -= row.amount;
+    throw error;
+  }
+}
+
+async function signReserved(
+  d: SweepDeps,
+  to: string,
+  amount: bigint,
+  round: SendRound,
+): Promise<TransactionJson> {
+  const data = encodeTransfer(to, amount);
+  const [energy, prices, ref] = await Promise.all([
+    d.client.estimateEnergy({ owner: d.hotAddress, contract: d.usdt, data }),
+    round.prices(),
+    round.head(),
   ]);
-  const feeLimit = sweepFeeLimit({
-    energy: BigInt(energy),
-    energyPriceSun: BigInt(params.getEnergyFee ?? 420),
-    bandwidthPriceSun: BigInt(params.getTransactionFee ?? 1000),
-  });
+  const feeLimit = sweepFeeLimit({ energy: BigInt(energy), ...prices });
   return signTransaction(
     buildTriggerSmartContract({
       owner: d.hotAddress,
       contract: d.usdt,
-      data: encodeTransfer(to, row.amount),
+      data,
       feeLimit,
       refBlock: ref,
       nowMs: ref.timestamp,
@@ -287,10 +421,9 @@ async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Pro
   }
 }
 
-async function markSent(ctx: Context, txHash: string): Promise<void> {
-  await ctx.db.execute(
-    sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${txHash} AND state = 'signed'`,
-  );
+/** Marks a stored transaction broadcast (written with the release that follows). */
+function markSent(txHash: string): SQL {
+  return sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${txHash} AND state = 'signed'`;
 }
 
 function chainFailure(info: TransactionInfo): string | null {
@@ -299,14 +432,36 @@ function chainFailure(info: TransactionInfo): string | null {
   return null;
 }
 
-async function awaitLanding(d: SweepDeps, row: PayoutRow, live: LiveTx): Promise<Outcome> {
+/**
+ * When the solidified head should reach `block`: the blocks still to go at the pace the chain shows
+ * between the solidified head and the head, within PAYOUT_WAIT_MS..PAYOUT_MAX_WAIT_MS.
+ */
+async function untilSolid(round: SendRound, block: number): Promise<number> {
+  const [solid, head] = await Promise.all([round.solidHead(), round.head()]);
+  const headNumber = Number(head.number);
+  const perBlock =
+    headNumber > solid.number ? (head.timestamp - solid.timestamp) / (headNumber - solid.number) : 0;
+  const ms = Math.ceil((block - solid.number) * perBlock);
+  return Math.min(PAYOUT_MAX_WAIT_MS, Math.max(PAYOUT_WAIT_MS, Number.isFinite(ms) ? ms : 0));
+}
+
+async function awaitLanding(
+  d: SweepDeps,
+  row: PayoutRow,
+  live: LiveTx,
+  round: SendRound,
+): Promise<{ outcome: Outcome; nextLookMs: number; txUpdate?: SQL }> {
   const { ctx } = d;
   // The solidified head first (see the header): only then the lookup.
-  const solidHead = await d.client.getSolidifiedNowBlock();
+  const solidHead = await round.solidHead();
+  const seenIn = live.block_number === null ? null : Number(live.block_number);
+  if (seenIn !== null && seenIn > solidHead.number) {
+    // In a block the solidified chain has not reached: nothing to look up yet.
+    return { outcome: "waiting", nextLookMs: await untilSolid(round, seenIn) };
+  }
   const solid = await d.client.getTransactionInfoById(live.tx_hash, { solidified: true });
-  if (solid) return finish(d, row, live, solid);
-  const solidTime = solidHead.block_header.raw_data.timestamp ?? 0;
-  if (live.signed.raw_data.expiration < solidTime) {
+  if (solid) return { outcome: await finish(d, row, live, solid), nextLookMs: 0 };
+  if (live.signed.raw_data.expiration < solidHead.timestamp) {
     // It can never land: marked expired, so the next round signs a new one (the only way a second
     // transaction is ever signed for a payout).
     await ctx.db.execute(
@@ -316,21 +471,27 @@ async function awaitLanding(d: SweepDeps, row: PayoutRow, live: LiveTx): Promise
       { txHash: live.tx_hash },
       "payout transaction expired without landing; a new one will be signed",
     );
-    await release(ctx, row.id, d.owner, 0);
-    return "waiting";
+    return { outcome: "waiting", nextLookMs: 0 };
   }
   const included = await d.client.getTransactionInfoById(live.tx_hash);
   if (!included) await broadcast(d, live.signed);
-  if (live.state === "signed") await markSent(ctx, live.tx_hash);
-  // Seen in a block now (kept from the first sighting), or in none (a fork dropped it).
-  await ctx.db.execute(
-    included
-      ? sql`UPDATE payout_transactions SET included_at = ${ctx.clock.now().toISOString()}::timestamptz
-            WHERE tx_hash = ${live.tx_hash} AND included_at IS NULL`
-      : sql`UPDATE payout_transactions SET included_at = NULL
-            WHERE tx_hash = ${live.tx_hash} AND included_at IS NOT NULL`,
-  );
-  return "waiting";
+  // Sent; seen in a block now (included_at kept from the first sighting), or in none (a fork
+  // dropped it). Written with the release.
+  const block = included?.blockNumber ?? null;
+  const txUpdate =
+    block === seenIn && live.state === "sent"
+      ? undefined
+      : block !== null
+        ? sql`UPDATE payout_transactions SET state = 'sent', block_number = ${block},
+                included_at = coalesce(included_at, ${ctx.clock.now().toISOString()}::timestamptz)
+              WHERE tx_hash = ${live.tx_hash} AND state IN ('signed', 'sent')`
+        : sql`UPDATE payout_transactions SET state = 'sent', block_number = NULL, included_at = NULL
+              WHERE tx_hash = ${live.tx_hash} AND state IN ('signed', 'sent')`;
+  return {
+    outcome: "waiting",
+    nextLookMs: block === null ? PAYOUT_WAIT_MS : await untilSolid(round, block),
+    txUpdate,
+  };
 }
 
 async function finish(d: SweepDeps, row: PayoutRow, live: LiveTx, info: TransactionInfo): Promise<Outcome> {

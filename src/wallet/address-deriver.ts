@@ -13,8 +13,9 @@ import { extname } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { deriveAddresses, type Branch } from "@stablegate/tron/hd";
+import type { Branch } from "@stablegate/tron/hd";
 import type { DeriveReply, DeriveRequest } from "./derive-worker.js";
+import { derivePoolAddresses, type PoolDerivationBackend } from "./pool-derivation.js";
 
 /** Until a batch this large asks for it, derivation stays on the event loop (no thread started). */
 export const WORKER_MIN_COUNT = 100;
@@ -30,6 +31,8 @@ let worker: Worker | null = null;
 /** Set once the worker could not start: every later call derives in-thread. */
 let unavailable = false;
 let nextId = 1;
+/** The implementation the worker thread derives with, once it has said (pool-derivation.ts). */
+let workerBackend: PoolDerivationBackend | null = null;
 const pending = new Map<number, Pending>();
 
 function failAll(error: Error): void {
@@ -62,6 +65,7 @@ function startWorker(): Worker | null {
   started.on("message", (reply: DeriveReply) => {
     if ("ready" in reply) {
       ready = true;
+      workerBackend = reply.backend;
       return;
     }
     const waiting = pending.get(reply.id);
@@ -90,7 +94,7 @@ async function deriveInThread(xpub: string, from: number, count: number, branch:
   const out: string[] = [];
   for (let done = 0; done < count; done += DERIVE_CHUNK) {
     if (done > 0) await yieldToEventLoop();
-    out.push(...deriveAddresses(xpub, from + done, Math.min(DERIVE_CHUNK, count - done), branch));
+    out.push(...derivePoolAddresses(xpub, from + done, Math.min(DERIVE_CHUNK, count - done), branch));
   }
   return out;
 }
@@ -100,8 +104,14 @@ export function derivesOffThread(): boolean {
   return worker !== null && !unavailable;
 }
 
+/** Which implementation the worker thread derives with (null before it has loaded). */
+export function workerDerivationBackend(): PoolDerivationBackend | null {
+  return worker !== null && !unavailable ? workerBackend : null;
+}
+
 /**
- * The addresses of indexes from .. from + count - 1 of `branch`, equal to deriveAddresses(), derived
+ * The addresses of indexes from .. from + count - 1 of `branch`, equal to deriveAddresses() (through
+ * derivePoolAddresses: libsecp256k1 where it loads), derived
  * on the worker thread when it runs, on the event loop in yielding chunks otherwise.
  */
 export async function deriveAddressesOffThread(

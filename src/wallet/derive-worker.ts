@@ -1,9 +1,11 @@
 /**
  * The worker thread of src/wallet/address-deriver.ts: derives deposit addresses from the xpub (a
- * point multiplication each) off the process's event loop. Public data only: no key ever reaches it.
+ * point multiplication each, on libsecp256k1 where it loads: pool-derivation.ts) off the process's
+ * event loop. Public data only: no key ever reaches it.
  */
 import { parentPort } from "node:worker_threads";
-import { deriveAddresses, type Branch } from "@stablegate/tron/hd";
+import type { Branch } from "@stablegate/tron/hd";
+import { derivePoolAddresses, poolDerivationBackend, type PoolDerivationBackend } from "./pool-derivation.js";
 
 export interface DeriveRequest {
   id: number;
@@ -14,14 +16,16 @@ export interface DeriveRequest {
 }
 
 export type DeriveReply =
-  { ready: true } | { id: number; addresses: string[] } | { id: number; error: string };
+  | { ready: true; backend: PoolDerivationBackend }
+  | { id: number; addresses: string[] }
+  | { id: number; error: string };
 
 parentPort?.on("message", (request: DeriveRequest) => {
   let reply: DeriveReply;
   try {
     reply = {
       id: request.id,
-      addresses: deriveAddresses(request.xpub, request.from, request.count, request.branch),
+      addresses: derivePoolAddresses(request.xpub, request.from, request.count, request.branch),
     };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
@@ -30,4 +34,5 @@ parentPort?.on("message", (request: DeriveRequest) => {
 });
 
 // Posted once this module and its imports have loaded: the parent counts the worker usable from here.
-parentPort?.postMessage({ ready: true } satisfies DeriveReply);
+// The thread loads the native binding for itself: it says which implementation it derives with.
+parentPort?.postMessage({ ready: true, backend: poolDerivationBackend().backend } satisfies DeriveReply);

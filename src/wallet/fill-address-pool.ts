@@ -20,6 +20,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { deriveAddressesOffThread } from "./address-deriver.js";
+import { poolDerivationBackend } from "./pool-derivation.js";
 
 /** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;
@@ -48,6 +49,28 @@ export async function readPoolState(db: Executor): Promise<PoolState> {
     taken: Number(row?.taken ?? 0),
     nextIndex: Number(row?.next_index ?? 0),
   };
+}
+
+// Per process: whether the derivation backend was logged.
+let backendLogged = false;
+
+/**
+ * The addresses of `count` indexes from `from` on the order branch, off the event loop. The first
+ * call of the process logs which implementation derives them (libsecp256k1, or @noble/curves and why).
+ */
+async function derivePool(ctx: Context, from: number, count: number): Promise<string[]> {
+  if (!backendLogged) {
+    backendLogged = true;
+    const { backend, reason } = poolDerivationBackend();
+    if (reason === undefined)
+      ctx.log.info({ backend }, "address pool: deriving with the native libsecp256k1");
+    else
+      ctx.log.warn(
+        { backend, reason },
+        "address pool: deriving with @noble/curves (pure JavaScript, slower)",
+      );
+  }
+  return deriveAddressesOffThread(ctx.config.walletXpub, from, count);
 }
 
 /**
@@ -87,7 +110,7 @@ export async function reserveAndInsertAddresses(ctx: Context, db: Executor, coun
     sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int RETURNING next_index - ${count}::int AS start`,
   );
   const start = Number(row?.start ?? 0);
-  await insertAddresses(ctx, db, start, await deriveAddressesOffThread(ctx.config.walletXpub, start, count));
+  await insertAddresses(ctx, db, start, await derivePool(ctx, start, count));
   return start;
 }
 
@@ -114,7 +137,7 @@ async function completeStaleReservation(ctx: Context): Promise<number | null> {
     );
     if (!stale) return null;
     const from = Number(stale.from_index);
-    const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, Number(stale.count));
+    const derived = await derivePool(ctx, from, Number(stale.count));
     const inserted = await insertAddresses(ctx, tx, from, derived);
     ctx.log.warn(
       { from, count: Number(stale.count), inserted },
@@ -181,7 +204,7 @@ export async function fillAddressPool(
     );
     return start;
   });
-  const derived = await deriveAddressesOffThread(ctx.config.walletXpub, from, count);
+  const derived = await derivePool(ctx, from, count);
   const inserted = await ctx.db.transaction(async (tx) => {
     const mine = await queryRows(
       tx,
@@ -194,4 +217,32 @@ export async function fillAddressPool(
   const free = state.free + inserted;
   if (inserted > 0) ctx.log.debug({ inserted, free, from, rate: Math.round(rate) }, "address pool refilled");
   return { inserted, free, more: free < target };
+}
+
+/** The filler vacuums `addresses` after this many takes (free -> allocated) since its last vacuum. */
+export const POOL_VACUUM_TAKES = 5_000;
+// Per database handle (one per process in production): `taken` at this process's last vacuum.
+const vacuumedAt = new WeakMap<Context["database"], number>();
+
+/**
+ * Every claim leaves a dead entry at the front of addresses_free_claim_idx, and each later claim
+ * steps over all of them until a vacuum removes them (about 2,000 buffers per claim after 120,000
+ * takes, against 25-100 on a vacuumed index). Autovacuum is not to be relied on for that: PGlite has
+ * none, a PostgreSQL may run with it off or visit the table only once a minute (tens of thousands
+ * of takes at peak). So the filler vacuums the table itself after POOL_VACUUM_TAKES takes; where
+ * autovacuum keeps up, the extra vacuum finds little to do. Outside any transaction, on a session
+ * without the statement timeout; a plain VACUUM never blocks creations (it takes no lock they wait
+ * for). Returns whether it vacuumed.
+ */
+export async function vacuumAddressesIfDue(ctx: Context, takes = POOL_VACUUM_TAKES): Promise<boolean> {
+  const { taken } = await readPoolState(ctx.db);
+  const last = vacuumedAt.get(ctx.database);
+  if (last !== undefined && taken - last < takes && taken >= last) return false;
+  vacuumedAt.set(ctx.database, taken);
+  // The first run of a process only notes where it starts, unless the table is already due.
+  if (last === undefined && taken < takes) return false;
+  const started = Date.now();
+  await ctx.database.session((s) => s.query("VACUUM (INDEX_CLEANUP ON) addresses"));
+  ctx.log.debug({ taken, ms: Date.now() - started }, "address pool: vacuumed addresses");
+  return true;
 }

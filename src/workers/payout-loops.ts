@@ -6,13 +6,16 @@ import type { Context } from "../context.js";
 import { runDuePayouts } from "../payouts/send-payouts.js";
 import { startLoop, type Loop } from "./loop.js";
 
+/** Payouts one round claims; a full round runs the next at once. */
+const PAYOUT_ROUND = 25;
+
 export function startPayoutLoops(ctx: Context): Loop[] {
   return [
     startLoop({
       name: "payout-sender",
       log: ctx.log,
       intervalMs: 2_000,
-      task: async () => (await runDuePayouts(ctx, { limit: 10 })).claimed === 10,
+      task: async () => (await runDuePayouts(ctx, { limit: PAYOUT_ROUND })).claimed === PAYOUT_ROUND,
     }),
   ];
 }

@@ -16,7 +16,7 @@ import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
-import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
+import { PAYOUT_MAX_WAIT_MS, runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
@@ -346,6 +346,47 @@ describe("payouts through the merchant API", () => {
     // refill the float for the next tests
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
   });
+
+  it("sends a round's payouts side by side, but never more than the float: the one it does not cover waits", async () => {
+    await paidOrder("12", 12n * USDT);
+    // The hot wallet holds exactly 10 USDT, settled.
+    const held = await usdtOf(hot.address);
+    await t.pay(cold.address, held - 10n * USDT, { privateKey: hot.privateKey });
+    t.mine(SOLIDIFY_AFTER + 1);
+    expect(await usdtOf(hot.address)).toBe(10n * USDT);
+    const recipients = [
+      (await newAccount()).address,
+      (await newAccount()).address,
+      (await newAccount()).address,
+    ];
+    const ids: string[] = [];
+    for (const [i, to] of recipients.entries()) {
+      const created = await merchantCall("POST", "/api/v1/payouts", {
+        external_id: `po-lanes-${i}`,
+        amount: "4",
+        address: to,
+      });
+      ids.push(created.json().id as string);
+      await adminCall("POST", `/api/v1/admin/payouts/${ids[i]}/approve`, {});
+    }
+    const round = await runDuePayouts(t.ctx);
+    expect(round).toMatchObject({ claimed: 3, waitingForFloat: 1 });
+    const rows = await Promise.all(ids.map(rowOfPayout));
+    expect(rows.map((r) => r.status).sort()).toEqual(["approved", "sending", "sending"]);
+    const waiting = rows.find((r) => r.status === "approved");
+    expect(waiting?.lastError).toMatch(/float/);
+    for (const row of rows.filter((r) => r.status === "sending")) {
+      expect(await sendUntilDone(row.id)).toMatchObject({ status: "completed" });
+    }
+    expect((await Promise.all(recipients.map(usdtOf))).sort()).toEqual([0n, 4n * USDT, 4n * USDT]);
+    expect(await usdtOf(hot.address)).toBe(2n * USDT);
+    // topped up, the third goes too
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    t.clock.advance(60_000);
+    expect(await sendUntilDone(waiting?.id ?? "")).toMatchObject({ status: "completed" });
+    expect(await Promise.all(recipients.map(usdtOf))).toEqual([4n * USDT, 4n * USDT, 4n * USDT]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
 });
 
 describe("refunds", () => {
@@ -464,6 +505,54 @@ describe("a fork", () => {
     const done = await sendUntilDone(id);
     expect(done).toMatchObject({ status: "completed", attempts: 1 });
     expect(await usdtOf(to)).toBe(3n * USDT);
+    const txs = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id));
+    expect(txs).toHaveLength(1);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+  it("that drops a block the sender saw it in: no lookups until the solidified head reaches that height, then sent again, once", async () => {
+    const to = (await newAccount()).address;
+    const id = (
+      await merchantCall("POST", "/api/v1/payouts", { external_id: "po-fork-seen", amount: "4", address: to })
+    ).json().id as string;
+    await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    await runDuePayouts(t.ctx); // signed, stored, broadcast
+    t.mine(1); // included, not solid
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // seen in its block
+    const [seen] = await t.ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, id));
+    const head = (await t.ctx.chain.client.getNowBlock()).block_header.raw_data.number ?? 0;
+    expect(seen).toMatchObject({ state: "sent", blockNumber: head });
+    // While the solidified head is below that block, a round looks nothing up for it.
+    const lookups = async () => {
+      const info = (await (await fetch(`${t.devnet.url}/devnet/info`)).json()) as {
+        requests: { by_path: Record<string, number> };
+      };
+      return Object.entries(info.requests.by_path)
+        .filter(([path]) => path.includes("gettransactioninfobyid"))
+        .reduce((sum, [, n]) => sum + n, 0);
+    };
+    await t.devnetPost("/devnet/requests/reset");
+    t.clock.advance(PAYOUT_MAX_WAIT_MS + 1_000);
+    expect((await runDuePayouts(t.ctx)).claimed).toBe(1);
+    expect(await lookups()).toBe(0);
+    expect(await rowOfPayout(id)).toMatchObject({ status: "sending" });
+    // The block is dropped; once the solidified chain passes its height, the same bytes go again.
+    await t.devnetPost("/devnet/fork", { depth: 1 });
+    t.mine(SOLIDIFY_AFTER + 1);
+    t.clock.advance(PAYOUT_MAX_WAIT_MS + 1_000);
+    await runDuePayouts(t.ctx); // not in the solidified chain, not in a block: broadcast again
+    expect(await lookups()).toBeGreaterThan(0);
+    const [dropped] = await t.ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, id));
+    expect(dropped).toMatchObject({ state: "sent", blockNumber: null, includedAt: null });
+    const done = await sendUntilDone(id);
+    expect(done).toMatchObject({ status: "completed", attempts: 1 });
+    expect(await usdtOf(to)).toBe(4n * USDT);
     const txs = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id));
     expect(txs).toHaveLength(1);
     expect(await checkLedger(t.ctx.db)).toEqual([]);

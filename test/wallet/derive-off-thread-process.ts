@@ -8,6 +8,7 @@ import {
   deriveAddressesOffThread,
   derivesOffThread,
   stopAddressDeriver,
+  workerDerivationBackend,
 } from "../../src/wallet/address-deriver.js";
 
 const xpub = mnemonicToAccountXpub(process.argv[2] ?? "");
@@ -24,6 +25,7 @@ try {
 process.stdout.write(
   `${JSON.stringify({
     offThread: derivesOffThread(),
+    workerBackend: workerDerivationBackend(),
     mainThread: isMainThread && threadId === 0,
     ordersEqual: JSON.stringify(orders) === JSON.stringify(deriveAddresses(xpub, 5, 140)),
     staticsEqual: JSON.stringify(statics) === JSON.stringify(deriveAddresses(xpub, 0, 10, 1)),

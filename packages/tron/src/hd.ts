@@ -122,17 +122,40 @@ function base(): typeof secp256k1.Point.BASE {
   return secp256k1.Point.BASE;
 }
 
+/**
+ * An optional replacement for the point arithmetic of deriveAddresses: parent + tweak·G as a 65-byte
+ * uncompressed public key (04 || x || y), given the parent as a 65-byte uncompressed key and a 32-byte
+ * tweak already checked to be in 1 .. n-1. This package stays pure JavaScript; a caller that has a
+ * native libsecp256k1 binding can pass its publicKeyTweakAdd(parent, tweak, false), several times
+ * faster than @noble/curves. Public data only: no private key reaches it.
+ */
+export type PublicKeyTweakAdd = (parent: Uint8Array, tweak: Uint8Array) => Uint8Array;
+
+// The branch node's point and its 65-byte form, parsed once per cached node (a square root each).
+const parents = new WeakMap<HDKey, { parent: typeof secp256k1.Point.BASE; parentBytes: Uint8Array }>();
+
+function parentOf(chain: HDKey): { parent: typeof secp256k1.Point.BASE; parentBytes: Uint8Array } {
+  let entry = parents.get(chain);
+  if (!entry) {
+    const parent = secp256k1.Point.fromBytes(chain.publicKey as Uint8Array);
+    entry = { parent, parentBytes: parent.toBytes(false) };
+    parents.set(chain, entry);
+  }
+  return entry;
+}
+
 export function deriveAddresses(
   xpub: string,
   from: number,
   count: number,
   branch: Branch = ORDER_BRANCH,
+  tweakAdd?: PublicKeyTweakAdd,
 ): string[] {
   checkIndex(from);
   if (!Number.isInteger(count) || count < 0) throw new RangeError("invalid count");
   checkIndex(from + Math.max(count - 1, 0));
   const chain = branchNode(xpub, branch);
-  const parent = secp256k1.Point.fromBytes(chain.publicKey as Uint8Array);
+  const { parent, parentBytes } = parentOf(chain);
   const data = Buffer.alloc(37);
   data.set(chain.publicKey as Uint8Array, 0);
   const out: string[] = [];
@@ -144,10 +167,18 @@ export function deriveAddresses(
     const digest = createHmac("sha512", chain.chainCode as Uint8Array)
       .update(data)
       .digest();
-    const tweak = BigInt(`0x${digest.subarray(0, 32).toString("hex")}`);
+    const il = digest.subarray(0, 32);
+    const tweak = BigInt(`0x${il.toString("hex")}`);
     if (tweak === 0n || tweak >= secp256k1.Point.CURVE().n) {
       // Probability below 2^-127; BIP32 says to skip the index, as @scure/bip32 does by throwing.
       out.push(addressFromPublicKey(chain.deriveChild(i).publicKey as Uint8Array));
+      continue;
+    }
+    if (tweakAdd) {
+      const child = tweakAdd(parentBytes, il);
+      if (child.length !== 65 || child[0] !== 4)
+        throw new Error("tweakAdd must return a 65-byte uncompressed key");
+      out.push(addressFromPublicKey(child.subarray(1)));
       continue;
     }
     // Variable-time multiplication is fine here: IL comes from the xpub, which this tier holds anyway.
