@@ -218,3 +218,31 @@ export async function fillAddressPool(
   if (inserted > 0) ctx.log.debug({ inserted, free, from, rate: Math.round(rate) }, "address pool refilled");
   return { inserted, free, more: free < target };
 }
+
+/** The filler vacuums `addresses` after this many takes (free -> allocated) since its last vacuum. */
+export const POOL_VACUUM_TAKES = 5_000;
+// Per database handle (one per process in production): `taken` at this process's last vacuum.
+const vacuumedAt = new WeakMap<Context["database"], number>();
+
+/**
+ * Every claim leaves a dead entry at the front of addresses_free_claim_idx, and each later claim
+ * steps over all of them until a vacuum removes them (about 2,000 buffers per claim after 120,000
+ * takes, against 25-100 on a vacuumed index). Autovacuum is not to be relied on for that: PGlite has
+ * none, a PostgreSQL may run with it off or visit the table only once a minute (tens of thousands
+ * of takes at peak). So the filler vacuums the table itself after POOL_VACUUM_TAKES takes; where
+ * autovacuum keeps up, the extra vacuum finds little to do. Outside any transaction, on a session
+ * without the statement timeout; a plain VACUUM never blocks creations (it takes no lock they wait
+ * for). Returns whether it vacuumed.
+ */
+export async function vacuumAddressesIfDue(ctx: Context, takes = POOL_VACUUM_TAKES): Promise<boolean> {
+  const { taken } = await readPoolState(ctx.db);
+  const last = vacuumedAt.get(ctx.database);
+  if (last !== undefined && taken - last < takes && taken >= last) return false;
+  vacuumedAt.set(ctx.database, taken);
+  // The first run of a process only notes where it starts, unless the table is already due.
+  if (last === undefined && taken < takes) return false;
+  const started = Date.now();
+  await ctx.database.session((s) => s.query("VACUUM (INDEX_CLEANUP ON) addresses"));
+  ctx.log.debug({ taken, ms: Date.now() - started }, "address pool: vacuumed addresses");
+  return true;
+}

@@ -4,7 +4,7 @@
  */
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
-import { fillAddressPool } from "../wallet/fill-address-pool.js";
+import { fillAddressPool, vacuumAddressesIfDue } from "../wallet/fill-address-pool.js";
 import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
@@ -19,7 +19,11 @@ export function startAddressPoolFiller(ctx: Context): Loop {
     name: "address-pool-filler",
     log: ctx.log,
     intervalMs: 5_000,
-    task: async () => (await fillAddressPool(ctx)).more,
+    task: async () => {
+      const { more } = await fillAddressPool(ctx);
+      await vacuumAddressesIfDue(ctx);
+      return more;
+    },
   });
 }
 
