@@ -132,6 +132,8 @@ interface ModeResult {
   check_ledger_process_ms: number;
   check_ledger_exit: number;
   check_ledger_output: string;
+  /** The three slowest payouts: each event and transaction, in ms after the approval. */
+  slowest: string[];
   staked?: { energy_trx: string; bandwidth_trx: string } | undefined;
 }
 
@@ -308,6 +310,25 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
     if (BigInt(`0x${r.constant_result?.[0] ?? "0"}`) !== expected) exact = false;
   }
 
+  // Where the slowest payouts' time went: each event and transaction, in ms after the approval.
+  const slowest = await queryRows<{ id: string; latency: string; last_error: string | null; steps: string }>(
+    ctx.db,
+    sql`SELECT p.id::text AS id,
+               (extract(epoch FROM coalesce(p.completed_at, p.failed_at) - p.approved_at) * 1000)::bigint::text AS latency,
+               p.last_error,
+               (SELECT string_agg(step, ', ' ORDER BY at) FROM (
+                  SELECT e.event_type || ' +' || (extract(epoch FROM e.created_at - p.approved_at) * 1000)::bigint AS step,
+                         e.created_at AS at
+                  FROM payout_events e WHERE e.payout_id = p.id
+                  UNION ALL
+                  SELECT 'tx#' || t.attempt || ' ' || t.state || ' block ' || coalesce(t.block_number::text, '-') ||
+                         ' landed +' || coalesce((extract(epoch FROM t.landed_at - p.approved_at) * 1000)::bigint::text, '-'),
+                         t.created_at
+                  FROM payout_transactions t WHERE t.payout_id = p.id) s) AS steps
+        FROM payouts p WHERE p.approved_at IS NOT NULL
+        ORDER BY coalesce(p.completed_at, p.failed_at) - p.approved_at DESC NULLS FIRST LIMIT 3`,
+  );
+
   // check-ledger with the CLI, as an operator would (the workers still run: PostgreSQL).
   const checkStarted = performance.now();
   const checked = await run(process.execPath, ["--import", "tsx", "src/main.ts", "check-ledger"], {
@@ -341,6 +362,7 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
     check_ledger_process_ms: checkProcessMs,
     check_ledger_exit: checked.code,
     check_ledger_output: checked.out.trim().split("\n").slice(-3).join(" | "),
+    slowest: slowest.map((r) => `${r.latency} ms: ${r.steps} (last_error: ${r.last_error ?? "none"})`),
     staked,
   };
 }

@@ -150,6 +150,8 @@ export interface SendRound {
   float: () => Promise<{ balance: bigint; committed: bigint }>;
   /** What this round stored, on top of the float's `committed`. */
   storedInRound: bigint;
+  /** Transactions this round signed: each one's timestamp is the reference block's + this count. */
+  signed: number;
 }
 
 export function newSendRound(d: SweepDeps): SendRound {
@@ -173,6 +175,7 @@ export function newSendRound(d: SweepDeps): SendRound {
     }),
     float: memo(() => readFloat(d)),
     storedInRound: 0n,
+    signed: 0,
   };
 }
 
@@ -293,8 +296,8 @@ export async function advancePayout(
   }
   // Nothing live: sign a new transaction, after the float check (which reserves the amount in the
   // round until the transaction is stored, or gives it back).
-  let stored = 0;
-  const signed = await signNew(d, row, round);
+  let stored: number | "duplicate" = 0;
+  let signed = await signNew(d, row, round);
   if (signed === "float_low") {
     await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, {
       lastError: `${FLOAT_LOW_MESSAGE}; waiting for a top-up`,
@@ -303,26 +306,41 @@ export async function advancePayout(
   }
   try {
     await options.onStep?.("signed", id);
-    stored = await store(d, row, signed);
+    stored = await store(d, row, signed.tx);
+    // Another payout to the same address for the same amount, signed against the same reference
+    // block with the same timestamp (another worker), is the very same transaction: sign again with
+    // a later timestamp. The primary key refused the copy, so nothing was stored twice.
+    for (let retry = 1; stored === "duplicate" && retry <= 3; retry++) {
+      signed = { ...signed, tx: signed.again(retry * 1_000 + round.signed++) };
+      stored = await store(d, row, signed.tx);
+    }
   } finally {
-    if (!stored) round.storedInRound -= row.amount;
+    if (typeof stored !== "number" || stored === 0) round.storedInRound -= row.amount;
+  }
+  if (stored === "duplicate") {
+    await release(ctx, id, owner, PAYOUT_RETRY_MS, {
+      lastError: "its transaction's id was taken; signing again",
+    });
+    return "waiting";
   }
   if (!stored) return "lost";
   await options.onStep?.("stored", id);
-  await broadcast(d, signed);
+  await broadcast(d, signed.tx);
   await options.onStep?.("broadcast", id);
   // On its way: the first look comes once a block or so could hold it.
   await options.onStep?.("waiting", id);
-  await release(ctx, id, owner, PAYOUT_WAIT_MS, { txUpdate: markSent(signed.txID) });
+  await release(ctx, id, owner, PAYOUT_WAIT_MS, { txUpdate: markSent(signed.tx.txID) });
   return "waiting";
 }
 
+/** A signed transfer, and the same transfer signed with its timestamp moved by `bump` ms. */
+interface Signing {
+  tx: TransactionJson;
+  again: (bump: number) => TransactionJson;
+}
+
 /** The float check and the signature. Nothing is stored yet. */
-async function signNew(
-  d: SweepDeps,
-  row: PayoutRow,
-  round: SendRound,
-): Promise<TransactionJson | "float_low"> {
+async function signNew(d: SweepDeps, row: PayoutRow, round: SendRound): Promise<Signing | "float_low"> {
   const { ctx } = d;
   if (row.address === null) throw new Error("an approved payout has no address");
   const { balance, committed } = await round.float();
@@ -344,12 +362,7 @@ async function signNew(
   }
 }
 
-async function signReserved(
-  d: SweepDeps,
-  to: string,
-  amount: bigint,
-  round: SendRound,
-): Promise<TransactionJson> {
+async function signReserved(d: SweepDeps, to: string, amount: bigint, round: SendRound): Promise<Signing> {
   const data = encodeTransfer(to, amount);
   const [energy, prices, ref] = await Promise.all([
     d.client.estimateEnergy({ owner: d.hotAddress, contract: d.usdt, data }),
@@ -357,25 +370,31 @@ async function signReserved(
     round.head(),
   ]);
   const feeLimit = sweepFeeLimit({ energy: BigInt(energy), ...prices });
-  return signTransaction(
-    buildTriggerSmartContract({
-      owner: d.hotAddress,
-      contract: d.usdt,
-      data,
-      feeLimit,
-      refBlock: ref,
-      nowMs: ref.timestamp,
-    }),
-    d.hotKey,
-  );
+  // The timestamp is the reference block's plus a count of the round's signatures, so two payouts
+  // of one amount to one address are two transactions, never one id.
+  const again = (bump: number) =>
+    signTransaction(
+      buildTriggerSmartContract({
+        owner: d.hotAddress,
+        contract: d.usdt,
+        data,
+        feeLimit,
+        refBlock: ref,
+        nowMs: ref.timestamp,
+        timestampMs: ref.timestamp + bump,
+      }),
+      d.hotKey,
+    );
+  return { tx: again(round.signed++), again };
 }
 
 /**
  * Stores the signed transaction and moves the payout to `sending`, in one transaction, only while
  * this worker still holds the lease and no other transaction of the payout is live (the unique
- * index refuses a second one). Returns the attempt number, or 0 when it lost the payout.
+ * index refuses a second one). Returns the attempt number, 0 when it lost the payout, or "duplicate"
+ * when the very same transaction (another payout's, same bytes) is stored already.
  */
-async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Promise<number> {
+async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Promise<number | "duplicate"> {
   const { ctx, owner } = d;
   try {
     return await ctx.db.transaction(async (tx) => {
@@ -416,7 +435,8 @@ async function store(d: SweepDeps, row: PayoutRow, signed: TransactionJson): Pro
       return attempt;
     });
   } catch (error) {
-    if ((error as { code?: string; cause?: { code?: string } }).cause?.code === "23505") return 0;
+    const cause = (error as { cause?: { code?: string; constraint?: string } }).cause;
+    if (cause?.code === "23505") return cause.constraint === "payout_transactions_pkey" ? "duplicate" : 0;
     throw error;
   }
 }

@@ -389,6 +389,48 @@ describe("payouts through the merchant API", () => {
   });
 });
 
+describe("one amount to one address, twice", () => {
+  it("is two transactions, in one round and across two senders racing on the same head", async () => {
+    await paidOrder("8", 8n * USDT);
+    const to = (await newAccount()).address;
+    const approve = async (externalId: string) => {
+      const id = (
+        await merchantCall("POST", "/api/v1/payouts", { external_id: externalId, amount: "2", address: to })
+      ).json().id as string;
+      await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
+      return id;
+    };
+    // one round, side by side
+    const sameRound = [await approve("po-twice-a"), await approve("po-twice-b")];
+    expect((await runDuePayouts(t.ctx)).claimed).toBe(2);
+    // two senders, one payout each, the same head: the same bytes at first, the second signs again
+    const racing = [await approve("po-twice-c"), await approve("po-twice-d")];
+    await Promise.all([
+      runDuePayouts(t.ctx, { owner: "twice-a", limit: 1 }),
+      runDuePayouts(t.ctx, { owner: "twice-b", limit: 1 }),
+    ]);
+    const ids = [...sameRound, ...racing];
+    expect((await Promise.all(ids.map(rowOfPayout))).map((r) => r.status)).toEqual([
+      "sending",
+      "sending",
+      "sending",
+      "sending",
+    ]);
+    for (const id of ids) expect(await sendUntilDone(id)).toMatchObject({ status: "completed", attempts: 1 });
+    const txs = await t.ctx.db.select().from(payoutTransactions);
+    const hashes = txs.filter((tx) => ids.includes(tx.payoutId)).map((tx) => tx.txHash);
+    expect(new Set(hashes).size).toBe(4);
+    // the racers signed the same bytes first: the one refused by the primary key signed again, later
+    const stamps = txs
+      .filter((tx) => racing.includes(tx.payoutId))
+      .map((tx) => (tx.signed as { raw_data: { timestamp: number } }).raw_data.timestamp)
+      .sort((x, y) => x - y);
+    expect((stamps[1] ?? 0) - (stamps[0] ?? 0)).toBeGreaterThanOrEqual(1_000);
+    expect(await usdtOf(to)).toBe(8n * USDT);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
+
 describe("refunds", () => {
   it("never exceed what the order received less the live refunds; a claim link takes the payer's address once", async () => {
     const order = await paidOrder("10", 12n * USDT);
