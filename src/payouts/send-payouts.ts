@@ -147,7 +147,7 @@ export interface SendRound {
   solidHead: () => Promise<Head>;
   head: () => Promise<RefBlock & { timestamp: number }>;
   prices: () => Promise<{ energyPriceSun: bigint; bandwidthPriceSun: bigint }>;
-  float: () => Promise<{ balance: bigint; committed: bigint }>;
+  float: () => Promise<Float>;
   /** What this round stored, on top of the float's `committed`. */
   storedInRound: bigint;
   /** Transactions this round signed: each one's timestamp is the reference block's + this count. */
@@ -185,17 +185,25 @@ export function newSendRound(d: SweepDeps): SendRound {
  * the sender had already seen it in a block before the read (the balance has paid it then; counting
  * it too made a tight float wait and alert for the ~19 blocks to solidification).
  */
-async function readFloat(d: SweepDeps): Promise<{ balance: bigint; committed: bigint }> {
+interface Float {
+  balance: bigint;
+  committed: bigint;
+  /** The part of `committed` broadcast but not yet seen in a block: it may be paid in `balance` too. */
+  unseen: bigint;
+}
+
+async function readFloat(d: SweepDeps): Promise<Float> {
   const at = d.ctx.clock.now().toISOString();
   const balance = await usdtBalance(d, d.hotAddress);
-  const [pending] = await queryRows<{ total: string }>(
+  const [pending] = await queryRows<{ total: string; unseen: string }>(
     d.ctx.db,
-    sql`SELECT coalesce(sum(p.amount), 0)::text AS total
+    sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
+               coalesce(sum(p.amount) FILTER (WHERE t.state = 'sent' AND t.included_at IS NULL), 0)::text AS unseen
         FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
         WHERE (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
           AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
   );
-  return { balance, committed: BigInt(pending?.total ?? "0") };
+  return { balance, committed: BigInt(pending?.total ?? "0"), unseen: BigInt(pending?.unseen ?? "0") };
 }
 
 /** Claims up to `limit` due payouts for this worker. */
@@ -298,6 +306,11 @@ export async function advancePayout(
   // round until the transaction is stored, or gives it back).
   let stored: number | "duplicate" = 0;
   let signed = await signNew(d, row, round);
+  if (signed === "settling") {
+    // Short only by transactions that may already be paid in the balance: look again soon.
+    await release(ctx, id, owner, PAYOUT_WAIT_MS);
+    return "waiting";
+  }
   if (signed === "float_low") {
     await release(ctx, id, owner, PAYOUT_FLOAT_WAIT_MS, {
       lastError: `${FLOAT_LOW_MESSAGE}; waiting for a top-up`,
@@ -340,13 +353,22 @@ interface Signing {
 }
 
 /** The float check and the signature. Nothing is stored yet. */
-async function signNew(d: SweepDeps, row: PayoutRow, round: SendRound): Promise<Signing | "float_low"> {
+async function signNew(
+  d: SweepDeps,
+  row: PayoutRow,
+  round: SendRound,
+): Promise<Signing | "float_low" | "settling"> {
   const { ctx } = d;
   if (row.address === null) throw new Error("an approved payout has no address");
-  const { balance, committed } = await round.float();
+  const { balance, committed, unseen } = await round.float();
   // Checked and reserved with no await in between, so the round's other lanes see the reservation.
   const owed = committed + round.storedInRound;
   if (balance - owed < row.amount) {
+    // Transactions broadcast but not yet seen in a block may be paid in the balance already (read
+    // at the head) and are counted again in `owed`. If the float covers the payout without them,
+    // the shortage may be only that: the next look at them settles it, so no alert and no top-up
+    // wait yet. A real shortage is still one once they are seen (or expire).
+    if (balance - (owed - unseen) >= row.amount) return "settling";
     ctx.log.warn(
       { amount: formatAmount(row.amount), float: formatAmount(balance), committed: formatAmount(owed) },
       "payout waits: the hot wallet's USDT float is too small",

@@ -347,6 +347,36 @@ describe("payouts through the merchant API", () => {
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
   });
 
+  it("checked before the sender has seen the other payout's block: looks again soon, without the float alert", async () => {
+    await paidOrder("20", 20n * USDT);
+    const held = await usdtOf(hot.address);
+    await t.pay(cold.address, held - 20n * USDT, { privateKey: hot.privateKey });
+    t.mine(SOLIDIFY_AFTER + 1);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const create = async (externalId: string, amount: string, to: string) =>
+      (await merchantCall("POST", "/api/v1/payouts", { external_id: externalId, amount, address: to })).json()
+        .id as string;
+    const a = await create("po-settle-a", "12", toA);
+    const b = await create("po-settle-b", "8", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1); // A in a block the sender has not looked at: the head balance is 8, A still counted
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    t.clock.advance(1_000); // A's first look is not due yet
+    expect(await runDuePayouts(t.ctx)).toMatchObject({ claimed: 1, waitingForFloat: 0 });
+    expect(await rowOfPayout(b)).toMatchObject({ status: "approved", lastError: null });
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_float_low");
+    expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
+    expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
+    expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
+      12n * USDT,
+      8n * USDT,
+      0n,
+    ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+  });
+
   it("sends a round's payouts side by side, but never more than the float: the one it does not cover waits", async () => {
     await paidOrder("12", 12n * USDT);
     // The hot wallet holds exactly 10 USDT, settled.
