@@ -69,7 +69,9 @@ const nodeAttrs = async (node: string) => ({
 });
 const evaluate = () => evaluateAlerts(t.ctx, { headFreshMs: 0 });
 
-describe("overview: operations", () => {
+// Each test waits on several UI polls of up to 30 s (UI): its own deadline must outlast them, so a
+// slow page fails at the poll that printed what it saw instead of at the test's 30 s default.
+describe("overview: operations", { timeout: 180_000 }, () => {
   it("shows a firing scanner-lag alert and the lag, and clears both when the scanner catches up", async () => {
     expect(await text("no-alerts")).toBe("No alert is firing.");
     await expect.poll(() => page.getByTestId("scanner-lag").getAttribute("data-lag"), UI).toBe("0");
