@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -16,10 +16,30 @@ export function isUuid(value: string): boolean {
  * creation time they reveal is shown next to every order anyway.
  */
 export function newId(now = Date.now()): string {
-  const bytes = randomBytes(16);
+  const bytes = Buffer.allocUnsafe(16);
+  takeRandom(bytes, 6);
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Random bytes for ids, drawn from the CSPRNG a pool at a time (as node's own randomUUID does): one
+ * randomFillSync call costs about as much for 4 KiB as for 10 bytes, and order creation takes two
+ * ids per order. Every byte is handed out once.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function takeRandom(target: Buffer, offset: number): void {
+  const length = target.length - offset;
+  if (poolOffset + length > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(target, offset, poolOffset, poolOffset + length);
+  poolOffset += length;
 }

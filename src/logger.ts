@@ -65,3 +65,43 @@ export function createLogger(options: { level: string; destination?: Destination
     options.destination,
   );
 }
+
+const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
+
+/**
+ * A request's logger (Fastify's childLoggerFactory): `parent.child(bindings)` made when the request
+ * first logs a line its level lets through. pino serializes and redacts a child's bindings when the
+ * child is made (about 9 µs, as much as a tenth of an order creation), and most requests log
+ * nothing at the service's level. The lines it logs are the child's, bindings (reqId) included.
+ */
+export function lazyChildLogger(
+  parent: Logger,
+  bindings: Record<string, unknown>,
+  options?: { level?: string },
+): Logger {
+  // A child at a level of its own (a route's logLevel) decides what it logs itself: made at once.
+  if (options?.level !== undefined && options.level !== parent.level) return parent.child(bindings, options);
+  let child: Logger | undefined;
+  const real = (): Logger => (child ??= parent.child(bindings, options));
+  const lazy: Record<string, unknown> = {
+    child: (more: Record<string, unknown>, moreOptions?: object) => real().child(more, moreOptions),
+    bindings: () => real().bindings(),
+    isLevelEnabled: (level: string) => (child ?? parent).isLevelEnabled(level),
+    flush: (cb?: (error?: Error) => void) => (child ?? parent).flush(cb),
+    silent: () => undefined,
+  };
+  for (const level of LEVELS) {
+    lazy[level] = (...args: unknown[]) => {
+      if (!(child ?? parent).isLevelEnabled(level)) return;
+      (real()[level] as (...a: unknown[]) => void)(...args);
+    };
+  }
+  Object.defineProperty(lazy, "level", {
+    get: () => (child ?? parent).level,
+    set: (level: string) => {
+      real().level = level;
+    },
+    enumerable: true,
+  });
+  return lazy as unknown as Logger;
+}

@@ -11,6 +11,7 @@ import { zodSchemaController } from "./zod-compilers.js";
 import sjson from "secure-json-parse";
 import type { Context } from "../context.js";
 import { registerRequestHooks } from "./request-hooks.js";
+import { lazyChildLogger, type Logger } from "../logger.js";
 import { AppError } from "../errors.js";
 import { registerErrorHandling, sendError } from "./errors.js";
 import { registerApiReference, registerOpenApi } from "./openapi.js";
@@ -58,6 +59,9 @@ export async function buildApp(ctx: Context): Promise<App> {
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     requestIdHeader: false,
+    // Each request's child logger is made only when the request logs (src/logger.ts).
+    childLoggerFactory: (logger, bindings, options) =>
+      lazyChildLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger,
     return503OnClosing: true,
     schemaController: zodSchemaController,
     // Node's own Host check answers an empty 400; refuseMalformedRequest answers it in our shape.

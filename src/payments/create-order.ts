@@ -113,6 +113,8 @@ interface InsertOutcome {
   authorized: boolean;
   /** Whether the pool had a free address for this statement. */
   picked: boolean;
+  /** Whether the claim started above index 0 (ClaimFloor), so free addresses below may be unseen. */
+  fromFloor: boolean;
   address: string | null;
   addressId: number | null;
 }
@@ -123,15 +125,21 @@ interface InsertOutcome {
 // re-checks each request's merchant in the same statement: active, and still holding the request's
 // key. The authorized rows take the first free addresses in one claim (SKIP LOCKED), zipped by k.
 // Per request, `picked` tells an empty pool (false) from an existing (merchant, external_id) (true,
-// but nothing inserted). `derivation_index::bigint` matches the partial index
+// but nothing inserted). The claim starts at the process's claim floor ($4, see ClaimFloor). `derivation_index::bigint` matches the partial index
 // addresses_free_claim_idx (migration 0002) and no other index, so a claim never walks past
 // allocated addresses.
-/** The claim, shared with the test that checks its plan uses addresses_free_claim_idx. */
-export const CLAIM_FREE_ADDRESSES =
-  "SELECT id, address FROM addresses WHERE status = 'free' ORDER BY derivation_index::bigint";
+/**
+ * The claim of free addresses from derivation index `floor` (an SQL expression) up, shared with the
+ * tests that check its plan: it starts at `floor` in addresses_free_claim_idx, so it never reads the
+ * dead entries that earlier claims left below it.
+ */
+export function claimFreeAddresses(floor: string): string {
+  return `SELECT id, address, derivation_index FROM addresses
+    WHERE status = 'free' AND derivation_index::bigint >= ${floor} ORDER BY derivation_index::bigint`;
+}
 
 const CREATE_ORDERS: PreparedStatement = {
-  name: "stablegate_create_orders_v1",
+  name: "stablegate_create_orders_v2",
   text: `
     WITH input AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS input(n int, id uuid, merchant_id uuid,
@@ -142,8 +150,8 @@ const CREATE_ORDERS: PreparedStatement = {
       JOIN merchants ON merchants.id = input.merchant_id AND merchants.is_active
         AND (input.api_key_hash IS NULL OR merchants.api_key_hash = input.api_key_hash)
     ), picked AS (
-      SELECT claim.id, claim.address, row_number() OVER () AS k FROM (
-        ${CLAIM_FREE_ADDRESSES} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
+      SELECT claim.id, claim.address, claim.derivation_index, row_number() OVER () AS k FROM (
+        ${claimFreeAddresses("$4::bigint")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
       ) AS claim
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
@@ -164,7 +172,7 @@ const CREATE_ORDERS: PreparedStatement = {
       FROM inserted JOIN authorized ON authorized.id = inserted.id
     )
     SELECT input.n, authorized.k IS NOT NULL AS authorized, picked.id IS NOT NULL AS picked,
-      inserted.address, inserted.address_id::text AS address_id
+      picked.derivation_index, inserted.address, inserted.address_id::text AS address_id
     FROM input
     LEFT JOIN authorized ON authorized.n = input.n
     LEFT JOIN picked ON picked.k = authorized.k
@@ -176,9 +184,42 @@ type CreateRow = {
   n: number;
   authorized: boolean;
   picked: boolean;
+  derivation_index: number | null;
   address: string | null;
   address_id: string | null;
 };
+
+/**
+ * Where this process's claims start in addresses_free_claim_idx. Every claim turns the free
+ * addresses it takes into dead entries at the front of that index, and a claim from index 0 steps
+ * over all of them until a vacuum removes them: at thousands of orders a second, that walk and the
+ * vacuums that shorten it cost more than the rest of the claim. Claims take the lowest free
+ * indexes, so once a batch has taken indexes from F up, every free address below F was taken or
+ * locked by another claim: the next claims start at F. Free addresses can still appear below the
+ * floor (a released address back from quarantine, a claim rolled back, a filler's block inserted
+ * after a later one), so the floor drops to 0 every FLOOR_RESET_MS, and a claim from the floor that
+ * finds too few is made again from 0 before the pool counts as empty. The floor only chooses where
+ * a claim looks first; which address an order gets is still decided by the claim's row locks.
+ */
+interface ClaimFloor {
+  index: number;
+  /** Clock time (ms) after which the next claim starts from 0 again. */
+  resetAt: number;
+}
+export const FLOOR_RESET_MS = 1_000;
+// Per database handle, like the batchers.
+const floors = new WeakMap<Context["database"], ClaimFloor>();
+
+function claimFloor(ctx: Context): ClaimFloor {
+  let floor = floors.get(ctx.database);
+  if (!floor) floors.set(ctx.database, (floor = { index: 0, resetAt: 0 }));
+  const now = ctx.clock.now().getTime();
+  if (now >= floor.resetAt) {
+    floor.index = 0;
+    floor.resetAt = now + FLOOR_RESET_MS;
+  }
+  return floor;
+}
 
 /** Runs the creation statement for `batch` inside `tx`, or as a prepared statement on its own. */
 async function insertOrders(
@@ -201,16 +242,26 @@ async function insertOrders(
     event_id: newId(),
     event_payload: { amount_expected: formatAmount(p.amount) },
   }));
-  const values = [JSON.stringify(input), ctx.config.tronNetwork, CREATED_EVENT];
+  const floor = claimFloor(ctx);
+  const from = tx === undefined ? floor.index : 0;
+  const values = [JSON.stringify(input), ctx.config.tronNetwork, CREATED_EVENT, from];
   const rows =
     tx === undefined
       ? await runPrepared<CreateRow>(ctx.database, CREATE_ORDERS, values)
       : await queryRows<CreateRow>(tx, preparedToSql(CREATE_ORDERS, values));
+  let lowest: number | undefined;
+  for (const row of rows) {
+    if (row.derivation_index === null) continue;
+    const index = Number(row.derivation_index);
+    if (lowest === undefined || index < lowest) lowest = index;
+  }
+  if (lowest !== undefined && lowest > floor.index) floor.index = lowest;
   return batch.map((_, n) => {
     const row = rows.find((candidate) => Number(candidate.n) === n);
     return {
       authorized: row?.authorized === true,
       picked: row?.picked === true,
+      fromFloor: from > 0,
       address: row?.address ?? null,
       addressId: row?.address_id == null ? null : Number(row.address_id),
     };
@@ -302,7 +353,12 @@ export async function createOrder(
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
   const p = prepare(ctx, merchant, input);
-  const first = await creationBatcher(ctx).submit(p);
+  let first = await creationBatcher(ctx).submit(p);
+  if (first.authorized && !first.picked && first.fromFloor) {
+    // Nothing free above the floor: look from index 0 before calling the pool empty.
+    resetClaimFloor(ctx);
+    first = await creationBatcher(ctx).submit(p);
+  }
   if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
     ctx.metrics.ordersCreated.inc();
@@ -338,6 +394,16 @@ export async function createOrder(
   const done = await settled(ctx, p, outcome);
   if (done) return done;
   throw new AppError("INTERNAL_ERROR", "order could not be created");
+}
+
+/** The index this process's next claim starts at (for tests and diagnostics). */
+export function claimFloorIndex(ctx: Context): number {
+  return floors.get(ctx.database)?.index ?? 0;
+}
+
+function resetClaimFloor(ctx: Context): void {
+  const floor = floors.get(ctx.database);
+  if (floor) floor.index = 0;
 }
 
 /** Rounds of "derive a block inline, then the batched statement again" before the last resort. */

@@ -220,16 +220,18 @@ export async function fillAddressPool(
 }
 
 /** The filler vacuums `addresses` after this many takes (free -> allocated) since its last vacuum. */
-export const POOL_VACUUM_TAKES = 5_000;
+export const POOL_VACUUM_TAKES = 50_000;
 // Per database handle (one per process in production): `taken` at this process's last vacuum.
 const vacuumedAt = new WeakMap<Context["database"], number>();
 
 /**
- * Every claim leaves a dead entry at the front of addresses_free_claim_idx, and each later claim
- * steps over all of them until a vacuum removes them (about 2,000 buffers per claim after 120,000
- * takes, against 25-100 on a vacuumed index). Autovacuum is not to be relied on for that: PGlite has
- * none, a PostgreSQL may run with it off or visit the table only once a minute (tens of thousands
- * of takes at peak). So the filler vacuums the table itself after POOL_VACUUM_TAKES takes; where
+ * Every claim leaves a dead entry at the front of addresses_free_claim_idx. Claims start at their
+ * process's claim floor (create-order.ts), above those entries; only the claim that starts from 0
+ * again (about once a second, and when nothing is free above the floor) steps over all of them until
+ * a vacuum removes them. Autovacuum is not to be relied on for that: PGlite has none, a PostgreSQL
+ * may run with it off or visit the table only once a minute. So the filler vacuums the table itself
+ * after POOL_VACUUM_TAKES takes: each vacuum reads every index of `addresses` whole, so at thousands
+ * of takes a second a vacuum every 5,000 (before the floor) cost more than the walk it saved. Where
  * autovacuum keeps up, the extra vacuum finds little to do. Outside any transaction, on a session
  * without the statement timeout; a plain VACUUM never blocks creations (it takes no lock they wait
  * for). Returns whether it vacuumed.

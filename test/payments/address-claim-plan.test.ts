@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAIM_FREE_ADDRESSES } from "../../src/payments/create-order.js";
+import { claimFreeAddresses } from "../../src/payments/create-order.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 
 let testDb: TestDatabase;
@@ -17,7 +17,7 @@ describe("claiming a free address", () => {
         ANALYZE addresses;
         UPDATE addresses SET status = 'allocated' WHERE derivation_index < 15000;`);
       const { rows } = await s.query<{ "QUERY PLAN": string }>(
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_FREE_ADDRESSES} LIMIT 5 FOR UPDATE SKIP LOCKED`,
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${claimFreeAddresses("0")} LIMIT 5 FOR UPDATE SKIP LOCKED`,
       );
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     });

@@ -4,7 +4,7 @@
  * vacuum removes it, and neither PGlite nor a PostgreSQL with autovacuum off (or slow) removes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAIM_FREE_ADDRESSES } from "../../src/payments/create-order.js";
+import { claimFreeAddresses } from "../../src/payments/create-order.js";
 import { readPoolState, vacuumAddressesIfDue } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
@@ -20,7 +20,7 @@ async function claimBuffers(): Promise<number> {
     await s.query("BEGIN");
     try {
       const { rows } = await s.query<{ "QUERY PLAN": string }>(
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${CLAIM_FREE_ADDRESSES} LIMIT 5 FOR UPDATE SKIP LOCKED`,
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${claimFreeAddresses("0")} LIMIT 5 FOR UPDATE SKIP LOCKED`,
       );
       const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
       const match = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(plan);
