@@ -12,6 +12,13 @@
 export interface StatementBatcherOptions<I, O> {
   /** Batches running at once; each holds one pooled connection. */
   maxInFlight: number;
+  /**
+   * Batches that may run at once while fewer than maxBatchSize items wait (maxInFlight by
+   * default). Below maxInFlight, items that arrive while that many batches run wait for one of
+   * them to end and go together in the next, so the statements are fewer and fuller; a further
+   * batch starts beside them only once a full one waits.
+   */
+  partialInFlight?: number;
   /** Items per batch at most. */
   maxBatchSize: number;
   /** Runs one batch; answers one result per item, in the items' order. */
@@ -28,11 +35,14 @@ export class StatementBatcher<I, O> {
   private readonly queue: Pending<I, O>[] = [];
   private inFlight = 0;
   private scheduled = false;
+  private readonly partialInFlight: number;
 
   constructor(private readonly options: StatementBatcherOptions<I, O>) {
     if (!(options.maxInFlight >= 1) || !(options.maxBatchSize >= 1)) {
       throw new RangeError("maxInFlight and maxBatchSize must be at least 1");
     }
+    this.partialInFlight = options.partialInFlight ?? options.maxInFlight;
+    if (!(this.partialInFlight >= 1)) throw new RangeError("partialInFlight must be at least 1");
   }
 
   submit(item: I): Promise<O> {
@@ -44,14 +54,18 @@ export class StatementBatcher<I, O> {
 
   /** Dispatches on the next turn of the event loop, so requests parsed in the same turn share a batch. */
   private schedule(): void {
-    if (this.scheduled || this.queue.length === 0 || this.inFlight >= this.options.maxInFlight) return;
+    if (this.scheduled || !this.canStart()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-        void this.runBatch(this.queue.splice(0, this.options.maxBatchSize));
-      }
+      while (this.canStart()) void this.runBatch(this.queue.splice(0, this.options.maxBatchSize));
     });
+  }
+
+  /** Whether another batch may start now (see partialInFlight). */
+  private canStart(): boolean {
+    if (this.queue.length === 0 || this.inFlight >= this.options.maxInFlight) return false;
+    return this.inFlight < this.partialInFlight || this.queue.length >= this.options.maxBatchSize;
   }
 
   private async runBatch(batch: Pending<I, O>[]): Promise<void> {

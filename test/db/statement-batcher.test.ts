@@ -63,6 +63,33 @@ describe("StatementBatcher", () => {
     expect(m.batches.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
   });
 
+  it("with partialInFlight, starts a batch beside the running ones only once a full batch waits", async () => {
+    const m = manualRun();
+    const batcher = new StatementBatcher<number, number>({
+      maxInFlight: 3,
+      partialInFlight: 1,
+      maxBatchSize: 4,
+      run: m.run,
+    });
+    const all = [batcher.submit(0)];
+    await turn();
+    expect(m.batches).toEqual([[0]]);
+    // Three wait while one runs: less than a full batch, so they wait for it.
+    all.push(...[1, 2, 3].map((item) => batcher.submit(item)));
+    await turn();
+    expect(m.batches).toEqual([[0]]);
+    // A fourth makes a full batch: it starts beside the running one; a fifth waits again.
+    all.push(batcher.submit(4), batcher.submit(5));
+    await turn();
+    expect(m.batches).toEqual([[0], [1, 2, 3, 4]]);
+    expect(m.maxRunning).toBe(2);
+    m.releaseAll();
+    await turn();
+    expect(m.batches).toEqual([[0], [1, 2, 3, 4], [5]]);
+    m.releaseAll();
+    expect(await Promise.all(all)).toEqual([0, 10, 20, 30, 40, 50]);
+  });
+
   it("retries a failed batch item by item, so only the item that fails alone gets the error", async () => {
     const seen: number[][] = [];
     const batcher = new StatementBatcher<number, string>({
@@ -94,5 +121,8 @@ describe("StatementBatcher", () => {
     expect(() => new StatementBatcher({ maxInFlight: 0, maxBatchSize: 1, run: async () => [] })).toThrow(
       RangeError,
     );
+    expect(
+      () => new StatementBatcher({ maxInFlight: 2, partialInFlight: 0, maxBatchSize: 1, run: async () => [] }),
+    ).toThrow(RangeError);
   });
 });
