@@ -66,8 +66,6 @@ export function createLogger(options: { level: string; destination?: Destination
   );
 }
 
-const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
-
 /**
  * A request's logger (Fastify's childLoggerFactory): `parent.child(bindings)` made when the request
  * first logs a line its level lets through. pino serializes and redacts a child's bindings when the
@@ -81,27 +79,76 @@ export function lazyChildLogger(
 ): Logger {
   // A child at a level of its own (a route's logLevel) decides what it logs itself: made at once.
   if (options?.level !== undefined && options.level !== parent.level) return parent.child(bindings, options);
-  let child: Logger | undefined;
-  const real = (): Logger => (child ??= parent.child(bindings, options));
-  const lazy: Record<string, unknown> = {
-    child: (more: Record<string, unknown>, moreOptions?: object) => real().child(more, moreOptions),
-    bindings: () => real().bindings(),
-    isLevelEnabled: (level: string) => (child ?? parent).isLevelEnabled(level),
-    flush: (cb?: (error?: Error) => void) => (child ?? parent).flush(cb),
-    silent: () => undefined,
-  };
-  for (const level of LEVELS) {
-    lazy[level] = (...args: unknown[]) => {
-      if (!(child ?? parent).isLevelEnabled(level)) return;
-      (real()[level] as (...a: unknown[]) => void)(...args);
-    };
+  return new LazyChildLogger(parent, bindings, options) as unknown as Logger;
+}
+
+type LogMethod = (...args: unknown[]) => void;
+
+class LazyChildLogger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly childBindings: Record<string, unknown>,
+    private readonly options: object | undefined,
+  ) {}
+
+  private real(): Logger {
+    return (this.made ??= this.parent.child(this.childBindings, this.options));
   }
-  Object.defineProperty(lazy, "level", {
-    get: () => (child ?? parent).level,
-    set: (level: string) => {
-      real().level = level;
-    },
-    enumerable: true,
-  });
-  return lazy as unknown as Logger;
+
+  private write(level: "fatal" | "error" | "warn" | "info" | "debug" | "trace", args: unknown[]): void {
+    if (!(this.made ?? this.parent).isLevelEnabled(level)) return;
+    (this.real()[level] as LogMethod)(...args);
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: Record<string, unknown>, options?: object): Logger {
+    return this.real().child(bindings, options);
+  }
+
+  bindings(): Record<string, unknown> {
+    return this.real().bindings();
+  }
+
+  flush(cb?: (error?: Error) => void): void {
+    (this.made ?? this.parent).flush(cb);
+  }
+
+  silent(): void {}
+
+  fatal(...args: unknown[]): void {
+    this.write("fatal", args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write("error", args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write("warn", args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write("info", args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write("debug", args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write("trace", args);
+  }
 }
