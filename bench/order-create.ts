@@ -28,6 +28,7 @@ import { migrate } from "../src/db/migrate.js";
 import { buildApp } from "../src/http/app.js";
 import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
+import { stopAddressDeriver } from "../src/wallet/address-deriver.js";
 import { fillAddressPool } from "../src/wallet/fill-address-pool.js";
 
 const run = promisify(execFile);
@@ -270,6 +271,8 @@ async function main(): Promise<void> {
     if (failed > 0) process.stdout.write(`non-2xx or errors on /api/v1/payments: ${failed}\n`);
   } finally {
     for (const target of targets) await target.close();
+    // The derivation worker thread would keep the process alive after the figures.
+    await stopAddressDeriver();
     await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   }
 }
