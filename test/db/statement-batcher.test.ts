@@ -122,7 +122,8 @@ describe("StatementBatcher", () => {
       RangeError,
     );
     expect(
-      () => new StatementBatcher({ maxInFlight: 2, partialInFlight: 0, maxBatchSize: 1, run: async () => [] }),
+      () =>
+        new StatementBatcher({ maxInFlight: 2, partialInFlight: 0, maxBatchSize: 1, run: async () => [] }),
     ).toThrow(RangeError);
   });
 });
