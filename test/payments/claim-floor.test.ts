@@ -8,9 +8,10 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addresses } from "../../src/db/schema.js";
 import { queryRows } from "../../src/db/query-rows.js";
-import { claimFloorIndex, claimFreeAddresses, FLOOR_RESET_MS } from "../../src/payments/create-order.js";
+import { claimFloorIndex, FLOOR_RESET_MS } from "../../src/payments/create-order.js";
 import { fillAddressPool, readPoolState } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { explainClaim } from "../helpers/claim-plan.js";
 import { addMerchant, orderBody, postOrder, type TestMerchant } from "./helpers.js";
 
 let t: TestApp;
@@ -44,22 +45,10 @@ async function free(address: string): Promise<void> {
  * never collect every free address above it to sort them.
  */
 async function claimBuffers(floor: number): Promise<number> {
-  return t.ctx.database.session(async (s) => {
-    await s.query("BEGIN");
-    try {
-      const { rows } = await s.query<{ "QUERY PLAN": string }>(
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${claimFreeAddresses(String(floor))} LIMIT (SELECT 5) FOR UPDATE SKIP LOCKED`,
-      );
-      const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-      expect(plan).toContain("Index Scan using addresses_free_claim_idx");
-      expect(plan).not.toContain("Sort");
-      const match = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(plan);
-      if (!match) throw new Error(`no buffer counts in the plan:\n${plan}`);
-      return Number(match[1]) + Number(match[2] ?? 0);
-    } finally {
-      await s.query("ROLLBACK");
-    }
-  });
+  const { plan, buffers } = await explainClaim(t.ctx, floor, "(SELECT 5)");
+  expect(plan).toContain("Index Scan using addresses_free_claim_idx");
+  expect(plan).not.toContain("Sort");
+  return buffers;
 }
 
 describe("the claim floor", () => {

@@ -4,9 +4,9 @@
  * vacuum removes it, and neither PGlite nor a PostgreSQL with autovacuum off (or slow) removes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimFreeAddresses } from "../../src/payments/create-order.js";
 import { readPoolState, vacuumAddressesIfDue } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { explainClaim } from "../helpers/claim-plan.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,20 +16,7 @@ afterAll(() => t.close());
 
 /** Buffers one claim of 5 free addresses touches (EXPLAIN ANALYZE, rolled back). */
 async function claimBuffers(): Promise<number> {
-  return t.ctx.database.session(async (s) => {
-    await s.query("BEGIN");
-    try {
-      const { rows } = await s.query<{ "QUERY PLAN": string }>(
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${claimFreeAddresses("0")} LIMIT 5 FOR UPDATE SKIP LOCKED`,
-      );
-      const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-      const match = /Buffers: shared hit=(\d+)(?: read=(\d+))?/.exec(plan);
-      if (!match) throw new Error(`no buffer counts in the plan:\n${plan}`);
-      return Number(match[1]) + Number(match[2] ?? 0);
-    } finally {
-      await s.query("ROLLBACK");
-    }
-  });
+  return (await explainClaim(t.ctx, 0, "5")).buffers;
 }
 
 /** Puts `count` free addresses in the pool and takes the first `taken` of them, as claims do. */
