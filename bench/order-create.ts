@@ -257,7 +257,7 @@ async function main(): Promise<void> {
         `p99 ${p99} ms (goal <= 30 ms): ${p99 <= 30 ? "PASS" : "FAIL"}; load average now ${loadavg()[0]?.toFixed(1)}\n`,
     );
     const { rows } = await admin(
-      (c) => c.query<{ free: string }>("SELECT count(*) AS free FROM addresses WHERE status = 'free'"),
+      (c) => c.query<{ free: string }>("SELECT count(*) AS free FROM free_addresses"),
       url,
     );
     const [pool] = rows;

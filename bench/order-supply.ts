@@ -93,13 +93,17 @@ async function admin(statement: string): Promise<void> {
 
 /**
  * Makes the pool deep, or empty: `deep` inserts `count` free placeholder addresses at the next
- * indexes (their bytes do not matter to creation; the indexes stay contiguous and reserved through
- * address_pool_state like any writer's); `!deep` takes every free address out of the pool.
+ * indexes (the indexes stay contiguous and reserved through address_pool_state like any writer's);
+ * `!deep` takes every free address out of the pool. The placeholders are hashes, like real
+ * addresses: each lands at a random place in the unique index on `address`, as a derived one does
+ * (sequential placeholders made the deep pool cheaper than the real one).
  */
 async function setPool(ctx: Context, deep: boolean, count = deepAddresses): Promise<void> {
   await ctx.database.session(async (s) => {
     if (!deep) {
-      await s.query("UPDATE addresses SET status = 'allocated', allocated_at = now() WHERE status = 'free'");
+      await s.query(
+        "UPDATE addresses SET status = 'allocated', allocated_at = now() WHERE id IN (SELECT address_id FROM free_addresses)",
+      );
       return;
     }
     await s.query("BEGIN");
@@ -109,7 +113,7 @@ async function setPool(ctx: Context, deep: boolean, count = deepAddresses): Prom
     );
     await s.query(
       `INSERT INTO addresses (derivation_index, address, status, created_at)
-       SELECT $1::int + i, 'TDeepPool' || lpad(($1::int + i)::text, 25, '0'), 'free', now()
+       SELECT $1::int + i, 'TDeep' || left(md5(($1::int + i)::text), 29), 'free', now()
        FROM generate_series(0, $2::int - 1) AS i`,
       [rows[0]?.start ?? 0, count],
     );

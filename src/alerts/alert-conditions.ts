@@ -194,10 +194,11 @@ async function waitingForFloat(
   };
 }
 
+// The pool's counters (migration 0013): no index of addresses covers status since 0016.
 async function freeAddresses(ctx: Context): Promise<number> {
   const rows = await queryRows<{ n: number }>(
     ctx.db,
-    sql`SELECT count(*)::int AS n FROM addresses WHERE status = 'free'`,
+    sql`SELECT coalesce(sum(free), 0)::int AS n FROM address_pool_counts`,
   );
   return Number(rows[0]?.n ?? 0);
 }

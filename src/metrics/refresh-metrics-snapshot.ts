@@ -90,10 +90,11 @@ async function webhookBacklog(ctx: Context): Promise<Partial<MetricsSnapshot>> {
   };
 }
 
+// The pool's counters (migration 0013): no index of addresses covers status since 0016.
 async function addressPool(ctx: Context): Promise<Partial<MetricsSnapshot>> {
   const [row] = await queryRows<{ free: number }>(
     ctx.db,
-    sql`SELECT count(*)::int AS free FROM addresses WHERE status = 'free'`,
+    sql`SELECT coalesce(sum(free), 0)::int AS free FROM address_pool_counts`,
   );
   return { addressPoolFree: Number(row?.free ?? 0) };
 }

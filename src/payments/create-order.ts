@@ -18,6 +18,7 @@ import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
 import { StatementBatcher } from "../db/statement-batcher.js";
 import { deriveAddressInline, replenishPoolInline } from "../wallet/derive-address-inline.js";
+import { claimFreeAddresses } from "../wallet/free-addresses.js";
 import { assertCallbackUrlAccepted } from "./callback-url.js";
 import {
   findMerchantOrderByExternalId,
@@ -125,21 +126,9 @@ interface InsertOutcome {
 // re-checks each request's merchant in the same statement: active, and still holding the request's
 // key. The authorized rows take the first free addresses in one claim (SKIP LOCKED), zipped by k.
 // Per request, `picked` tells an empty pool (false) from an existing (merchant, external_id) (true,
-// but nothing inserted). The claim starts at the process's claim floor ($4, see ClaimFloor). `derivation_index::bigint` matches the partial index
-// addresses_free_claim_idx (migration 0002) and no other index, so a claim never walks past
-// allocated addresses.
-/**
- * The claim of free addresses from derivation index `floor` (an SQL expression) up, shared with the
- * tests that check its plan: it starts at `floor` in addresses_free_claim_idx, so it never reads the
- * dead entries that earlier claims left below it.
- */
-export function claimFreeAddresses(floor: string): string {
-  return `SELECT id, address, derivation_index FROM addresses
-    WHERE status = 'free' AND derivation_index::bigint >= ${floor} ORDER BY derivation_index::bigint`;
-}
-
+// but nothing inserted). The claim starts at the process's claim floor ($4, see ClaimFloor).
 const CREATE_ORDERS: PreparedStatement = {
-  name: "stablegate_create_orders_v2",
+  name: "stablegate_create_orders_v3",
   text: `
     WITH input AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS input(n int, id uuid, merchant_id uuid,
@@ -151,7 +140,7 @@ const CREATE_ORDERS: PreparedStatement = {
         AND (input.api_key_hash IS NULL OR merchants.api_key_hash = input.api_key_hash)
     ), picked AS (
       SELECT claim.id, claim.address, claim.derivation_index, row_number() OVER () AS k FROM (
-        ${claimFreeAddresses("$4::bigint")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
+        ${claimFreeAddresses("$4::int")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
       ) AS claim
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
@@ -190,8 +179,8 @@ type CreateRow = {
 };
 
 /**
- * Where this process's claims start in addresses_free_claim_idx. Every claim turns the free
- * addresses it takes into dead entries at the front of that index, and a claim from index 0 steps
+ * Where this process's claims start in the list of free addresses (free_addresses' primary key). Every
+ * claim turns the free addresses it takes into dead entries at the front of that index, and a claim from index 0 steps
  * over all of them until a vacuum removes them: at thousands of orders a second, that walk and the
  * vacuums that shorten it cost more than the rest of the claim. Claims take the lowest free
  * indexes, so once a batch has taken indexes from F up, every free address below F was taken or

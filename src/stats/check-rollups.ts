@@ -16,6 +16,7 @@ export interface RollupDifference {
     | "order_rollups_hourly"
     | "order_rollups_minutely"
     | "address_pool_counts"
+    | "free_addresses"
     | "order_rollups_total"
     | "merchant_incidents"
     | "addresses"
@@ -215,7 +216,26 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
              FROM address_pool_state)::text AS next_index,
           (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS max_next`,
   );
+  // The list of free addresses the claims read (free_addresses, migration 0016, kept by the pool
+  // triggers) against the addresses whose status is 'free': the same (index, id, address) rows.
+  const [list] = await queryRows<{ unlisted: string; stale: string }>(
+    db,
+    sql`SELECT (SELECT count(*) FROM addresses a WHERE a.status = 'free' AND NOT EXISTS (
+              SELECT 1 FROM free_addresses f WHERE f.derivation_index = a.derivation_index
+                AND f.address_id = a.id AND f.address = a.address))::text AS unlisted,
+          (SELECT count(*) FROM free_addresses f WHERE NOT EXISTS (
+              SELECT 1 FROM addresses a WHERE a.id = f.address_id AND a.status = 'free'
+                AND a.derivation_index = f.derivation_index AND a.address = f.address))::text AS stale`,
+  );
   const poolDifferences: RollupDifference[] = [];
+  // stored: free addresses missing from the list, and listed rows that are not a free address.
+  if (list && (list.unlisted !== "0" || list.stale !== "0"))
+    poolDifferences.push({
+      table: "free_addresses",
+      key: { pool: "free list" },
+      stored: [list.unlisted, list.stale],
+      actual: ["0", "0"],
+    });
   if (pool && (pool.stored_free !== pool.actual_free || pool.stored_total !== pool.actual_total))
     poolDifferences.push({
       table: "address_pool_counts",

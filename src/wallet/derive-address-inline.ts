@@ -17,6 +17,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { fillAddressPool, reserveAndInsertAddresses } from "./fill-address-pool.js";
+import { claimFreeAddresses } from "./free-addresses.js";
 
 /** Advisory lock key of inline derivation (see src/db/locks.ts for the other keys). */
 export const INLINE_DERIVATION_LOCK = 740_100_101;
@@ -53,8 +54,7 @@ export async function deriveAddressInline(ctx: Context, db: Executor): Promise<n
   await queryRows(db, sql`SELECT pg_advisory_xact_lock(${INLINE_DERIVATION_LOCK})`);
   const free = await queryRows<{ id: string }>(
     db,
-    sql`SELECT id::text AS id FROM addresses WHERE status = 'free' ORDER BY derivation_index::bigint
-        LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    sql.raw(`${claimFreeAddresses("0")} LIMIT 1 FOR UPDATE SKIP LOCKED`),
   );
   if (free.length > 0) return 0;
   await reserveAndInsertAddresses(ctx, db, INLINE_BLOCK_SIZE);

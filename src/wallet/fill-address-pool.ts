@@ -219,32 +219,32 @@ export async function fillAddressPool(
   return { inserted, free, more: free < target };
 }
 
-/** The filler vacuums `addresses` after this many takes (free -> allocated) since its last vacuum. */
-export const POOL_VACUUM_TAKES = 50_000;
+/** The filler vacuums the list of free addresses after this many takes since its last vacuum. */
+export const POOL_VACUUM_TAKES = 10_000;
 // Per database handle (one per process in production): `taken` at this process's last vacuum.
 const vacuumedAt = new WeakMap<Context["database"], number>();
 
 /**
- * Every claim leaves a dead entry at the front of addresses_free_claim_idx. Claims start at their
- * process's claim floor (create-order.ts), above those entries; only the claim that starts from 0
- * again (about once a second, and when nothing is free above the floor) steps over all of them until
- * a vacuum removes them. Autovacuum is not to be relied on for that: PGlite has none, a PostgreSQL
- * may run with it off or visit the table only once a minute. So the filler vacuums the table itself
- * after POOL_VACUUM_TAKES takes: each vacuum reads every index of `addresses` whole, so at thousands
- * of takes a second a vacuum every 5,000 (before the floor) cost more than the walk it saved. Where
- * autovacuum keeps up, the extra vacuum finds little to do. Outside any transaction, on a session
- * without the statement timeout; a plain VACUUM never blocks creations (it takes no lock they wait
- * for). Returns whether it vacuumed.
+ * Every claim leaves a dead entry at the front of the free list's index (free_addresses, migration
+ * 0016). Claims start at their process's claim floor (create-order.ts), above those entries; only the
+ * claim that starts from 0 again (about once a second, and when nothing is free above the floor)
+ * steps over all of them until a vacuum removes them. Autovacuum is not to be relied on for that:
+ * PGlite has none, a PostgreSQL may run with it off or visit the table only once a minute. So the
+ * filler vacuums the list itself after POOL_VACUUM_TAKES takes. The list holds only the free
+ * addresses, so a vacuum reads a few pages, whatever the number of addresses ever derived (before
+ * 0016 it read every index of `addresses` whole). Outside any transaction, on a session without
+ * the statement timeout; a plain VACUUM never blocks creations (it takes no lock they wait for).
+ * Returns whether it vacuumed.
  */
-export async function vacuumAddressesIfDue(ctx: Context, takes = POOL_VACUUM_TAKES): Promise<boolean> {
+export async function vacuumFreeAddressesIfDue(ctx: Context, takes = POOL_VACUUM_TAKES): Promise<boolean> {
   const { taken } = await readPoolState(ctx.db);
   const last = vacuumedAt.get(ctx.database);
   if (last !== undefined && taken - last < takes && taken >= last) return false;
   vacuumedAt.set(ctx.database, taken);
-  // The first run of a process only notes where it starts, unless the table is already due.
+  // The first run of a process only notes where it starts, unless the list is already due.
   if (last === undefined && taken < takes) return false;
   const started = Date.now();
-  await ctx.database.session((s) => s.query("VACUUM (INDEX_CLEANUP ON) addresses"));
-  ctx.log.debug({ taken, ms: Date.now() - started }, "address pool: vacuumed addresses");
+  await ctx.database.session((s) => s.query("VACUUM (INDEX_CLEANUP ON) free_addresses"));
+  ctx.log.debug({ taken, ms: Date.now() - started }, "address pool: vacuumed the free list");
   return true;
 }

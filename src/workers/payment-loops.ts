@@ -4,7 +4,7 @@
  */
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
-import { fillAddressPool, vacuumAddressesIfDue } from "../wallet/fill-address-pool.js";
+import { fillAddressPool, vacuumFreeAddressesIfDue } from "../wallet/fill-address-pool.js";
 import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
@@ -21,7 +21,7 @@ export function startAddressPoolFiller(ctx: Context): Loop {
     intervalMs: 5_000,
     task: async () => {
       const { more } = await fillAddressPool(ctx);
-      await vacuumAddressesIfDue(ctx);
+      await vacuumFreeAddressesIfDue(ctx);
       return more;
     },
   });

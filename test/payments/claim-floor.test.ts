@@ -40,15 +40,15 @@ async function free(address: string): Promise<void> {
 }
 
 /**
- * Buffers a claim of 5 from `floor` touches (EXPLAIN ANALYZE, rolled back). The limit is a
+ * Buffers a claim of 5 from `floor` touches in the free list (EXPLAIN ANALYZE, rolled back). The limit is a
  * subquery, as in the creation statement: the plan must walk the index in order from the floor,
  * never collect every free address above it to sort them.
  */
 async function claimBuffers(floor: number): Promise<number> {
-  const { plan, buffers } = await explainClaim(t.ctx, floor, "(SELECT 5)");
-  expect(plan).toContain("Index Scan using addresses_free_claim_idx");
+  const { plan, listBuffers } = await explainClaim(t.ctx, floor, "(SELECT 5)");
+  expect(plan).toContain("Index Scan using free_addresses_pkey");
   expect(plan).not.toContain("Sort");
-  return buffers;
+  return listBuffers;
 }
 
 describe("the claim floor", () => {
@@ -100,7 +100,8 @@ describe("the claim floor", () => {
     }
     const fromZero = await claimBuffers(0);
     const fromFloor = await claimBuffers(start + 5_000);
-    expect(fromZero).toBeGreaterThan(15);
+    // 5,000 dead entries of an integer key are some 13 index pages.
+    expect(fromZero).toBeGreaterThan(10);
     expect(fromFloor).toBeLessThan(fromZero / 3);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The pool filler vacuums `addresses` itself after POOL_VACUUM_TAKES takes (issue 26): every claim
- * leaves a dead entry at the front of addresses_free_claim_idx that later claims step over until a
- * vacuum removes it, and neither PGlite nor a PostgreSQL with autovacuum off (or slow) removes them.
+ * The pool filler vacuums the list of free addresses itself after POOL_VACUUM_TAKES takes (issue
+ * 26): every claim leaves a dead entry at the front of free_addresses' primary key that later
+ * claims from 0 step over until a vacuum removes it, and neither PGlite nor a PostgreSQL with
+ * autovacuum off (or slow) removes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPoolState, vacuumAddressesIfDue } from "../../src/wallet/fill-address-pool.js";
+import { readPoolState, vacuumFreeAddressesIfDue } from "../../src/wallet/fill-address-pool.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { explainClaim } from "../helpers/claim-plan.js";
 
@@ -14,9 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Buffers one claim of 5 free addresses touches (EXPLAIN ANALYZE, rolled back). */
+/** Buffers one claim of 5 free addresses touches in the free list (EXPLAIN ANALYZE, rolled back). */
 async function claimBuffers(): Promise<number> {
-  return (await explainClaim(t.ctx, 0, "5")).buffers;
+  return (await explainClaim(t.ctx, 0, "5")).listBuffers;
 }
 
 /** Puts `count` free addresses in the pool and takes the first `taken` of them, as claims do. */
@@ -44,24 +45,23 @@ async function takeAddresses(count: number, taken: number): Promise<void> {
   });
 }
 
-describe("vacuuming the pool", () => {
+describe("vacuuming the free list", () => {
   it("vacuums after POOL_VACUUM_TAKES takes, and the claim no longer steps over the dead entries", async () => {
     // A process's first run notes where it starts.
-    expect(await vacuumAddressesIfDue(t.ctx, 1_000)).toBe(false);
+    expect(await vacuumFreeAddressesIfDue(t.ctx, 1_000)).toBe(false);
     await takeAddresses(12_000, 10_000);
     expect((await readPoolState(t.ctx.db)).taken).toBe(10_000);
     const before = await claimBuffers();
-    expect(await vacuumAddressesIfDue(t.ctx, 1_000)).toBe(true);
+    expect(await vacuumFreeAddressesIfDue(t.ctx, 1_000)).toBe(true);
     const after = await claimBuffers();
-    // 10,000 dead entries are some 25 index pages and heap visits to step over; a vacuumed index
-    // leaves a handful of pages.
+    // 10,000 dead entries are some 25 index pages to step over; a vacuumed index leaves a handful.
     expect(before).toBeGreaterThan(20);
     expect(after).toBeLessThan(before / 3);
     // Not again until as many takes again.
-    expect(await vacuumAddressesIfDue(t.ctx, 1_000)).toBe(false);
+    expect(await vacuumFreeAddressesIfDue(t.ctx, 1_000)).toBe(false);
     await takeAddresses(1_000, 999);
-    expect(await vacuumAddressesIfDue(t.ctx, 1_000)).toBe(false);
+    expect(await vacuumFreeAddressesIfDue(t.ctx, 1_000)).toBe(false);
     await takeAddresses(1, 1);
-    expect(await vacuumAddressesIfDue(t.ctx, 1_000)).toBe(true);
+    expect(await vacuumFreeAddressesIfDue(t.ctx, 1_000)).toBe(true);
   });
 });
