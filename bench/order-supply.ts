@@ -166,6 +166,24 @@ async function startMinimal(url: string) {
   };
 }
 
+/**
+ * Updates of `addresses` so far, and how many of them were HOT (no new index entry), from the
+ * statistics the backends flush about once a second. Over the default-pool minutes these are the
+ * claims' binds, which migration 0016 made HOT-eligible.
+ */
+async function addressUpdates(url: string): Promise<{ updated: number; hot: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ updated: string; hot: string }>(
+      "SELECT n_tup_upd::text AS updated, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'addresses'",
+    );
+    return { updated: Number(rows[0]?.updated ?? 0), hot: Number(rows[0]?.hot ?? 0) };
+  } finally {
+    await client.end();
+  }
+}
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -243,6 +261,8 @@ async function main(): Promise<void> {
     await baselines("before");
 
     // The default pool: empty at the start, the filler's target POOL_MIN_FREE, the filler running.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const updatesBefore = await addressUpdates(url);
     const filler = startAddressPoolFiller(ctx);
     closers.push(() => filler.stop());
     const perMinute: LoadResult[] = [];
@@ -259,6 +279,14 @@ async function main(): Promise<void> {
     }
     await filler.stop();
     closers.pop();
+    // The statistics are flushed about once a second after a backend's last transaction.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const updatesAfter = await addressUpdates(url);
+    const claims = updatesAfter.updated - updatesBefore.updated;
+    const hot = updatesAfter.hot - updatesBefore.hot;
+    console.log(
+      `updates of addresses in these minutes: ${claims}, HOT ${hot} (${claims === 0 ? "-" : ((100 * hot) / claims).toFixed(1)} %)`,
+    );
     await baselines("after");
 
     const rates = perMinute.map((r) => r.rps);
