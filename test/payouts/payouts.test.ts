@@ -87,6 +87,44 @@ async function sendUntilDone(id: string, options: SenderOptions = {}, rounds = 1
   return row;
 }
 
+/**
+ * Credits the merchant with an order paid `paid` USDT, then leaves the hot wallet holding exactly
+ * `usdt` USDT, settled.
+ */
+async function settleFloatTo(usdt: bigint, paid = usdt): Promise<void> {
+  await paidOrder(String(paid), paid * USDT);
+  const held = await usdtOf(hot.address);
+  await t.pay(cold.address, held - usdt * USDT, { privateKey: hot.privateKey });
+  t.mine(SOLIDIFY_AFTER + 1);
+  expect(await usdtOf(hot.address)).toBe(usdt * USDT);
+}
+
+async function createPayout(externalId: string, amount: string, to: string): Promise<string> {
+  const created = await merchantCall("POST", "/api/v1/payouts", {
+    external_id: externalId,
+    amount,
+    address: to,
+  });
+  return created.json().id as string;
+}
+
+/**
+ * Sends payouts `a` (12 USDT to toA) and `b` (8 USDT to toB) to the end, out of a float of exactly
+ * 20: both recipients are paid, the float is empty and the ledger proves itself. Then refills the
+ * float for the next tests.
+ */
+async function expectBothPaidFromTheFloat(a: string, b: string, toA: string, toB: string): Promise<void> {
+  expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
+  expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
+  expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
+    12n * USDT,
+    8n * USDT,
+    0n,
+  ]);
+  expect(await checkLedger(t.ctx.db)).toEqual([]);
+  await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+}
+
 async function snapshot() {
   const [row] = await queryRows<{ p: string; l: string; e: string }>(
     t.ctx.db,
@@ -308,18 +346,10 @@ describe("payouts through the merchant API", () => {
   });
 
   it("does not count a transaction already in a block twice: a float that covers exactly both payouts sends both", async () => {
-    await paidOrder("20", 20n * USDT);
-    // The hot wallet holds exactly 20 USDT, settled.
-    const held = await usdtOf(hot.address);
-    await t.pay(cold.address, held - 20n * USDT, { privateKey: hot.privateKey });
-    t.mine(SOLIDIFY_AFTER + 1);
-    expect(await usdtOf(hot.address)).toBe(20n * USDT);
+    await settleFloatTo(20n);
     const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
-    const create = async (externalId: string, amount: string, to: string) =>
-      (await merchantCall("POST", "/api/v1/payouts", { external_id: externalId, amount, address: to })).json()
-        .id as string;
-    const a = await create("po-exact-a", "12", toA);
-    const b = await create("po-exact-b", "8", toB);
+    const a = await createPayout("po-exact-a", "12", toA);
+    const b = await createPayout("po-exact-b", "8", toB);
     await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
     await runDuePayouts(t.ctx); // A signed, stored, broadcast
     t.mine(1); // A in a block of the head: the head balance is 8 now, A not yet solidified
@@ -335,29 +365,14 @@ describe("payouts through the merchant API", () => {
     expect(second.waitingForFloat).toBe(0);
     const [sending] = await t.ctx.db.select().from(payouts).where(eq(payouts.id, b));
     expect(sending).toMatchObject({ status: "sending", lastError: null });
-    expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
-    expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
-    expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
-      12n * USDT,
-      8n * USDT,
-      0n,
-    ]);
-    expect(await checkLedger(t.ctx.db)).toEqual([]);
-    // refill the float for the next tests
-    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    await expectBothPaidFromTheFloat(a, b, toA, toB);
   });
 
   it("checked before the sender has seen the other payout's block: looks again soon, without the float alert", async () => {
-    await paidOrder("20", 20n * USDT);
-    const held = await usdtOf(hot.address);
-    await t.pay(cold.address, held - 20n * USDT, { privateKey: hot.privateKey });
-    t.mine(SOLIDIFY_AFTER + 1);
+    await settleFloatTo(20n);
     const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
-    const create = async (externalId: string, amount: string, to: string) =>
-      (await merchantCall("POST", "/api/v1/payouts", { external_id: externalId, amount, address: to })).json()
-        .id as string;
-    const a = await create("po-settle-a", "12", toA);
-    const b = await create("po-settle-b", "8", toB);
+    const a = await createPayout("po-settle-a", "12", toA);
+    const b = await createPayout("po-settle-b", "8", toB);
     await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
     await runDuePayouts(t.ctx); // A broadcast
     t.mine(1); // A in a block the sender has not looked at: the head balance is 8, A still counted
@@ -366,24 +381,11 @@ describe("payouts through the merchant API", () => {
     expect(await runDuePayouts(t.ctx)).toMatchObject({ claimed: 1, waitingForFloat: 0 });
     expect(await rowOfPayout(b)).toMatchObject({ status: "approved", lastError: null });
     expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_float_low");
-    expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
-    expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
-    expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
-      12n * USDT,
-      8n * USDT,
-      0n,
-    ]);
-    expect(await checkLedger(t.ctx.db)).toEqual([]);
-    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    await expectBothPaidFromTheFloat(a, b, toA, toB);
   });
 
   it("sends a round's payouts side by side, but never more than the float: the one it does not cover waits", async () => {
-    await paidOrder("12", 12n * USDT);
-    // The hot wallet holds exactly 10 USDT, settled.
-    const held = await usdtOf(hot.address);
-    await t.pay(cold.address, held - 10n * USDT, { privateKey: hot.privateKey });
-    t.mine(SOLIDIFY_AFTER + 1);
-    expect(await usdtOf(hot.address)).toBe(10n * USDT);
+    await settleFloatTo(10n, 12n);
     const recipients = [
       (await newAccount()).address,
       (await newAccount()).address,
@@ -391,12 +393,7 @@ describe("payouts through the merchant API", () => {
     ];
     const ids: string[] = [];
     for (const [i, to] of recipients.entries()) {
-      const created = await merchantCall("POST", "/api/v1/payouts", {
-        external_id: `po-lanes-${i}`,
-        amount: "4",
-        address: to,
-      });
-      ids.push(created.json().id as string);
+      ids.push(await createPayout(`po-lanes-${i}`, "4", to));
       await adminCall("POST", `/api/v1/admin/payouts/${ids[i]}/approve`, {});
     }
     const round = await runDuePayouts(t.ctx);

@@ -6,6 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeDatabaseError } from "../../src/db/database-error.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { claimFreeAddresses } from "../../src/wallet/free-addresses.js";
@@ -113,6 +114,33 @@ describe("the list of free addresses", () => {
     // Never a walk of `addresses` that filters out the 15,000 allocated addresses.
     expect(plan).not.toMatch(/Rows Removed by Filter: [1-9]/);
     expect(plan).not.toContain("Seq Scan on addresses");
+  });
+
+  it("leaves addresses no index over a column a claim, release or hold changes", async () => {
+    const indexes = await queryRows<{ indexname: string; indexdef: string }>(
+      t.ctx.db,
+      sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'addresses' ORDER BY indexname`,
+    );
+    expect(indexes.map((index) => index.indexdef.replace(/^.* USING btree /, ""))).toEqual([
+      "(address)",
+      "(derivation_index)",
+      "(id)",
+      // Only static addresses have one: the pool's NULLs take no entry.
+      "(static_index) WHERE (static_index IS NOT NULL)",
+    ]);
+    // Still unique where set.
+    await queryRows(
+      t.ctx.db,
+      sql`INSERT INTO addresses (static_index, address, status, created_at) VALUES (900001, 'TStaticOnce', 'static', now())`,
+    );
+    const twice = await queryRows(
+      t.ctx.db,
+      sql`INSERT INTO addresses (static_index, address, status, created_at) VALUES (900001, 'TStaticTwice', 'static', now())`,
+    ).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(describeDatabaseError(twice)?.sqlstate).toBe("23505");
   });
 
   it("makes binding a claimed address a HOT update: no index of addresses gets a new entry", async () => {

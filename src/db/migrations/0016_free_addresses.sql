@@ -48,6 +48,12 @@ ALTER TABLE addresses RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_t
   autovacuum_vacuum_cost_delay);
 ALTER TABLE addresses SET (fillfactor = 50);
 
+-- Every address of the pool has static_index NULL (0012), and the plain unique index on it took an
+-- entry for each of them: an index of NULLs as large as the pool, written by every derivation. Only
+-- static addresses need it.
+ALTER TABLE addresses DROP CONSTRAINT addresses_static_index_key;
+CREATE UNIQUE INDEX addresses_static_index_key ON addresses (static_index) WHERE static_index IS NOT NULL;
+
 CREATE OR REPLACE FUNCTION address_pool_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO free_addresses (derivation_index, address_id, address)

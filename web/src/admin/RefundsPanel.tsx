@@ -1,11 +1,12 @@
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { api } from "./api.js";
 import { formatTime, trimAmount } from "./format.js";
 import { useCan } from "./me.js";
 import type { CreatedRefund, Payout } from "./payouts-api.js";
 import { StatusBadge } from "./PayoutsPage.js";
 import { Link } from "./router.js";
-import { errorMessage, useApi } from "./useApi.js";
+import { ClaimLink, useRefundForm } from "./refund-form.js";
+import { useApi } from "./useApi.js";
 
 /**
  * The order page's refunds (DESIGN.md 14): every refund of the order with its state, and the
@@ -80,37 +81,19 @@ function RefundForm({
   received: string;
   onCreated: () => void;
 }) {
-  const [amount, setAmount] = useState("");
-  const [address, setAddress] = useState("");
-  const [reason, setReason] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedRefund | null>(null);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setCreated(null);
-    setBusy(true);
-    try {
-      const reply = await api.post<CreatedRefund>(`/orders/${orderId}/refunds`, {
-        amount: amount.trim(),
-        ...(address.trim() ? { address: address.trim() } : {}),
-        ...(reason.trim() ? { reason: reason.trim() } : {}),
-      });
-      setCreated(reply);
-      setAmount("");
-      setAddress("");
-      setReason("");
-      onCreated();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const form = useRefundForm({
+    create: (fields) =>
+      api.post<CreatedRefund>(`/orders/${orderId}/refunds`, {
+        amount: fields.amount,
+        ...(fields.address ? { address: fields.address } : {}),
+        ...(fields.reason ? { reason: fields.reason } : {}),
+      }),
+    onCreated,
+  });
+  const { amount, setAmount, address, setAddress, reason, setReason, busy, error, created } = form;
   return (
     <>
-      <form className="inline-form" onSubmit={(event) => void submit(event)} data-testid="refund-form">
+      <form className="inline-form" onSubmit={(event) => void form.submit(event)} data-testid="refund-form">
         <h2>Refund</h2>
         <label>
           Amount (USDT, at most {trimAmount(received)} received less live refunds)
@@ -162,14 +145,7 @@ function RefundForm({
               : ""}
             .
           </p>
-          {created.claim_url && (
-            <>
-              <p>Send this link to the payer; it is shown only once and expires in 7 days:</p>
-              <code className="mono block" data-testid="refund-claim-url">
-                {created.claim_url}
-              </code>
-            </>
-          )}
+          {created.claim_url && <ClaimLink url={created.claim_url} testId="refund-claim-url" />}
         </div>
       )}
     </>

@@ -1,10 +1,9 @@
-import { useState, type FormEvent } from "react";
 import { api, type StrayTransferView } from "./api.js";
 import { trimAmount } from "./format.js";
 import { useCan } from "./me.js";
 import type { CreatedRefund } from "./payouts-api.js";
+import { ClaimLink, useRefundForm } from "./refund-form.js";
 import { Link } from "./router.js";
-import { errorMessage } from "./useApi.js";
 
 /**
  * Refund a stray transfer (DESIGN.md 13, 14): POST /admin/stray-transfers/:id/refunds. The amount
@@ -14,45 +13,24 @@ import { errorMessage } from "./useApi.js";
  */
 export function StrayRefundPanel({ stray, onDone }: { stray: StrayTransferView; onDone: () => void }) {
   const can = useCan();
-  const [amount, setAmount] = useState("");
-  const [address, setAddress] = useState("");
-  const [reason, setReason] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedRefund | null>(null);
+  const form = useRefundForm({
+    validate: (fields) => (fields.reason === "" ? "Give a reason: it is kept in the audit log." : null),
+    create: (fields) =>
+      api.post<CreatedRefund>(`/stray-transfers/${stray.id}/refunds`, {
+        reason: fields.reason,
+        ...(fields.amount ? { amount: fields.amount } : {}),
+        ...(fields.address ? { address: fields.address } : {}),
+      }),
+    onCreated: onDone,
+  });
+  const { amount, setAmount, address, setAddress, reason, setReason, busy, error, created } = form;
   const refundable =
     stray.status === "confirmed" && (stray.resolution === null || stray.resolution === "refunded");
   if (!can("refunds.create") || !refundable) return null;
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setCreated(null);
-    if (reason.trim() === "") {
-      setError("Give a reason: it is kept in the audit log.");
-      return;
-    }
-    setBusy(true);
-    try {
-      const reply = await api.post<CreatedRefund>(`/stray-transfers/${stray.id}/refunds`, {
-        reason: reason.trim(),
-        ...(amount.trim() ? { amount: amount.trim() } : {}),
-        ...(address.trim() ? { address: address.trim() } : {}),
-      });
-      setCreated(reply);
-      setAmount("");
-      setAddress("");
-      setReason("");
-      onDone();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <section className="panel wide" data-testid="stray-refund-panel" aria-labelledby="stray-refund-title">
       <h2 id="stray-refund-title">Refund</h2>
-      <form className="inline-form" onSubmit={(event) => void submit(event)}>
+      <form className="inline-form" onSubmit={(event) => void form.submit(event)}>
         <label>
           Amount (USDT; empty: all that is left of {trimAmount(stray.amount)})
           <input
@@ -106,14 +84,7 @@ export function StrayRefundPanel({ stray, onDone }: { stray: StrayTransferView; 
             Refund of {trimAmount(created.amount)} USDT created: {created.status}.{" "}
             <Link to={`/admin/payouts/${created.id}`}>Open it</Link>
           </p>
-          {created.claim_url && (
-            <>
-              <p>Send this link to the payer; it is shown only once and expires in 7 days:</p>
-              <code className="mono block" data-testid="stray-refund-claim-url">
-                {created.claim_url}
-              </code>
-            </>
-          )}
+          {created.claim_url && <ClaimLink url={created.claim_url} testId="stray-refund-claim-url" />}
         </div>
       )}
     </section>
