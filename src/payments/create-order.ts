@@ -18,6 +18,7 @@ import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
 import { StatementBatcher } from "../db/statement-batcher.js";
 import { deriveAddressInline, replenishPoolInline } from "../wallet/derive-address-inline.js";
+import { wakePoolFiller } from "../wallet/fill-address-pool.js";
 import { claimFreeAddresses } from "../wallet/free-addresses.js";
 import { assertCallbackUrlAccepted } from "./callback-url.js";
 import {
@@ -370,6 +371,7 @@ export async function createOrder(
   // The pool is empty (the filler is behind): a replay needs no address at all.
   const existing = await existingOrder(ctx, p);
   if (existing) return existing;
+  wakePoolFiller(ctx);
   ctx.log.warn({ merchantId: p.merchantId }, "address pool empty, deriving inline");
   // A block derived and committed inline serves this creation and the others waiting with it
   // through the batched statement; a creation that keeps losing the fresh addresses to others

@@ -26,6 +26,8 @@ import { poolDerivationBackend } from "./pool-derivation.js";
 export const POOL_BATCH_SIZE = 100;
 /** The largest batch of one run (about 0.2-0.5 s of derivation on one core). */
 export const POOL_MAX_BATCH_SIZE = 2_000;
+/** The filler's pause between runs while the pool holds its target (a creation that finds it empty wakes it). */
+export const POOL_FILLER_INTERVAL_MS = 5_000;
 /** The pool holds at least this many seconds of takes at the measured rate. */
 export const POOL_HEADROOM_SECONDS = 10;
 export interface PoolState {
@@ -75,15 +77,21 @@ async function derivePool(ctx: Context, from: number, count: number): Promise<st
 
 /**
  * Inserts `addresses` (derived for indexes from, from + 1, ...) as free. The caller has reserved
- * the indexes in address_pool_state. ON CONFLICT DO NOTHING names no index, so it arbitrates both
- * unique indexes (derivation_index and address): a row someone else inserted is skipped, never an
- * error. Returns how many rows this call inserted.
+ * the indexes in address_pool_state. With `conflicts: "skip"`, ON CONFLICT DO NOTHING names no
+ * index, so it arbitrates both unique indexes (derivation_index and address): a row someone else
+ * inserted is skipped, never an error. That costs a speculative insertion per row: a probe of
+ * each unique index before the insert (the one on `address` at a random page) and a confirmation
+ * record in the WAL. The filler's own batches insert plainly (`"fail"`): the transaction that
+ * inserts them first deletes their reservation, so no one else can have inserted those indexes; a
+ * conflict would mean a bug, fails the batch, and leaves its reservation for the stale-reservation
+ * completion, which skips. Returns how many rows this call inserted.
  */
 async function insertAddresses(
   ctx: Context,
   db: Executor,
   from: number,
   addresses: string[],
+  conflicts: "skip" | "fail",
 ): Promise<number> {
   if (addresses.length === 0) return 0;
   const now = ctx.clock.now().toISOString();
@@ -93,7 +101,7 @@ async function insertAddresses(
     INSERT INTO addresses (derivation_index, address, status, created_at)
     SELECT ${from}::int + ord::int - 1, address, 'free', ${now}::timestamptz
     FROM unnest(${`{${addresses.join(",")}}`}::text[]) WITH ORDINALITY AS derived(address, ord)
-    ON CONFLICT DO NOTHING
+    ${conflicts === "skip" ? sql`ON CONFLICT DO NOTHING` : sql``}
     RETURNING id::text AS id`,
   );
   return result.length;
@@ -110,7 +118,7 @@ export async function reserveAndInsertAddresses(ctx: Context, db: Executor, coun
     sql`UPDATE address_pool_state SET next_index = next_index + ${count}::int RETURNING next_index - ${count}::int AS start`,
   );
   const start = Number(row?.start ?? 0);
-  await insertAddresses(ctx, db, start, await derivePool(ctx, start, count));
+  await insertAddresses(ctx, db, start, await derivePool(ctx, start, count), "skip");
   return start;
 }
 
@@ -138,7 +146,7 @@ async function completeStaleReservation(ctx: Context): Promise<number | null> {
     if (!stale) return null;
     const from = Number(stale.from_index);
     const derived = await derivePool(ctx, from, Number(stale.count));
-    const inserted = await insertAddresses(ctx, tx, from, derived);
+    const inserted = await insertAddresses(ctx, tx, from, derived, "skip");
     ctx.log.warn(
       { from, count: Number(stale.count), inserted },
       "address pool: completed a stale reservation",
@@ -212,11 +220,35 @@ export async function fillAddressPool(
     );
     // Completed by another run meanwhile (this one took longer than RESERVATION_STALE_MS).
     if (mine.length === 0) return 0;
-    return insertAddresses(ctx, tx, from, derived);
+    return insertAddresses(ctx, tx, from, derived, "fail");
   });
   const free = state.free + inserted;
   if (inserted > 0) ctx.log.debug({ inserted, free, from, rate: Math.round(rate) }, "address pool refilled");
   return { inserted, free, more: free < target };
+}
+
+// Per database handle (one per process in production): wakes the filler loop this process runs.
+const fillerWakes = new WeakMap<Context["database"], () => void>();
+
+/**
+ * Registers (or, with null, removes) the wake-up of this process's filler loop, which otherwise
+ * sleeps POOL_FILLER_INTERVAL_MS between runs while the pool holds its target.
+ */
+export function setPoolFillerWake(ctx: Context, wake: (() => void) | null): void {
+  if (wake) fillerWakes.set(ctx.database, wake);
+  else fillerWakes.delete(ctx.database);
+}
+
+/**
+ * Called by a creation that found the pool empty: the filler of this process (if it runs one)
+ * runs now instead of at the end of its pause. At the start of a burst the pool holds only
+ * POOL_MIN_FREE and the filler has measured no take rate yet; waiting out its pause left creation
+ * on inline derivation, one block at a time, for up to 5 s (bench/order-supply.ts: the first 10 s
+ * of a burst at 57 % of the rate after them). A process without a filler (role "api") keeps
+ * deriving inline until the worker's filler catches up.
+ */
+export function wakePoolFiller(ctx: Context): void {
+  fillerWakes.get(ctx.database)?.();
 }
 
 /** The filler vacuums the list of free addresses after this many takes since its last vacuum. */

@@ -4,7 +4,12 @@
  */
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
-import { fillAddressPool, vacuumFreeAddressesIfDue } from "../wallet/fill-address-pool.js";
+import {
+  fillAddressPool,
+  POOL_FILLER_INTERVAL_MS,
+  setPoolFillerWake,
+  vacuumFreeAddressesIfDue,
+} from "../wallet/fill-address-pool.js";
 import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
@@ -13,18 +18,31 @@ import { isDatabaseUnavailable } from "../db/database-error.js";
 import { settlements } from "../db/schema.js";
 import { startLoop, type Loop } from "./loop.js";
 
-/** The pool filler: runs back to back while the pool is short of its target, else every 5 s. */
-export function startAddressPoolFiller(ctx: Context): Loop {
-  return startLoop({
+/**
+ * The pool filler: runs back to back while the pool is short of its target, else every
+ * `intervalMs` (POOL_FILLER_INTERVAL_MS), and at once when a creation of this process finds the
+ * pool empty (wakePoolFiller).
+ */
+export function startAddressPoolFiller(ctx: Context, options: { intervalMs?: number } = {}): Loop {
+  const loop = startLoop({
     name: "address-pool-filler",
     log: ctx.log,
-    intervalMs: 5_000,
+    intervalMs: options.intervalMs ?? POOL_FILLER_INTERVAL_MS,
     task: async () => {
       const { more } = await fillAddressPool(ctx);
       await vacuumFreeAddressesIfDue(ctx);
       return more;
     },
   });
+  setPoolFillerWake(ctx, loop.wake);
+  return {
+    name: loop.name,
+    wake: loop.wake,
+    async stop() {
+      setPoolFillerWake(ctx, null);
+      await loop.stop();
+    },
+  };
 }
 
 export function startPaymentLoops(ctx: Context): Loop[] {

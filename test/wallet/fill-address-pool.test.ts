@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveAddress } from "@stablegate/tron/hd";
+import { describeDatabaseError } from "../../src/db/database-error.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createOrder } from "../../src/payments/create-order.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
@@ -15,7 +16,10 @@ import {
   readPoolState,
   RESERVATION_STALE_MS,
 } from "../../src/wallet/fill-address-pool.js";
+import { INLINE_BLOCK_SIZE } from "../../src/wallet/derive-address-inline.js";
+import { startAddressPoolFiller } from "../../src/workers/payment-loops.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { waitUntil } from "../helpers/service-process.js";
 import { addMerchant, type TestMerchant } from "../payments/helpers.js";
 
 let t: TestApp;
@@ -86,5 +90,93 @@ describe("the pool filler", () => {
     );
     expect(left?.n).toBe(0);
     expect(await checkRollups(t.ctx.db)).toEqual([]);
+  });
+
+  it("inserts its batch plainly: one that meets an existing row fails whole, and its reservation is completed later", async () => {
+    const before = await readPoolState(t.ctx.db);
+    // A row the batch's reservation should have made impossible (a bug): index nextIndex + 2.
+    const taken = before.nextIndex + 2;
+    await t.ctx.db.execute(sql`INSERT INTO addresses (derivation_index, address, status, created_at)
+      VALUES (${taken}, ${deriveAddress(t.ctx.config.walletXpub, taken)}, 'free', now())`);
+    const failed = await fillAddressPool(t.ctx, { target: before.free + 100, batchSize: 5 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(describeDatabaseError(failed)?.sqlstate).toBe("23505");
+    const inRange = () =>
+      queryRows<{ derivation_index: number; address: string }>(
+        t.ctx.db,
+        sql`SELECT derivation_index, address FROM addresses
+            WHERE derivation_index >= ${before.nextIndex} AND derivation_index < ${before.nextIndex + 5}
+            ORDER BY derivation_index`,
+      );
+    // Nothing of the batch was inserted, and its reservation is still there.
+    expect((await inRange()).map((row) => row.derivation_index)).toEqual([taken]);
+    const reservations = () =>
+      queryRows<{ from_index: number; count: number }>(
+        t.ctx.db,
+        sql`SELECT from_index, count FROM address_pool_reservations`,
+      );
+    expect(await reservations()).toEqual([{ from_index: before.nextIndex, count: 5 }]);
+    // Once stale, the next run completes it and skips the row that was already there.
+    await t.ctx.db.execute(
+      sql`UPDATE address_pool_reservations SET reserved_at = reserved_at - ${`${RESERVATION_STALE_MS + 1_000} milliseconds`}::interval`,
+    );
+    expect((await fillAddressPool(t.ctx, { target: before.free + 100, batchSize: 5 })).inserted).toBe(4);
+    const rows = await inRange();
+    expect(rows.map((row) => row.derivation_index)).toEqual(
+      Array.from({ length: 5 }, (_, i) => before.nextIndex + i),
+    );
+    for (const row of rows)
+      expect(row.address).toBe(deriveAddress(t.ctx.config.walletXpub, row.derivation_index));
+    expect(await reservations()).toEqual([]);
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
+  });
+});
+
+describe("the pool filler loop", () => {
+  it("runs at once when a creation finds the pool empty, instead of at the end of its pause", async () => {
+    // A target above one inline block, so the block a creation derives leaves the pool short.
+    const app = await createTestApp({ env: { POOL_MIN_FREE: String(INLINE_BLOCK_SIZE + 36) } });
+    const target = INLINE_BLOCK_SIZE + 36;
+    try {
+      const merchant = await addMerchant(app.ctx);
+      // A pause far longer than the test: only a wake-up can make it run again.
+      const filler = startAddressPoolFiller(app.ctx, { intervalMs: 600_000 });
+      try {
+        const state = () => readPoolState(app.ctx.db);
+        await waitUntil(
+          "the filler's first run to fill the pool",
+          async () => ((await state()).free === target ? true : undefined),
+          10_000,
+          async () => JSON.stringify(await state()),
+        );
+        // Takes every free address, then one more: that creation finds the pool empty.
+        for (let i = 0; i <= target; i++)
+          await createOrder(app.ctx, merchant, {
+            externalId: `drain-${i}`,
+            amount: "1",
+            currency: "USDT",
+            callbackUrl: "https://shop.example.com/cb",
+          });
+        const after = await waitUntil(
+          "the woken filler to bring the pool back to its target",
+          async () => {
+            const s = await state();
+            return s.free >= target ? s : undefined;
+          },
+          10_000,
+          async () => `pool now ${JSON.stringify(await state())}, target ${target}`,
+        );
+        // The creation's inline block (one address of it taken) and the filler's refill.
+        expect(after.taken).toBe(target + 1);
+        expect(after.nextIndex).toBeGreaterThan(target + INLINE_BLOCK_SIZE);
+        expect(await checkRollups(app.ctx.db)).toEqual([]);
+      } finally {
+        await filler.stop();
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
