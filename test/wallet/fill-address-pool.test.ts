@@ -137,8 +137,8 @@ describe("the pool filler", () => {
 describe("the pool filler loop", () => {
   it("runs at once when a creation finds the pool empty, instead of at the end of its pause", async () => {
     // A target above one inline block, so the block a creation derives leaves the pool short.
-    const app = await createTestApp({ env: { POOL_MIN_FREE: String(INLINE_BLOCK_SIZE + 36) } });
     const target = INLINE_BLOCK_SIZE + 36;
+    const app = await createTestApp({ env: { POOL_MIN_FREE: String(target) } });
     try {
       const merchant = await addMerchant(app.ctx);
       // A pause far longer than the test: only a wake-up can make it run again.
