@@ -15,10 +15,15 @@
  * BENCH_BASELINE_SECONDS (60: each deep-pool and minimal-INSERT measurement), BENCH_CONNECTIONS (64),
  * BENCH_POOL_SIZE (pg pool of the server and of the bare endpoint, 10), POOL_MIN_FREE (200).
  * Creates and drops a scratch database. The machine's load average is printed: on a shared
- * machine the figures move with it.
+ * machine the figures move with it. Each measurement also prints what an order cost: CPU of the
+ * whole machine per order and the share of it left idle (from /proc/stat; Linux only), CPU of this
+ * process (the API and, on the default pool, the filler and its derivation thread) and PostgreSQL's
+ * WAL bytes per order (pg_stat_wal). The default pool's extra cost over the deep pool is what the
+ * ratio between them measures.
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -184,10 +189,88 @@ async function addressUpdates(url: string): Promise<{ updated: number; hot: numb
   }
 }
 
+/** What the machine, this process and PostgreSQL have spent so far (see costLine). */
+interface CostSample {
+  /** Jiffies of /proc/stat's "cpu" line: busy and idle (iowait counts as idle), all cores. */
+  busy: number;
+  idle: number;
+  /** This process's CPU, µs. */
+  own: number;
+  walBytes: number;
+}
+
+function machineJiffies(): { busy: number; idle: number } {
+  try {
+    const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+    return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+  } catch {
+    return { busy: NaN, idle: NaN };
+  }
+}
+
+async function costSample(url: string): Promise<CostSample> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ wal_bytes: string }>("SELECT wal_bytes::text FROM pg_stat_wal");
+    const { user, system } = process.cpuUsage();
+    return { ...machineJiffies(), own: user + system, walBytes: Number(rows[0]?.wal_bytes ?? NaN) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Per order (or request) between two samples: machine CPU µs, its idle share, this process's CPU µs, WAL bytes. */
+interface Cost {
+  machineUs: number;
+  idlePercent: number;
+  ownUs: number;
+  walBytes: number;
+}
+
+function costOf(before: CostSample, after: CostSample, requests: number): Cost {
+  const jiffyUs = 1_000_000 / 100; // USER_HZ is 100 on Linux
+  const busy = after.busy - before.busy;
+  const idle = after.idle - before.idle;
+  const per = (value: number) => (requests > 0 ? value / requests : NaN);
+  return {
+    machineUs: per(busy * jiffyUs),
+    idlePercent: (100 * idle) / (busy + idle),
+    ownUs: per(after.own - before.own),
+    walBytes: per(after.walBytes - before.walBytes),
+  };
+}
+
+const costLine = (c: Cost): string =>
+  `  cost/order: machine CPU ${c.machineUs.toFixed(0)} µs (idle ${c.idlePercent.toFixed(0)} %), ` +
+  `this process ${c.ownUs.toFixed(0)} µs, WAL ${c.walBytes.toFixed(0)} B`;
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 };
+/**
+ * The default pool's cost per order against the deep pool's (means of the baselines, medians of
+ * the minutes). Where the machine's CPU is the limit, the rate ratio follows deep ÷ default CPU.
+ */
+function costComparison(deepCosts: Cost[], minuteCosts: Cost[]): string {
+  const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+  const d = { cpu: mean(deepCosts.map((c) => c.machineUs)), wal: mean(deepCosts.map((c) => c.walBytes)) };
+  const m = {
+    cpu: median(minuteCosts.map((c) => c.machineUs)),
+    wal: median(minuteCosts.map((c) => c.walBytes)),
+  };
+  return (
+    `  cost/order, deep pool vs default pool: machine CPU ${d.cpu.toFixed(0)} vs ${m.cpu.toFixed(0)} µs ` +
+    `(deep ÷ default ${(d.cpu / m.cpu).toFixed(2)}), WAL ${d.wal.toFixed(0)} vs ${m.wal.toFixed(0)} B`
+  );
+}
+
 const load1 = () => loadavg()[0]?.toFixed(1) ?? "?";
 const failures = (r: LoadResult) =>
   r.non2xx + r.errors > 0
@@ -243,19 +326,33 @@ async function main(): Promise<void> {
 
     const deep: LoadResult[] = [];
     const bare: LoadResult[] = [];
+    const deepCosts: Cost[] = [];
+    const minuteCosts: Cost[] = [];
+    /** One load run, with what each of its requests cost (costLine). */
+    const measured = async (
+      target: string,
+      requestHeaders: Record<string, string>,
+      prefix: string,
+      seconds: number,
+    ) => {
+      const before = await costSample(url);
+      const result = await load(target, requestHeaders, prefix, seconds);
+      return { result, cost: costOf(before, await costSample(url), result.requests) };
+    };
     const baselines = async (label: string) => {
       await setPool(ctx, true);
       await load(api, headers, `warm-${label}`, 3);
-      const d = await load(api, headers, `deep-${label}`, baselineSeconds);
+      const { result: d, cost: deepCost } = await measured(api, headers, `deep-${label}`, baselineSeconds);
       deep.push(d);
+      deepCosts.push(deepCost);
       console.log(
-        `deep pool (${label})       ${d.rps.toFixed(0).padStart(6)} orders/s  p99 ${d.p99} ms  load ${load1()}${failures(d)}`,
+        `deep pool (${label})       ${d.rps.toFixed(0).padStart(6)} orders/s  p99 ${d.p99} ms  load ${load1()}${failures(d)}\n${costLine(deepCost)}`,
       );
       await setPool(ctx, false);
-      const b = await load(minimal.url, {}, `bare-${label}`, baselineSeconds);
+      const { result: b, cost: bareCost } = await measured(minimal.url, {}, `bare-${label}`, baselineSeconds);
       bare.push(b);
       console.log(
-        `minimal INSERT (${label})  ${b.rps.toFixed(0).padStart(6)} req/s     p99 ${b.p99} ms  load ${load1()}${failures(b)}`,
+        `minimal INSERT (${label})  ${b.rps.toFixed(0).padStart(6)} req/s     p99 ${b.p99} ms  load ${load1()}${failures(b)}\n${costLine(bareCost)}`,
       );
     };
     await baselines("before");
@@ -268,13 +365,14 @@ async function main(): Promise<void> {
     const perMinute: LoadResult[] = [];
     let nonOk = 0;
     for (let m = 1; m <= minutes; m++) {
-      const r = await load(api, headers, `supply-${m}`, segment);
+      const { result: r, cost } = await measured(api, headers, `supply-${m}`, segment);
       perMinute.push(r);
+      minuteCosts.push(cost);
       nonOk += r.non2xx + r.errors;
       const state = await readPoolState(ctx.db);
       console.log(
         `minute ${String(m).padStart(2)}  ${r.rps.toFixed(0).padStart(6)} orders/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-          `free at the end ${state.free}, derived so far ${state.nextIndex}  load ${load1()}${failures(r)}`,
+          `free at the end ${state.free}, derived so far ${state.nextIndex}  load ${load1()}${failures(r)}\n${costLine(cost)}`,
       );
     }
     await filler.stop();
@@ -304,6 +402,7 @@ async function main(): Promise<void> {
         `  median / deep pool ${deepRate.toFixed(0)} = ${(med / deepRate).toFixed(2)} (goal >= 0.80: ${verdict(med >= 0.8 * deepRate)})`,
         `  median / minimal INSERT ${bareRate.toFixed(0)} = ${(med / bareRate).toFixed(2)} (goal >= 1.0: ${verdict(med >= bareRate)})`,
         `  non-2xx or errors on /api/v1/payments: ${nonOk}${nonOk === 0 ? "" : " (goal 0: FAIL)"}; load average now ${load1()}`,
+        costComparison(deepCosts, minuteCosts),
       ].join("\n"),
     );
   } finally {
