@@ -86,14 +86,19 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+/** One statement on a connection of its own (the bench's pool belongs to the server it measures). */
+async function queryOnce<R extends pg.QueryResultRow>(url: string, statement: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(statement);
+    return (await client.query<R>(statement)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function admin(statement: string): Promise<void> {
+  await queryOnce(adminUrl, statement);
 }
 
 /**
@@ -177,19 +182,14 @@ async function startMinimal(url: string) {
  * claims' binds, which migration 0016 made HOT-eligible.
  */
 async function addressUpdates(url: string): Promise<{ updated: number; hot: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ updated: string; hot: string }>(
-      "SELECT n_tup_upd::text AS updated, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'addresses'",
-    );
-    return { updated: Number(rows[0]?.updated ?? 0), hot: Number(rows[0]?.hot ?? 0) };
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryOnce<{ updated: string; hot: string }>(
+    url,
+    "SELECT n_tup_upd::text AS updated, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE relname = 'addresses'",
+  );
+  return { updated: Number(row?.updated ?? 0), hot: Number(row?.hot ?? 0) };
 }
 
-/** What the machine, this process and PostgreSQL have spent so far (see costLine). */
+/** What the machine, this process and PostgreSQL have spent so far (see costOf). */
 interface CostSample {
   /** Jiffies of /proc/stat's "cpu" line: busy and idle (iowait counts as idle), all cores. */
   busy: number;
@@ -214,15 +214,9 @@ function machineJiffies(): { busy: number; idle: number } {
 }
 
 async function costSample(url: string): Promise<CostSample> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ wal_bytes: string }>("SELECT wal_bytes::text FROM pg_stat_wal");
-    const { user, system } = process.cpuUsage();
-    return { ...machineJiffies(), own: user + system, walBytes: Number(rows[0]?.wal_bytes ?? NaN) };
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryOnce<{ wal_bytes: string }>(url, "SELECT wal_bytes::text FROM pg_stat_wal");
+  const { user, system } = process.cpuUsage();
+  return { ...machineJiffies(), own: user + system, walBytes: Number(row?.wal_bytes ?? NaN) };
 }
 
 /** Per order (or request) between two samples: machine CPU µs, its idle share, this process's CPU µs, WAL bytes. */
