@@ -197,6 +197,8 @@ interface CostSample {
   /** This process's CPU, µs. */
   own: number;
   walBytes: number;
+  /** Full-page images in the WAL (pg_stat_wal.wal_fpi): the first change of a page after a checkpoint. */
+  walFpi: number;
 }
 
 function machineJiffies(): { busy: number; idle: number } {
@@ -214,9 +216,17 @@ function machineJiffies(): { busy: number; idle: number } {
 }
 
 async function costSample(url: string): Promise<CostSample> {
-  const [row] = await queryOnce<{ wal_bytes: string }>(url, "SELECT wal_bytes::text FROM pg_stat_wal");
+  const [row] = await queryOnce<{ wal_bytes: string; wal_fpi: string }>(
+    url,
+    "SELECT wal_bytes::text, wal_fpi::text FROM pg_stat_wal",
+  );
   const { user, system } = process.cpuUsage();
-  return { ...machineJiffies(), own: user + system, walBytes: Number(row?.wal_bytes ?? NaN) };
+  return {
+    ...machineJiffies(),
+    own: user + system,
+    walBytes: Number(row?.wal_bytes ?? NaN),
+    walFpi: Number(row?.wal_fpi ?? NaN),
+  };
 }
 
 /** Per order (or request) between two samples: machine CPU µs, its idle share, this process's CPU µs, WAL bytes. */
@@ -225,6 +235,7 @@ interface Cost {
   idlePercent: number;
   ownUs: number;
   walBytes: number;
+  walFpi: number;
 }
 
 function costOf(before: CostSample, after: CostSample, requests: number): Cost {
@@ -237,12 +248,14 @@ function costOf(before: CostSample, after: CostSample, requests: number): Cost {
     idlePercent: (100 * idle) / (busy + idle),
     ownUs: per(after.own - before.own),
     walBytes: per(after.walBytes - before.walBytes),
+    walFpi: per(after.walFpi - before.walFpi),
   };
 }
 
 const costLine = (c: Cost): string =>
   `  cost/order: machine CPU ${c.machineUs.toFixed(0)} µs (idle ${c.idlePercent.toFixed(0)} %), ` +
-  `this process ${c.ownUs.toFixed(0)} µs, WAL ${c.walBytes.toFixed(0)} B`;
+  `this process ${c.ownUs.toFixed(0)} µs, WAL ${c.walBytes.toFixed(0)} B ` +
+  `(${c.walFpi.toFixed(2)} full-page images)`;
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
