@@ -1,6 +1,7 @@
 /**
- * The package entry for merchants' code: the webhook verifier and the payload type. Only what a
- * receiver needs is exported here; the service itself starts from src/main.ts.
+ * The root package's export (`stablegate`, private, never published): the SDK's webhook verifier and
+ * payload types, re-exported. Merchants import them from `@stablegate/sdk`, which installs on its own;
+ * the service starts from src/main.ts.
  */
 export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from "@stablegate/sdk/verify-webhook";
 export type {
