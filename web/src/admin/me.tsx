@@ -1,5 +1,5 @@
 import { createContext, useContext } from "react";
-import type { Me } from "./api.js";
+import type { Me } from "../api-types.js";
 
 /** The signed-in operator; pages hide what the role may not do (the server refuses it anyway). */
 export const MeContext = createContext<Me | null>(null);

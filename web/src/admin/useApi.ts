@@ -27,3 +27,25 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return `${error.message} (${error.code})`;
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * An action on a page (suspend a merchant, change a role): `run` clears the last refusal, calls
+ * the API and then `onDone` (a reload); a refusal stays in `error`, in the API's words.
+ */
+export function useAction(onDone: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      onDone();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}

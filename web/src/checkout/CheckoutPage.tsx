@@ -1,10 +1,13 @@
 import { useEffect, useState } from "react";
+import { PageUnavailable } from "../PageUnavailable.js";
 import { useQrCode } from "../qr.js";
+import type { Fetched } from "../public-api.js";
 import { countdown, trimAmount } from "./amounts.js";
-import { fetchStatus, type Fetched } from "./api.js";
+import { fetchStatus, type CheckoutStatus } from "./api.js";
+import { CopyField } from "./CopyField.js";
 import { POLL_MS, viewOf } from "./view.js";
 
-type State = { kind: "loading" } | Fetched;
+type State = { kind: "loading" } | Fetched<CheckoutStatus>;
 
 /** Polls the public status until the outcome is final for the payer; keeps the last good answer on errors. */
 function useCheckoutStatus(orderId: string): { state: State; offline: boolean } {
@@ -23,7 +26,7 @@ function useCheckoutStatus(orderId: string): { state: State; offline: boolean } 
       } else {
         setOffline(false);
         setState(next);
-        delay = next.kind === "ok" ? viewOf(next.status).pollMs : null;
+        delay = next.kind === "ok" ? viewOf(next.data).pollMs : null;
       }
       if (delay !== null) timer = setTimeout(() => void poll(), delay);
     };
@@ -46,64 +49,10 @@ function useNow(active: boolean): number {
   return now;
 }
 
-async function copyText(text: string): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // Plain-http deployments have no Clipboard API outside localhost: select-and-copy instead.
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.className = "offscreen";
-    document.body.append(area);
-    area.select();
-    const ok = document.execCommand("copy");
-    area.remove();
-    return ok;
-  }
-}
-
-function CopyField({
-  label,
-  value,
-  testId,
-  mono,
-}: {
-  label: string;
-  value: string;
-  testId: string;
-  mono?: boolean;
-}) {
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2000);
-    return () => clearTimeout(timer);
-  }, [copied]);
-  return (
-    <div className="field">
-      <span className="field-label">{label}</span>
-      <div className="field-row">
-        <code className={mono ? "field-value mono" : "field-value"} data-testid={testId}>
-          {value}
-        </code>
-        <button
-          type="button"
-          data-testid={`copy-${testId}`}
-          onClick={() => void copyText(value).then(setCopied)}
-          aria-label={`Copy ${label.toLowerCase()}`}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-      </div>
-    </div>
-  );
-}
-
+/** The hosted checkout page /checkout/:id: what to send where, then the payment's progress. */
 export function CheckoutPage({ orderId }: { orderId: string }) {
   const { state, offline } = useCheckoutStatus(orderId);
-  const status = state.kind === "ok" ? state.status : null;
+  const status = state.kind === "ok" ? state.data : null;
   const view = status ? viewOf(status) : null;
   const now = useNow(view?.showCountdown === true);
   const qr = useQrCode(view?.amountToSend != null && status ? status.address : null);
@@ -113,29 +62,7 @@ export function CheckoutPage({ orderId }: { orderId: string }) {
       document.title = `Pay ${trimAmount(status.amount_expected)} ${status.currency} · ${status.merchant_name}`;
   }, [status]);
 
-  if (state.kind === "loading") {
-    return (
-      <main className="card" aria-busy="true">
-        <p className="muted">Loading payment…</p>
-      </main>
-    );
-  }
-  if (state.kind === "not_found") {
-    return (
-      <main className="card">
-        <h1 data-testid="headline">Payment not found</h1>
-        <p className="muted">Check the link you were given, or ask the shop for a new one.</p>
-      </main>
-    );
-  }
-  if (!status || !view) {
-    return (
-      <main className="card">
-        <h1 data-testid="headline">Cannot reach the payment service</h1>
-        <p className="muted">Retrying…</p>
-      </main>
-    );
-  }
+  if (!status || !view) return <PageUnavailable kind={state.kind} noun="Payment" issuer="the shop" />;
 
   const expired = view.showCountdown && Date.parse(status.expires_at) <= now;
   return (

@@ -1,20 +1,9 @@
-import type { CheckoutStatus } from "../../../src/payments/checkout-status.js";
+import type { CheckoutStatus } from "../api-types.js";
+import { fetchPublic, type Fetched } from "../public-api.js";
 
 export type { CheckoutStatus };
 
-export type Fetched = { kind: "ok"; status: CheckoutStatus } | { kind: "not_found" } | { kind: "error" };
-
-export async function fetchStatus(orderId: string, signal?: AbortSignal): Promise<Fetched> {
-  try {
-    const response = await fetch(`/api/v1/checkout/${encodeURIComponent(orderId)}/status`, {
-      headers: { accept: "application/json" },
-      cache: "no-store",
-      signal,
-    });
-    if (response.status === 404) return { kind: "not_found" };
-    if (!response.ok) return { kind: "error" };
-    return { kind: "ok", status: (await response.json()) as CheckoutStatus };
-  } catch {
-    return { kind: "error" };
-  }
+/** GET /api/v1/checkout/:id/status: all the checkout page reads (DESIGN.md 3). */
+export function fetchStatus(orderId: string, signal?: AbortSignal): Promise<Fetched<CheckoutStatus>> {
+  return fetchPublic(`/api/v1/checkout/${encodeURIComponent(orderId)}/status`, signal);
 }

@@ -76,19 +76,13 @@ export function viewOf(s: CheckoutStatus): View {
         pollMs: null,
       };
     case "expired":
-      return {
-        phase: "expired",
-        headline: "This payment request has expired",
-        detail: `Do not send funds to its address. If you already paid, contact ${s.merchant_name}.`,
-        amountToSend: null,
-        showCountdown: false,
-        pollMs: EXPIRED_POLL_MS,
-      };
     case "cancelled":
-      // Shown like an expired request: a payment that still arrives is credited as a late payment.
+      // A cancelled request is shown like an expired one: a payment that still arrives is credited
+      // as a late payment.
       return {
         phase: "expired",
-        headline: "This payment request was cancelled",
+        headline:
+          s.status === "expired" ? "This payment request has expired" : "This payment request was cancelled",
         detail: `Do not send funds to its address. If you already paid, contact ${s.merchant_name}.`,
         amountToSend: null,
         showCountdown: false,

@@ -1,9 +1,13 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
 import { trimAmount } from "../checkout/amounts.js";
-import { fetchClaim, submitAddress, type Fetched, type RefundClaimView } from "./api.js";
-import { FINAL, FIRST_POLL_MS, looksLikeTronAddress, nextDelay, refusalText, STEPS, viewOf } from "./view.js";
+import { PageUnavailable } from "../PageUnavailable.js";
+import type { Fetched } from "../public-api.js";
+import { AddressForm } from "./AddressForm.js";
+import { fetchClaim, type RefundClaimView } from "./api.js";
+import { Steps } from "./Steps.js";
+import { FINAL, FIRST_POLL_MS, nextDelay, viewOf } from "./view.js";
 
-type State = { kind: "loading" } | Fetched;
+type State = { kind: "loading" } | Fetched<RefundClaimView>;
 
 /**
  * Reads the refund, then polls it with backoff until it ends; `set` lets the form replace the
@@ -29,12 +33,12 @@ function useRefundClaim(token: string) {
         setOffline(false);
         setState(next);
         if (next.kind === "not_found") return;
-        const seen = `${next.claim.status}|${String(next.claim.claimable)}`;
+        const seen = `${next.data.status}|${String(next.data.claimable)}`;
         delay = nextDelay(delay, seen !== last.current);
         last.current = seen;
-        if (FINAL.has(next.claim.status)) return;
+        if (FINAL.has(next.data.status)) return;
         // Nothing moves until the payer types an address (or the link expires): poll slowly.
-        if (next.claim.claimable) delay = Math.max(delay, 15_000);
+        if (next.data.claimable) delay = Math.max(delay, 15_000);
       }
       timer = setTimeout(() => void poll(), delay);
     };
@@ -45,118 +49,23 @@ function useRefundClaim(token: string) {
     };
   }, [token, round]);
   const replace = (claim: RefundClaimView) => {
-    setState({ kind: "ok", claim });
+    setState({ kind: "ok", data: claim });
     setRound((n) => n + 1);
   };
   return { state, offline, replace };
 }
 
-function AddressForm({ token, onClaimed }: { token: string; onClaimed: (claim: RefundClaimView) => void }) {
-  const [address, setAddress] = useState("");
-  const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const trimmed = address.trim();
-  const hint =
-    touched && trimmed !== "" && !looksLikeTronAddress(trimmed)
-      ? "A TRON address starts with T and has 34 letters and digits (no 0, O, I or l)."
-      : null;
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setTouched(true);
-    setError(null);
-    setBusy(true);
-    const result = await submitAddress(token, trimmed);
-    setBusy(false);
-    if (result.kind === "ok") onClaimed(result.claim);
-    else setError(refusalText(result.code, result.message));
-  };
-  return (
-    <form className="stack claim-form" onSubmit={(event) => void submit(event)} noValidate>
-      <label htmlFor="refund-address">Your TRON address (USDT, TRC20)</label>
-      <input
-        id="refund-address"
-        className="mono"
-        value={address}
-        onChange={(event) => {
-          setAddress(event.target.value);
-          setError(null);
-        }}
-        onBlur={() => setTouched(true)}
-        autoComplete="off"
-        spellCheck={false}
-        placeholder="T…"
-        maxLength={64}
-        aria-invalid={hint !== null || error !== null}
-        aria-describedby="refund-address-help"
-        data-testid="claim-address"
-        required
-      />
-      <p id="refund-address-help" className={hint ? "warning" : "muted"} data-testid="claim-hint">
-        {hint ?? "Send it to a wallet you control: exchanges may not credit refunds."}
-      </p>
-      <button type="submit" disabled={busy || trimmed === ""} data-testid="claim-submit">
-        {busy ? "Sending…" : "Send me the refund"}
-      </button>
-      {error && (
-        <p className="error" role="alert" data-testid="claim-error">
-          {error}
-        </p>
-      )}
-    </form>
-  );
-}
-
-function Steps({ status }: { status: RefundClaimView["status"] }) {
-  const reached = STEPS.findIndex((step) => step.status === status);
-  if (reached < 0) return null;
-  return (
-    <ol className="steps" aria-label="Refund progress" data-testid="claim-steps">
-      {STEPS.map((step, index) => (
-        <li
-          key={step.status}
-          className={index < reached ? "done" : index === reached ? "current" : undefined}
-          aria-current={index === reached ? "step" : undefined}
-        >
-          {step.label}
-        </li>
-      ))}
-    </ol>
-  );
-}
-
+/** The payer's refund page /refund/:token: give an address, then follow the refund until it ends. */
 export function RefundClaimPage({ token }: { token: string }) {
   const { state, offline, replace } = useRefundClaim(token);
-  const claim = state.kind === "ok" ? state.claim : null;
+  const claim = state.kind === "ok" ? state.data : null;
 
   useEffect(() => {
     if (claim)
       document.title = `Refund of ${trimAmount(claim.amount)} ${claim.currency}${claim.merchant_name ? ` · ${claim.merchant_name}` : ""}`;
   }, [claim]);
 
-  if (state.kind === "loading") {
-    return (
-      <main className="card" aria-busy="true">
-        <p className="muted">Loading refund…</p>
-      </main>
-    );
-  }
-  if (state.kind === "not_found") {
-    return (
-      <main className="card">
-        <h1 data-testid="headline">Refund not found</h1>
-        <p className="muted">Check the link you were given, or ask the merchant for a new one.</p>
-      </main>
-    );
-  }
-  if (!claim) {
-    return (
-      <main className="card">
-        <h1 data-testid="headline">Cannot reach the payment service</h1>
-        <p className="muted">Retrying…</p>
-      </main>
-    );
-  }
+  if (!claim) return <PageUnavailable kind={state.kind} noun="Refund" issuer="the merchant" />;
   const view = viewOf(claim, Date.now());
   return (
     <main className={`card refund tone-${view.tone}`} data-status={claim.status} data-testid="refund-page">

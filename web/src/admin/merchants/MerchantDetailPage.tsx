@@ -1,0 +1,81 @@
+import type { MerchantDetail } from "../../api-types.js";
+import { api } from "../api.js";
+import { formatTime, trimAmount } from "../format.js";
+import { Link } from "../router.js";
+import { useApi } from "../useApi.js";
+import { MerchantStatusBadge } from "./MerchantStatusBadge.js";
+
+/** One merchant: its ledger balance (DESIGN.md 14), stats and most recent orders. */
+export function MerchantDetailPage({ id }: { id: string }) {
+  const detail = useApi(() => api.get<MerchantDetail>(`/merchants/${encodeURIComponent(id)}`), id);
+  if (detail.state === "loading") return <p>Loading…</p>;
+  if (detail.state === "error") return <p className="error">{detail.message}</p>;
+  const m = detail.data;
+  return (
+    <>
+      <h1>
+        {m.name} <MerchantStatusBadge active={m.is_active} />
+      </h1>
+      <p className="muted">
+        Key prefix <span className="mono">{m.api_key_prefix}…</span> · created {formatTime(m.created_at)} ·{" "}
+        <Link to={`/admin/orders?merchant_id=${m.id}`}>all orders</Link>
+      </p>
+      <div className="grid">
+        <section className="panel" aria-labelledby="balance-title">
+          <h2 id="balance-title">Balance</h2>
+          <dl data-testid="merchant-balance">
+            <dt>Available</dt>
+            <dd data-testid="balance-available">{trimAmount(m.balance.available)} USDT</dd>
+            <dt>Reserved</dt>
+            <dd data-testid="balance-reserved">{trimAmount(m.balance.reserved)} USDT</dd>
+          </dl>
+          <p className="muted">Reserved: refunds and payouts created but not yet completed.</p>
+        </section>
+        <section className="panel">
+          <h2>Orders</h2>
+          <dl>
+            <dt>Total</dt>
+            <dd>{m.order_count}</dd>
+            <dt>Completed</dt>
+            <dd>{m.completed_count}</dd>
+            <dt>Active</dt>
+            <dd>{m.active_order_count}</dd>
+            <dt>Received</dt>
+            <dd>{trimAmount(m.total_received)} USDT</dd>
+            <dt>Success rate</dt>
+            <dd>{m.success_rate}</dd>
+          </dl>
+        </section>
+      </div>
+      <section className="panel wide">
+        <h2>Recent orders</h2>
+        {m.recent_orders.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Order</th>
+                <th>Status</th>
+                <th className="num">Received</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {m.recent_orders.map((o) => (
+                <tr key={o.id}>
+                  <td>
+                    <Link to={`/admin/orders/${o.id}`}>{o.external_id}</Link>
+                  </td>
+                  <td>{o.status}</td>
+                  <td className="num">{trimAmount(o.amount_received)}</td>
+                  <td>{formatTime(o.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,93 @@
+import { useState } from "react";
+import type { OperatorList } from "../../api-types.js";
+import { api } from "../api.js";
+import { formatTime } from "../format.js";
+import { askTotpCode, useMe } from "../me.js";
+import { ErrorAlert } from "../ui/ErrorAlert.js";
+import { useAction, useApi } from "../useApi.js";
+import { CreateOperator } from "./CreateOperator.js";
+import { RoleSelect } from "./RoleSelect.js";
+
+/** The owner's operator accounts: create (password or invitation), change role, disable. */
+export function OperatorsPage() {
+  const me = useMe();
+  const list = useApi(() => api.get<OperatorList>("/operators"), "operators");
+  const action = useAction(list.reload);
+  const [invitation, setInvitation] = useState<string | null>(null);
+  return (
+    <>
+      <h1>Operators</h1>
+      <CreateOperator
+        onCreated={(url) => {
+          setInvitation(url);
+          list.reload();
+        }}
+      />
+      {invitation && (
+        <div className="secret-once" data-testid="invitation">
+          <p>Send this one-time link to the new operator (valid 7 days, shown only now):</p>
+          <code data-testid="invitation-url">{invitation}</code>
+        </div>
+      )}
+      <ErrorAlert error={action.error} testId="operators-error" />
+      {list.state === "ok" ? (
+        <table data-testid="operators">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th>2FA</th>
+              <th>State</th>
+              <th>Created</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((o) => (
+              <tr key={o.id} data-testid="operator-row" data-email={o.email ?? "owner"}>
+                <td>{o.name}</td>
+                <td>{o.email ?? "(ADMIN_PASSWORD)"}</td>
+                <td>
+                  {o.is_builtin ? (
+                    o.role
+                  ) : (
+                    <RoleSelect
+                      value={o.role}
+                      testId="operator-role"
+                      onChange={(role) => {
+                        const code = askTotpCode(me, "Change a role");
+                        if (code === undefined) return;
+                        void action.run(() =>
+                          api.put(`/operators/${o.id}`, { role, ...(code ? { totp_code: code } : {}) }),
+                        );
+                      }}
+                    />
+                  )}
+                </td>
+                <td>{o.totp_enabled ? "on" : "off"}</td>
+                <td>{o.invitation_pending ? "invited" : o.is_active ? "active" : "disabled"}</td>
+                <td>{formatTime(o.created_at)}</td>
+                <td>
+                  {!o.is_builtin && o.id !== me.id && (
+                    <button
+                      type="button"
+                      data-testid="operator-toggle"
+                      onClick={() =>
+                        void action.run(() => api.put(`/operators/${o.id}`, { is_active: !o.is_active }))
+                      }
+                    >
+                      {o.is_active ? "Disable" : "Enable"}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p>{list.state === "error" ? list.message : "Loading…"}</p>
+      )}
+    </>
+  );
+}
