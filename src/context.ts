@@ -1,6 +1,7 @@
 /**
  * Everything a domain function or worker needs, passed in explicitly: createOrder(ctx, input).
- * No module reaches for a global pool, clock or logger.
+ * No module reaches for a global pool, clock or logger, or keeps state of its own between calls:
+ * what a process remembers lives in ctx.local.
  */
 import type { Config } from "./config.js";
 import { createChainAccess, type ChainAccess } from "./chain/chain-access.js";
@@ -11,6 +12,7 @@ import { openDatabase, SERVICE_QUERY_TIMEOUT_MS } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
 import { retryWhileUnavailable } from "./db/wait-for-database.js";
 import type { Logger } from "./logger.js";
+import { LocalState } from "./local-state.js";
 import { createLogger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { join } from "node:path";
@@ -25,6 +27,11 @@ export interface Context {
   readonly chain: ChainAccess;
   /** This process's Prometheus registry and metric families. */
   readonly metrics: Metrics;
+  /**
+   * This process's caches, batchers, claim floors and rate windows (local-state.ts): one object,
+   * shared by every context spread from this one, such as a request's.
+   */
+  readonly local: LocalState;
 }
 
 export interface ContextOptions {
@@ -78,7 +85,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     db: database.db,
     log,
     clock,
-    chain: options.chain ?? createChainAccess(config, { log, metrics }),
+    chain: options.chain ?? createChainAccess(config, { log, metrics, clock }),
     metrics,
+    local: new LocalState(),
   };
 }

@@ -10,7 +10,10 @@ import type { Logger } from "../logger.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The context for this request's domain calls: the app's context with the request's logger. */
+    /**
+     * The context for this request's domain calls: the app's context with the request's logger. It
+     * shares the app context's `local`, so the process's caches outlive the request.
+     */
     ctx: Context;
   }
 }

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants } from "../db/schema.js";
 import { AppError } from "../errors.js";
+import { localSlot } from "../local-state.js";
 import { hashApiKey, looksLikeApiKey } from "./api-keys.js";
 import type { MerchantRow } from "./types.js";
 
@@ -30,8 +31,8 @@ async function authenticateKey(ctx: Context, rawKey: string | undefined): Promis
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
-// Keyed by the database handle, which every per-request context of one process shares.
-const caches = new WeakMap<Context["database"], Map<string, { key: AuthenticatedKey; at: number }>>();
+// By key hash; `at` is ctx.clock time (ms). One per process: each api replica has its own.
+const keyCache = localSlot("API key cache", () => new Map<string, { key: AuthenticatedKey; at: number }>());
 
 /**
  * The same lookup from a per-process cache of active merchants, for the hot route whose own
@@ -44,10 +45,9 @@ export async function authenticateMerchantCached(
   rawKey: string | undefined,
 ): Promise<AuthenticatedKey> {
   const keyHash = keyHashOf(ctx, rawKey);
-  let cache = caches.get(ctx.database);
-  if (!cache) caches.set(ctx.database, (cache = new Map()));
+  const cache = ctx.local.get(keyCache);
   const hit = cache.get(keyHash);
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   if (hit && now - hit.at < CACHE_TTL_MS) return hit.key;
   const key = await authenticateKey(ctx, rawKey);
   if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -57,7 +57,7 @@ export async function authenticateMerchantCached(
 
 /** Called when a statement found the cached key no longer valid; answers why with the right error. */
 export async function refuseStaleKey(ctx: Context, keyHash: string): Promise<never> {
-  caches.get(ctx.database)?.delete(keyHash);
+  ctx.local.get(keyCache).delete(keyHash);
   const [merchant] = await ctx.db
     .select({ isActive: merchants.isActive })
     .from(merchants)

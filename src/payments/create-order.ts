@@ -14,6 +14,7 @@ import { sql } from "drizzle-orm";
 import { AppError } from "../errors.js";
 import { refuseStaleKey } from "../merchants/authenticate-merchant.js";
 import { newId } from "../ids.js";
+import { localSlot } from "../local-state.js";
 import { formatAmount, parseAmount } from "../money.js";
 import type { OrderEventType } from "../orders/transitions.js";
 import { StatementBatcher } from "../db/statement-batcher.js";
@@ -197,12 +198,21 @@ interface ClaimFloor {
   resetAt: number;
 }
 export const FLOOR_RESET_MS = 1_000;
-// Per database handle, like the batchers.
-const floors = new WeakMap<Context["database"], ClaimFloor>();
+
+/**
+ * This process's creation state: its claim floor, and its batcher (made on first use, with the
+ * context of that first use: the batch statement serves many requests at once, so insertOrders must
+ * not log with the first one's id).
+ */
+const creationState = localSlot(
+  "order creation",
+  (): { floor: ClaimFloor; batcher?: StatementBatcher<Prepared, InsertOutcome> } => ({
+    floor: { index: 0, resetAt: 0 },
+  }),
+);
 
 function claimFloor(ctx: Context): ClaimFloor {
-  let floor = floors.get(ctx.database);
-  if (!floor) floors.set(ctx.database, (floor = { index: 0, resetAt: 0 }));
+  const { floor } = ctx.local.get(creationState);
   const now = ctx.clock.now().getTime();
   if (now >= floor.resetAt) {
     floor.index = 0;
@@ -260,9 +270,6 @@ async function insertOrders(
 
 /** Largest batch of one creation statement: ~40 KB of input at most, well inside one round trip. */
 const MAX_BATCH_SIZE = 64;
-// One per process context, keyed by its database handle (per-request contexts share it). The
-// batch statement serves many requests at once, so insertOrders must not log with the first one's id.
-const batchers = new WeakMap<Context["database"], StatementBatcher<Prepared, InsertOutcome>>();
 
 /**
  * The creation batcher of this context. One creation statement runs at a time while it can take
@@ -273,17 +280,14 @@ const batchers = new WeakMap<Context["database"], StatementBatcher<Prepared, Ins
  * spend less CPU per order in PostgreSQL (63 against about 100 µs) and in Node.
  */
 function creationBatcher(ctx: Context): StatementBatcher<Prepared, InsertOutcome> {
-  let batcher = batchers.get(ctx.database);
-  if (!batcher) {
-    batcher = new StatementBatcher<Prepared, InsertOutcome>({
-      maxInFlight: Math.max(1, Math.floor(ctx.database.maxConnections / 2)),
-      partialInFlight: 1,
-      maxBatchSize: MAX_BATCH_SIZE,
-      run: (batch) => insertOrders(ctx, undefined, batch),
-    });
-    batchers.set(ctx.database, batcher);
-  }
-  return batcher;
+  const state = ctx.local.get(creationState);
+  state.batcher ??= new StatementBatcher<Prepared, InsertOutcome>({
+    maxInFlight: Math.max(1, Math.floor(ctx.database.maxConnections / 2)),
+    partialInFlight: 1,
+    maxBatchSize: MAX_BATCH_SIZE,
+    run: (batch) => insertOrders(ctx, undefined, batch),
+  });
+  return state.batcher;
 }
 
 function replay(p: Prepared, existing: OrderRow): void {
@@ -394,12 +398,11 @@ export async function createOrder(
 
 /** The index this process's next claim starts at (for tests and diagnostics). */
 export function claimFloorIndex(ctx: Context): number {
-  return floors.get(ctx.database)?.index ?? 0;
+  return ctx.local.get(creationState).floor.index;
 }
 
 function resetClaimFloor(ctx: Context): void {
-  const floor = floors.get(ctx.database);
-  if (floor) floor.index = 0;
+  ctx.local.get(creationState).floor.index = 0;
 }
 
 /** Rounds of "derive a block inline, then the batched statement again" before the last resort. */

@@ -14,6 +14,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { localSlot } from "../local-state.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { fillAddressPool, reserveAndInsertAddresses } from "./fill-address-pool.js";
@@ -24,8 +25,8 @@ export const INLINE_DERIVATION_LOCK = 740_100_101;
 /** Addresses one inline derivation adds: one creation batch (about 15 ms of derivation on one core). */
 export const INLINE_BLOCK_SIZE = 64;
 
-// Per database handle (one per process in production): the block being derived, if any.
-const inflight = new WeakMap<Context["database"], Promise<number>>();
+// The block this process is deriving, if any.
+const inlineBlock = localSlot("inline address block", (): { inflight?: Promise<number> } => ({}));
 
 /**
  * Makes the pool hold at least a block: derives and commits up to INLINE_BLOCK_SIZE addresses, or
@@ -33,16 +34,16 @@ const inflight = new WeakMap<Context["database"], Promise<number>>();
  * number of addresses this call derived.
  */
 export async function replenishPoolInline(ctx: Context): Promise<number> {
-  const running = inflight.get(ctx.database);
-  if (running) {
+  const state = ctx.local.get(inlineBlock);
+  if (state.inflight) {
     // Its failure is the creation's that started it; the waiters just try the pool again.
-    await running.catch(() => 0);
+    await state.inflight.catch(() => 0);
     return 0;
   }
   const block = fillAddressPool(ctx, { target: INLINE_BLOCK_SIZE, batchSize: INLINE_BLOCK_SIZE })
     .then((result) => result.inserted)
-    .finally(() => inflight.delete(ctx.database));
-  inflight.set(ctx.database, block);
+    .finally(() => (state.inflight = undefined));
+  state.inflight = block;
   return block;
 }
 

@@ -17,6 +17,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { localSlot } from "../local-state.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
 import { deriveAddressesOffThread } from "./address-deriver.js";
@@ -53,16 +54,36 @@ export async function readPoolState(db: Executor): Promise<PoolState> {
   };
 }
 
-// Per process: whether the derivation backend was logged.
-let backendLogged = false;
+interface RateSample {
+  /** ctx.clock time (ms) of the sample. */
+  at: number;
+  taken: number;
+  rate: number;
+}
+
+/** What this process's filler keeps between runs. */
+const fillerState = localSlot(
+  "address pool filler",
+  (): {
+    /** Whether the derivation backend was logged. */
+    backendLogged: boolean;
+    /** The last take-rate measurement. */
+    sample?: RateSample;
+    /** Wakes the filler loop this process runs, if it runs one. */
+    wake?: () => void;
+    /** The `taken` counter at this process's last vacuum of the free list. */
+    vacuumedAt?: number;
+  } => ({ backendLogged: false }),
+);
 
 /**
  * The addresses of `count` indexes from `from` on the order branch, off the event loop. The first
  * call of the process logs which implementation derives them (libsecp256k1, or @noble/curves and why).
  */
 async function derivePool(ctx: Context, from: number, count: number): Promise<string[]> {
-  if (!backendLogged) {
-    backendLogged = true;
+  const state = ctx.local.get(fillerState);
+  if (!state.backendLogged) {
+    state.backendLogged = true;
     const { backend, reason } = poolDerivationBackend();
     if (reason === undefined)
       ctx.log.info({ backend }, "address pool: deriving with the native libsecp256k1");
@@ -155,26 +176,20 @@ async function completeStaleReservation(ctx: Context): Promise<number | null> {
   });
 }
 
-interface RateSample {
-  at: number;
-  taken: number;
-  rate: number;
-}
-// Per database handle (one per process in production): the last take-rate measurement.
-const samples = new WeakMap<Context["database"], RateSample>();
 const RATE_WINDOW_MS = 1_000;
 
-/** Addresses taken per second, measured over windows of at least a second between runs. */
-function takeRate(ctx: Context, state: PoolState): number {
-  const now = Date.now();
-  const last = samples.get(ctx.database);
-  if (!last || state.taken < last.taken) {
-    samples.set(ctx.database, { at: now, taken: state.taken, rate: 0 });
+/** Addresses taken per second of ctx.clock, measured over windows of at least a second between runs. */
+function takeRate(ctx: Context, pool: PoolState): number {
+  const now = ctx.clock.now().getTime();
+  const state = ctx.local.get(fillerState);
+  const last = state.sample;
+  if (!last || pool.taken < last.taken) {
+    state.sample = { at: now, taken: pool.taken, rate: 0 };
     return 0;
   }
   if (now - last.at < RATE_WINDOW_MS) return last.rate;
-  const rate = ((state.taken - last.taken) * 1000) / (now - last.at);
-  samples.set(ctx.database, { at: now, taken: state.taken, rate });
+  const rate = ((pool.taken - last.taken) * 1000) / (now - last.at);
+  state.sample = { at: now, taken: pool.taken, rate };
   return rate;
 }
 
@@ -227,16 +242,12 @@ export async function fillAddressPool(
   return { inserted, free, more: free < target };
 }
 
-// Per database handle (one per process in production): wakes the filler loop this process runs.
-const fillerWakes = new WeakMap<Context["database"], () => void>();
-
 /**
  * Registers (or, with null, removes) the wake-up of this process's filler loop, which otherwise
  * sleeps POOL_FILLER_INTERVAL_MS between runs while the pool holds its target.
  */
 export function setPoolFillerWake(ctx: Context, wake: (() => void) | null): void {
-  if (wake) fillerWakes.set(ctx.database, wake);
-  else fillerWakes.delete(ctx.database);
+  ctx.local.get(fillerState).wake = wake ?? undefined;
 }
 
 /**
@@ -248,13 +259,11 @@ export function setPoolFillerWake(ctx: Context, wake: (() => void) | null): void
  * deriving inline until the worker's filler catches up.
  */
 export function wakePoolFiller(ctx: Context): void {
-  fillerWakes.get(ctx.database)?.();
+  ctx.local.get(fillerState).wake?.();
 }
 
 /** The filler vacuums the list of free addresses after this many takes since its last vacuum. */
 export const POOL_VACUUM_TAKES = 10_000;
-// Per database handle (one per process in production): `taken` at this process's last vacuum.
-const vacuumedAt = new WeakMap<Context["database"], number>();
 
 /**
  * Every claim leaves a dead entry at the front of the free list's index (free_addresses, migration
@@ -270,13 +279,17 @@ const vacuumedAt = new WeakMap<Context["database"], number>();
  */
 export async function vacuumFreeAddressesIfDue(ctx: Context, takes = POOL_VACUUM_TAKES): Promise<boolean> {
   const { taken } = await readPoolState(ctx.db);
-  const last = vacuumedAt.get(ctx.database);
+  const state = ctx.local.get(fillerState);
+  const last = state.vacuumedAt;
   if (last !== undefined && taken - last < takes && taken >= last) return false;
-  vacuumedAt.set(ctx.database, taken);
+  state.vacuumedAt = taken;
   // The first run of a process only notes where it starts, unless the list is already due.
   if (last === undefined && taken < takes) return false;
-  const started = Date.now();
+  const started = performance.now();
   await ctx.database.session((s) => s.query("VACUUM (INDEX_CLEANUP ON) free_addresses"));
-  ctx.log.debug({ taken, ms: Date.now() - started }, "address pool: vacuumed the free list");
+  ctx.log.debug(
+    { taken, ms: Math.round(performance.now() - started) },
+    "address pool: vacuumed the free list",
+  );
   return true;
 }

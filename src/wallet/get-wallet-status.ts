@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { WalletStatus } from "../admin/api-shapes.js";
 import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
+import { localSlot } from "../local-state.js";
 import { settlements } from "../db/schema.js";
 import { formatSun } from "../money.js";
 import { getSweepCosts } from "../sweeps/get-sweep-costs.js";
@@ -23,8 +24,8 @@ interface CachedBalance {
   sun: bigint;
   at: number;
 }
-// Keyed by the database handle, which every per-request context of one process shares.
-const balances = new WeakMap<Context["database"], CachedBalance>();
+// This process's last reading, shared by every request.
+const balanceCache = localSlot("hot wallet balance", (): { last?: CachedBalance } => ({}));
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
@@ -73,8 +74,9 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
   const address = ctx.config.hotWalletAddress;
   if (!address) return null;
   const threshold = BigInt(ctx.config.hotWalletAlertTrx) * SUN_PER_TRX;
-  const cached = balances.get(ctx.database);
-  const now = Date.now();
+  const cache = ctx.local.get(balanceCache);
+  const cached = cache.last;
+  const now = ctx.clock.now().getTime();
   if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
     return { address, trx_balance: formatSun(cached.sun), is_low_balance: cached.sun < threshold };
   }
@@ -82,7 +84,7 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
     const account = await ctx.chain.client.getAccount(address);
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
-    balances.set(ctx.database, { address, sun, at: now });
+    cache.last = { address, sun, at: now };
     return { address, trx_balance: formatSun(sun), is_low_balance: sun < threshold };
   } catch (error) {
     ctx.log.warn({ err: error }, "hot wallet balance unavailable");

@@ -5,19 +5,25 @@
  */
 import type { HotWalletStake } from "../admin/api-shapes.js";
 import type { Context } from "../context.js";
+import { localSlot } from "../local-state.js";
 import { formatSun } from "../money.js";
 import { energyOfStake, type EnergyEconomy } from "../sweeps/sweep-plan.js";
 
 const STAKE_CACHE_MS = 10_000;
-const cache = new WeakMap<Context, { address: string; at: number; stake: HotWalletStake }>();
+// This process's last reading, shared by every request (each request has a context of its own).
+const stakeCache = localSlot(
+  "hot wallet stake",
+  (): { last?: { address: string; at: number; stake: HotWalletStake } } => ({}),
+);
 
 export async function readHotWalletStake(
   ctx: Context,
   address: string,
   nodeDown = false,
 ): Promise<HotWalletStake> {
-  const cached = cache.get(ctx);
-  const now = Date.now();
+  const cache = ctx.local.get(stakeCache);
+  const cached = cache.last;
+  const now = ctx.clock.now().getTime();
   if (cached && cached.address === address && now - cached.at < STAKE_CACHE_MS) return cached.stake;
   const client = ctx.chain.client;
   try {
@@ -48,7 +54,7 @@ export async function readHotWalletStake(
       energy_in_use: Number(energyOfStake(lent, economy)),
       delegations_open: index.toAccounts.length,
     };
-    cache.set(ctx, { address, at: now, stake });
+    cache.last = { address, at: now, stake };
     return stake;
   } catch (error) {
     ctx.log.warn({ err: error }, "hot wallet stake unavailable");

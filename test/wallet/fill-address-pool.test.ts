@@ -12,6 +12,7 @@ import { createOrder } from "../../src/payments/create-order.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import {
   fillAddressPool,
+  POOL_BATCH_SIZE,
   POOL_HEADROOM_SECONDS,
   readPoolState,
   RESERVATION_STALE_MS,
@@ -47,19 +48,36 @@ describe("the pool filler", () => {
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 
-  it("raises its target with the take rate", async () => {
-    // Enough free addresses for the takes below, so none is derived inline meanwhile.
+  it("raises its target with the take rate, measured on the clock", async () => {
+    // A run a rate window after any earlier one starts a new measurement; it also leaves enough
+    // free addresses for the takes below, so none is derived inline meanwhile.
+    t.clock.advance(1_000);
     await fillAddressPool(t.ctx, { target: 80 });
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    t.clock.advance(2_000);
     for (let i = 0; i < 60; i++) await create(`rate-${i}`);
     expect((await readPoolState(t.ctx.db)).free).toBe(20);
-    const first = await fillAddressPool(t.ctx);
-    const state = await readPoolState(t.ctx.db);
-    // The pool heads for rate x POOL_HEADROOM_SECONDS (60 taken within a few seconds, however slow
-    // the machine: above 2/s, so more than POOL_MIN_FREE), not for POOL_MIN_FREE alone.
-    expect(first.inserted).toBeGreaterThan(0);
-    expect(state.free).toBeGreaterThan(20);
-    expect(state.free).toBeLessThanOrEqual(60 * POOL_HEADROOM_SECONDS);
+    // 60 taken in 2 s: 30 a second, so the pool heads for 30 x POOL_HEADROOM_SECONDS = 300 free, not
+    // for POOL_MIN_FREE (20); one run derives one batch of at least POOL_BATCH_SIZE.
+    expect(30 * POOL_HEADROOM_SECONDS).toBeGreaterThan(20 + POOL_BATCH_SIZE);
+    expect(await fillAddressPool(t.ctx)).toEqual({
+      inserted: POOL_BATCH_SIZE,
+      free: 20 + POOL_BATCH_SIZE,
+      more: true,
+    });
+    // Within the rate window the measurement stands: the next run keeps heading for 300.
+    t.clock.advance(500);
+    expect(await fillAddressPool(t.ctx)).toEqual({
+      inserted: POOL_BATCH_SIZE,
+      free: 20 + 2 * POOL_BATCH_SIZE,
+      more: true,
+    });
+    // A window with no takes brings the target back to POOL_MIN_FREE.
+    t.clock.advance(1_000);
+    expect(await fillAddressPool(t.ctx)).toEqual({
+      inserted: 0,
+      free: 20 + 2 * POOL_BATCH_SIZE,
+      more: false,
+    });
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 
