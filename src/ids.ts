@@ -14,6 +14,10 @@ export function isUuid(value: string): boolean {
  * each new order read and dirtied a random leaf of a primary key that at ten million orders is far
  * larger than shared_buffers (issue 14's creation goal). 74 random bits keep ids unguessable; the
  * creation time they reveal is shown next to every order anyway.
+ *
+ * Callers that stamp the row with ctx.clock pass that time. The default is the wall clock: the
+ * time part only places the row in the index, and ids made without a clock at hand sort in the
+ * order they were made (to the millisecond), even in a test whose fake clock stands still.
  */
 export function newId(now = Date.now()): string {
   const bytes = Buffer.allocUnsafe(16);

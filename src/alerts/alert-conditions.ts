@@ -50,8 +50,8 @@ export async function readAlertConditions(
     freeAddresses(ctx),
     readMetricsSnapshot(ctx),
     readCursor(ctx),
-    // A head observed a few seconds ago is an answer of that moment, on ctx's clock.
-    nodeAnsweredAt(ctx, seen === undefined ? undefined : now - (Date.now() - seen.at), now),
+    // A head observed a few seconds ago is an answer of that moment.
+    nodeAnsweredAt(ctx, seen?.at, now),
   ]);
   const { alerts } = ctx.config;
   const readings: ConditionReading[] = [];
@@ -124,21 +124,21 @@ export async function readAlertConditions(
 }
 
 /**
- * The node's head and when it was seen (wall clock): the one this process saw moments ago, else the
+ * The node's head and when it was seen (ctx.clock): the one this process saw moments ago, else the
  * one the scanner published moments ago, else one call (undefined if no node answers).
  */
 async function currentHead(
   ctx: Context,
   freshMs: number,
 ): Promise<{ number: number; at: number } | undefined> {
+  const now = ctx.clock.now().getTime();
   const seen = ctx.chain.lastHead();
-  // lastHead() is stamped with the wall clock (Date.now), not ctx.clock.
-  if (seen && Date.now() - seen.at <= freshMs) return seen;
+  if (seen && now - seen.at <= freshMs) return seen;
   const published = await readChainStatus(ctx).catch(() => undefined);
   if (
     published?.head != null &&
     published.headAt != null &&
-    Date.now() - published.headAt <= freshMs + CHAIN_STATUS_PUBLISH_MS
+    now - published.headAt <= freshMs + CHAIN_STATUS_PUBLISH_MS
   ) {
     return { number: published.head, at: published.headAt };
   }
@@ -152,7 +152,7 @@ async function currentHead(
     ]);
     const head = block.block_header.raw_data.number ?? 0;
     ctx.chain.observeHead(head);
-    return { number: head, at: Date.now() };
+    return { number: head, at: ctx.clock.now().getTime() };
   } catch {
     return undefined;
   } finally {

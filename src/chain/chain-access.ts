@@ -4,6 +4,7 @@
  * Creating it never connects: a client's pool dials on the first call, so contexts without a
  * reachable node (tests, api-only processes) are fine.
  */
+import { systemClock, type Clock } from "../clock.js";
 import type { Config, TronNetwork } from "../config.js";
 import type { Logger } from "../logger.js";
 import { type NodeClient, TronNodeError } from "@stablegate/tron/node-client";
@@ -14,7 +15,7 @@ import { createNodePool, poolOf, type NodePool, type NodePoolOptions } from "./n
 
 export interface HeadObservation {
   number: number;
-  /** Local time (ms) of the observation. */
+  /** When it was observed (ms), on the clock the access was created with (the context's). */
   at: number;
 }
 
@@ -40,6 +41,8 @@ export interface ChainAccessOptions {
   log?: Logger;
   /** Node calls are counted per node, endpoint and result. */
   metrics?: Metrics;
+  /** Stamps head observations; the context's clock (default the system clock). */
+  clock?: Clock;
 }
 
 export function createChainAccess(config: Config, options: ChainAccessOptions = {}): ChainAccess {
@@ -59,13 +62,14 @@ export function createChainAccess(config: Config, options: ChainAccessOptions = 
       ? createNodePool(config.tronNodeUrls, { apiKey: config.tronApiKey }, poolOptions)
       : poolOf([{ name: "none", client: unconfiguredClient() }], poolOptions);
   if (metrics) registerNodeGauges(metrics, node);
+  const clock = options.clock ?? systemClock;
   let head: HeadObservation | undefined;
   return {
     network: config.tronNetwork,
     client: node,
     usdtContract: config.usdtContract,
     usdtEvm: config.usdtContract ? evmHex(config.usdtContract) : undefined,
-    observeHead(number, at = Date.now()) {
+    observeHead(number, at = clock.now().getTime()) {
       if (!head || at >= head.at) head = { number, at };
     },
     lastHead: () => head,

@@ -32,9 +32,9 @@ export interface PublishedNode {
 }
 
 export interface PublishedChainStatus {
-  /** Wall-clock ms of the publication (Date.now, like the head observations). */
+  /** When it was published (ms, the publisher's ctx.clock, like the head observations). */
   at: number;
-  /** The head the scanner saw last and when (wall-clock ms); null before its first. */
+  /** The head the scanner saw last and when (ms, same clock); null before its first. */
   head: number | null;
   headAt: number | null;
   nodes: PublishedNode[];
@@ -43,7 +43,7 @@ export interface PublishedChainStatus {
 export async function publishChainStatus(ctx: Context): Promise<void> {
   const seen = ctx.chain.lastHead();
   const status: PublishedChainStatus = {
-    at: Date.now(),
+    at: ctx.clock.now().getTime(),
     head: seen?.number ?? null,
     headAt: seen?.at ?? null,
     // lastError is left out: a driver message may quote a node URL with its provider key.
@@ -78,5 +78,5 @@ export async function readChainStatus(
   const raw = rows[0]?.value;
   const value = (typeof raw === "string" ? JSON.parse(raw) : raw) as PublishedChainStatus | undefined;
   if (!value || typeof value.at !== "number" || !Array.isArray(value.nodes)) return undefined;
-  return Date.now() - value.at <= maxAgeMs ? value : undefined;
+  return ctx.clock.now().getTime() - value.at <= maxAgeMs ? value : undefined;
 }

@@ -7,6 +7,7 @@
  * (scheme, host and port only: a path or query may carry a provider key).
  */
 import type { Context } from "../context.js";
+import { localSlot } from "../local-state.js";
 import { readCursor } from "./cursor.js";
 import type { NodeState } from "./node-pool.js";
 
@@ -46,16 +47,15 @@ interface Probe {
   head: number | null;
 }
 
-const probes = new WeakMap<Context["chain"], { last?: Probe; inFlight?: Promise<Probe> }>();
+// The last probe of this process, and the one under way (concurrent health checks share it).
+const headProbe = localSlot("node head probe", (): { last?: Probe; inFlight?: Promise<Probe> } => ({}));
 
 async function nodeHead(ctx: Context): Promise<number | null> {
   const observed = ctx.chain.lastHead();
-  const now = Date.now();
+  const now = ctx.clock.now().getTime();
   if (observed && now - observed.at <= HEAD_MAX_AGE_MS) return observed.number;
-  let state = probes.get(ctx.chain);
-  if (!state) probes.set(ctx.chain, (state = {}));
-  if (state.last && now - state.last.at <= HEAD_MAX_AGE_MS) return state.last.head;
-  const cache = state;
+  const cache = ctx.local.get(headProbe);
+  if (cache.last && now - cache.last.at <= HEAD_MAX_AGE_MS) return cache.last.head;
   cache.inFlight ??= (async (): Promise<Probe> => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -67,9 +67,9 @@ async function nodeHead(ctx: Context): Promise<number | null> {
       ]);
       const head = block.block_header.raw_data.number ?? 0;
       ctx.chain.observeHead(head);
-      return { at: Date.now(), head };
+      return { at: ctx.clock.now().getTime(), head };
     } catch {
-      return { at: Date.now(), head: null };
+      return { at: ctx.clock.now().getTime(), head: null };
     } finally {
       clearTimeout(timer);
     }

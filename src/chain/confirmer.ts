@@ -46,7 +46,7 @@ export interface SolidState {
   lag: number;
   /** Scanned head at the last reading. */
   readAtHead: number;
-  /** Local time (ms) of the last reading that proved a new block. */
+  /** ctx.clock time (ms) of the last reading that proved a new block. */
   provedAt: number;
 }
 
@@ -60,10 +60,8 @@ export interface ConfirmInput {
   solid: SolidState;
   signal: AbortSignal;
   retry?: RetryTiming | undefined;
-  /** Milliseconds between two readings that prove something; 0 (default) = read whenever due. */
+  /** Milliseconds of ctx.clock between two readings that prove something; 0 (default) = read whenever due. */
   minMsBetweenProofs?: number;
-  /** Local time (ms); default Date.now(). */
-  now?: number;
 }
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
@@ -97,7 +95,7 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
   const unproven = candidates.filter((c) => c.blockNumber > solid.number);
   if (
     firstReading ||
-    (unproven.length > 0 && readingDue(input, Math.min(...unproven.map((c) => c.blockNumber))))
+    (unproven.length > 0 && readingDue(ctx, input, Math.min(...unproven.map((c) => c.blockNumber))))
   ) {
     const head = await retryNode(() => ctx.chain.client.getSolidifiedNowBlock(), {
       ...input.retry,
@@ -133,7 +131,7 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
     if (proof) {
       solid.number = proof.number;
       solid.hash = proof.hash;
-      solid.provedAt = input.now ?? Date.now();
+      solid.provedAt = ctx.clock.now().getTime();
       stored.set(proof.number, proof.hash);
     }
   }
@@ -172,12 +170,12 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
 }
 
 /** Whether to read the solidified head for transfers from block `lowest` up. */
-function readingDue(input: ConfirmInput, lowest: number): boolean {
+function readingDue(ctx: Context, input: ConfirmInput, lowest: number): boolean {
   const { solid, scannedHead } = input;
   // At most one reading per scanned block: the solidified head moves with the head.
   if (scannedHead <= solid.readAtHead) return false;
   if (scannedHead - solid.lag < lowest) return false;
-  return (input.now ?? Date.now()) - solid.provedAt >= (input.minMsBetweenProofs ?? 0);
+  return ctx.clock.now().getTime() - solid.provedAt >= (input.minMsBetweenProofs ?? 0);
 }
 
 function mismatch(ctx: Context, block: number): void {

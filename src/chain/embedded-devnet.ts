@@ -148,6 +148,7 @@ export async function stakeHotWallet(
     ] as const) {
       const head = await client.getNowBlock();
       const raw = head.block_header.raw_data;
+      // The node judges the transaction's expiry by its own block times (the wall clock).
       const ref = { number: raw.number ?? 0, hash: head.blockID, timestamp: raw.timestamp ?? Date.now() };
       const tx = buildFreezeBalanceV2({
         owner,

@@ -369,6 +369,8 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
         const result = await scanOnce(signal);
         await confirm(signal, options.minMsBetweenProofs ?? 0);
         failures = 0;
+        // Wall clock, not ctx.clock: the delay is a real timer's, reckoned from the block
+        // timestamps the chain stamped on its own clock.
         wait = result.caughtUp ? timing.nextPollDelay(Date.now()) : 0;
       } catch (error) {
         if (signal.aborted || error instanceof AbortedError) break;

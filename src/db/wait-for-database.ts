@@ -25,17 +25,21 @@ export async function retryWhileUnavailable<T>(
 ): Promise<T> {
   const initial = options.initialDelayMs ?? 500;
   const cap = options.maxDelayMs ?? 10_000;
-  const started = Date.now();
+  // Real elapsed time: the waits between attempts are real timers, and no context exists yet.
+  const started = performance.now();
   for (let failures = 1; ; failures++) {
     try {
       const value = await attempt();
       if (failures > 1) {
-        options.log.info({ what, attempts: failures, waitedMs: Date.now() - started }, "database reachable");
+        options.log.info(
+          { what, attempts: failures, waitedMs: Math.round(performance.now() - started) },
+          "database reachable",
+        );
       }
       return value;
     } catch (error) {
       if (!isDatabaseUnavailable(error) || options.signal?.aborted) throw error;
-      const waited = Date.now() - started;
+      const waited = Math.round(performance.now() - started);
       if (options.timeoutMs !== undefined && waited >= options.timeoutMs) throw error;
       const base = Math.min(cap, initial * 2 ** Math.min(failures - 1, 10));
       const delay = Math.round(base / 2 + Math.random() * (base / 2));

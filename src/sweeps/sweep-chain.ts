@@ -37,6 +37,8 @@ export async function usdtBalance(d: SweepDeps, address: string): Promise<bigint
 export async function refBlock(d: SweepDeps): Promise<RefBlock & { timestamp: number }> {
   const head = await d.client.getNowBlock();
   const raw = head.block_header.raw_data;
+  // The wall clock stands in for a block without a timestamp: the node judges the transaction's
+  // expiry by its own block times, never by ctx.clock.
   return { number: raw.number ?? 0, hash: head.blockID, timestamp: raw.timestamp ?? Date.now() };
 }
 
