@@ -41,7 +41,10 @@ export interface ChainAccessOptions {
   log?: Logger;
   /** Node calls are counted per node, endpoint and result. */
   metrics?: Metrics;
-  /** Stamps head observations; the context's clock (default the system clock). */
+  /**
+   * Stamps head observations; the context's clock (default the system clock). The node pool keeps
+   * real time for its pauses and head comparisons: they pace real calls to remote nodes.
+   */
   clock?: Clock;
 }
 
