@@ -133,12 +133,12 @@ async function currentHead(
 ): Promise<{ number: number; at: number } | undefined> {
   const now = ctx.clock.now().getTime();
   const seen = ctx.chain.lastHead();
-  if (seen && now - seen.at <= freshMs) return seen;
+  if (seen && now - seen.at < freshMs) return seen;
   const published = await readChainStatus(ctx).catch(() => undefined);
   if (
     published?.head != null &&
     published.headAt != null &&
-    now - published.headAt <= freshMs + CHAIN_STATUS_PUBLISH_MS
+    now - published.headAt < freshMs + CHAIN_STATUS_PUBLISH_MS
   ) {
     return { number: published.head, at: published.headAt };
   }
