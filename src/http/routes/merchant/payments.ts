@@ -5,10 +5,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { createOrder } from "../../../payments/create-order.js";
+import { cancelMerchantOrder } from "../../../payments/cancel-merchant-order.js";
 import { getOrder } from "../../../payments/get-order.js";
 import { listOrders } from "../../../payments/list-orders.js";
 import { simulatePayment } from "../../../payments/simulate-payment.js";
-import { cancelOrder } from "../../../orders/cancel-order.js";
 import { resolutionBy } from "../../actors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { cancelPaymentSchema } from "../../schemas/resolutions.js";
@@ -55,16 +55,14 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
     });
   });
 
-  app.post("/api/v1/payments/:id/cancel", { schema: cancelPaymentSchema }, async (request) => {
-    const merchant = requireMerchant(request);
-    const order = await cancelOrder(request.ctx, {
+  app.post("/api/v1/payments/:id/cancel", { schema: cancelPaymentSchema }, async (request) =>
+    cancelMerchantOrder(request.ctx, {
       orderId: request.params.id,
-      merchantId: merchant.id,
+      merchantId: requireMerchant(request).id,
       ...resolutionBy(request),
       reason: request.body.reason,
-    });
-    return getOrder(request.ctx, merchant.id, order.id);
-  });
+    }),
+  );
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
   app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {
