@@ -15,6 +15,7 @@
  *   handles), so no query can be built from what a route is handed either.
  */
 import { dirname, relative, resolve, sep } from "node:path";
+import { importVisitors } from "./eslint-imports.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -91,35 +92,8 @@ const rule = {
     }
 
     const isHandle = (name) => typeof name === "string" && handles.includes(name);
-    const fromSource = (node) => {
-      if (node.source) check(node.source, node.source.value);
-    };
     return {
-      ImportDeclaration: fromSource,
-      ExportNamedDeclaration: fromSource,
-      ExportAllDeclaration: fromSource,
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node.source, node.source.value);
-      },
-      TSImportType(node) {
-        const argument = node.argument?.literal ?? node.argument;
-        if (argument?.type === "Literal") check(argument, argument.value);
-      },
-      TSImportEqualsDeclaration(node) {
-        const reference = node.moduleReference;
-        if (reference.type === "TSExternalModuleReference")
-          check(reference.expression, reference.expression.value);
-      },
-      CallExpression(node) {
-        const [first] = node.arguments;
-        if (
-          node.callee.type === "Identifier" &&
-          node.callee.name === "require" &&
-          first?.type === "Literal"
-        ) {
-          check(first, first.value);
-        }
-      },
+      ...importVisitors(check),
       MemberExpression(node) {
         const name = node.computed
           ? node.property.type === "Literal"
