@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import boundaries from "./scripts/eslint-package-boundaries.js";
+import layers from "./scripts/eslint-layers.js";
 
 // The package boundaries (ARCHITECTURE.md, "Packages"): what each workspace package may import.
 const TRON_DEPENDENCIES = [
@@ -12,6 +13,17 @@ const TRON_DEPENDENCIES = [
   "undici",
 ];
 const boundary = (options) => ({ "stablegate/package-boundaries": ["error", options] });
+const layer = (options) => ({ "stablegate/layers": ["error", options] });
+
+// The service's layers (ARCHITECTURE.md, "Rules the layout enforces"): http -> domain -> db, only
+// downward. The HTTP layer is src/http; src/server.ts (the process: it builds the app and starts the
+// loops) and src/main.ts (the CLI) sit above both. Everything else under src/ is domain code.
+const HTTP_LAYER = ["src/http/**/*.ts"];
+const ABOVE_THE_LAYERS = ["src/server.ts", "src/main.ts"];
+// What can build or run SQL: the drivers, the query builder, and our own database modules (the
+// handle, the tables, the statement helpers). The error classifier that turns an unreachable
+// database into 503 is the one database module the HTTP layer needs.
+const DATABASE_DRIVERS = ["pg", "pg-*", "postgres", "@electric-sql/pglite", "drizzle-orm"];
 
 export default tseslint.config(
   {
@@ -34,7 +46,7 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
-  { plugins: { stablegate: boundaries } },
+  { plugins: { stablegate: { rules: { ...boundaries.rules, ...layers.rules } } } },
   // The service, tests, benchmarks and scripts reach a package by its name, never by a path into it.
   { files: ["**/*.{ts,tsx,js,mjs}"], rules: boundary({ package: null }) },
   // @stablegate/tron imports nothing of ours: only Node built-ins and its own npm dependencies.
@@ -49,4 +61,29 @@ export default tseslint.config(
   },
   // @stablegate/sdk imports only Node built-ins.
   { files: ["packages/sdk/**/*.{ts,js,mjs}"], rules: boundary({ package: "packages/sdk", allow: [] }) },
+  // Domain code never imports the HTTP layer, not even for a type.
+  {
+    files: ["src/**/*.ts"],
+    ignores: [...HTTP_LAYER, ...ABOVE_THE_LAYERS],
+    rules: layer({
+      layer: "domain code",
+      refuse: [{ paths: ["src/http"], reason: "the HTTP layer calls the domain, never the reverse" }],
+    }),
+  },
+  // The HTTP layer has no SQL: it reaches the database only through domain functions.
+  {
+    files: HTTP_LAYER,
+    rules: layer({
+      layer: "src/http",
+      refuse: [
+        {
+          modules: DATABASE_DRIVERS,
+          paths: ["src/db"],
+          except: ["src/db/database-error.ts"],
+          reason: "routes validate, call one domain function and shape the reply; SQL lives in the domain",
+        },
+      ],
+      handles: ["db", "database"],
+    }),
+  },
 );

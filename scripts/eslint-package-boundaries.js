@@ -11,6 +11,7 @@
  */
 import { builtinModules } from "node:module";
 import { dirname, relative, resolve, sep } from "node:path";
+import { importVisitors } from "./eslint-imports.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BUILTINS = new Set(builtinModules);
@@ -70,31 +71,7 @@ const rule = {
       context.report({ node, messageId: "outside", data: { pkg, specifier, allowed } });
     }
 
-    const fromSource = (node) => {
-      if (node.source) check(node.source, node.source.value);
-    };
-    return {
-      ImportDeclaration: fromSource,
-      ExportNamedDeclaration: fromSource,
-      ExportAllDeclaration: fromSource,
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node.source, node.source.value);
-      },
-      TSImportType(node) {
-        const argument = node.argument?.literal ?? node.argument;
-        if (argument?.type === "Literal") check(argument, argument.value);
-      },
-      CallExpression(node) {
-        const [first] = node.arguments;
-        if (
-          node.callee.type === "Identifier" &&
-          node.callee.name === "require" &&
-          first?.type === "Literal"
-        ) {
-          check(first, first.value);
-        }
-      },
-    };
+    return importVisitors(check);
   },
 };
 

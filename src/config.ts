@@ -1,17 +1,27 @@
 /**
  * The only reader of process.env. Validates every variable of DESIGN.md section 2 and yields one
  * frozen Config. In development, missing secrets are generated once and kept in DATA_DIR with file
- * mode 0600; in production a missing or weak required value stops start-up naming the variable.
+ * mode 0600 (config/dev-secrets.ts); in production a missing or weak required value stops start-up
+ * naming the variable. The wallets' variables are checked together in config/wallets.ts; every
+ * variable is read here and only here.
  */
-import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { HDKey } from "@scure/bip32";
-import { generateMnemonic, validateMnemonic } from "@scure/bip39";
-import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { addressFromPrivateKey, isValidAddress } from "@stablegate/tron/address";
-import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
+import { resolve } from "node:path";
+import { isValidAddress } from "@stablegate/tron/address";
+import { devSecrets } from "./config/dev-secrets.js";
+import {
+  boolean,
+  ConfigError,
+  integer,
+  oneOf,
+  url,
+  urlList,
+  type ReadVariable,
+} from "./config/env-values.js";
+import { checkWallets } from "./config/wallets.js";
 import { parseAmount } from "./money.js";
+
+export { ConfigError };
+export { checkSweeperSecrets } from "./config/wallets.js";
 
 export const TRON_NETWORKS = ["mainnet", "nile", "shasta", "devnet"] as const;
 export type TronNetwork = (typeof TRON_NETWORKS)[number];
@@ -94,16 +104,6 @@ export interface Config {
   readonly devnet: { readonly blockTimeMs: number; readonly solidifyAfter: number };
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
-
 export type Env = Record<string, string | undefined>;
 
 const DEFAULT_USDT: Record<Exclude<TronNetwork, "devnet">, string> = {
@@ -124,16 +124,6 @@ const EXPLORERS: Record<Exclude<TronNetwork, "devnet">, string> = {
   shasta: "https://shasta.tronscan.org",
 };
 
-/** Secrets generated for development and kept in DATA_DIR/secrets.json (mode 0600). */
-interface DevSecrets {
-  admin_password: string;
-  session_secret: string;
-  api_key_pepper: string;
-  wallet_mnemonic: string;
-  hot_wallet_private_key: string;
-  cold_wallet_address: string;
-}
-
 /**
  * The configuration again with some variables replaced, e.g. TRON_NODE_URL and USDT_CONTRACT once the
  * embedded devnet listens. `env` is what the first config was loaded from (default process.env).
@@ -145,7 +135,7 @@ export function reloadConfig(overrides: Env, env: Env = process.env): Config {
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? "development";
   const isProduction = nodeEnv === "production";
-  const read = (name: string): string | undefined => {
+  const read: ReadVariable = (name) => {
     const value = env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
   };
@@ -182,61 +172,17 @@ export function loadConfig(env: Env = process.env): Config {
     if (Buffer.byteLength(value) < 32) throw new ConfigError(name, "must be at least 32 bytes");
   }
 
-  const walletMnemonic = read("WALLET_MNEMONIC") ?? (read("WALLET_XPUB") ? undefined : dev?.wallet_mnemonic);
-  if (walletMnemonic !== undefined && !validateMnemonic(walletMnemonic, wordlist)) {
-    throw new ConfigError("WALLET_MNEMONIC", "is not a valid BIP39 English mnemonic");
-  }
-  const walletXpub =
-    read("WALLET_XPUB") ?? (walletMnemonic ? mnemonicToAccountXpub(walletMnemonic) : undefined);
-  if (walletXpub === undefined)
-    throw new ConfigError("WALLET_XPUB", "is required in production (or WALLET_MNEMONIC)");
-  if (!isAccountXpub(walletXpub)) {
-    throw new ConfigError("WALLET_XPUB", "is not an account-level xpub (m/44'/195'/0')");
-  }
-  // Sweeps sign with keys from the mnemonic: an xpub of another seed would show addresses whose funds
-  // the service can never move.
-  if (read("WALLET_XPUB") && walletMnemonic && mnemonicToAccountXpub(walletMnemonic) !== walletXpub) {
-    throw new ConfigError("WALLET_XPUB", "does not belong to WALLET_MNEMONIC");
-  }
-
-  const givenHotAddress = read("HOT_WALLET_ADDRESS");
-  if (givenHotAddress !== undefined && !isValidAddress(givenHotAddress)) {
-    throw new ConfigError("HOT_WALLET_ADDRESS", "is not a valid TRON address");
-  }
-  const hotWalletPrivateKey =
-    read("HOT_WALLET_PRIVATE_KEY") ?? (givenHotAddress ? undefined : dev?.hot_wallet_private_key);
-  if (hotWalletPrivateKey !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(hotWalletPrivateKey)) {
-    throw new ConfigError("HOT_WALLET_PRIVATE_KEY", "must be 32 bytes of hex");
-  }
-  let keyAddress: string | undefined;
-  try {
-    keyAddress = hotWalletPrivateKey
-      ? addressFromPrivateKey(hotWalletPrivateKey.replace(/^0x/, ""))
-      : undefined;
-  } catch {
-    throw new ConfigError("HOT_WALLET_PRIVATE_KEY", "is not a valid secp256k1 private key");
-  }
-  // The api tier shows and alerts on HOT_WALLET_ADDRESS while the workers pay from the key: a
-  // mismatch would watch one wallet and spend from another.
-  if (givenHotAddress !== undefined && keyAddress !== undefined && givenHotAddress !== keyAddress) {
-    throw new ConfigError(
-      "HOT_WALLET_ADDRESS",
-      `is ${givenHotAddress} but HOT_WALLET_PRIVATE_KEY belongs to ${keyAddress}; they must name the same wallet`,
-    );
-  }
-  const hotWalletAddress = givenHotAddress ?? keyAddress;
-  const coldWalletAddress = read("COLD_WALLET_ADDRESS") ?? dev?.cold_wallet_address;
-  if (coldWalletAddress !== undefined && !isValidAddress(coldWalletAddress)) {
-    throw new ConfigError("COLD_WALLET_ADDRESS", "is not a valid TRON address");
-  }
-  const bothWallets = hotWalletAddress !== undefined && coldWalletAddress !== undefined;
-  const sweepEnabled = boolean(read("SWEEP_ENABLED"), "SWEEP_ENABLED", bothWallets);
-  if (sweepEnabled && !bothWallets) {
-    throw new ConfigError(
-      "SWEEP_ENABLED",
-      "needs COLD_WALLET_ADDRESS and HOT_WALLET_ADDRESS (or HOT_WALLET_PRIVATE_KEY)",
-    );
-  }
+  const wallets = checkWallets(
+    {
+      WALLET_MNEMONIC: read("WALLET_MNEMONIC"),
+      WALLET_XPUB: read("WALLET_XPUB"),
+      HOT_WALLET_PRIVATE_KEY: read("HOT_WALLET_PRIVATE_KEY"),
+      HOT_WALLET_ADDRESS: read("HOT_WALLET_ADDRESS"),
+      COLD_WALLET_ADDRESS: read("COLD_WALLET_ADDRESS"),
+      SWEEP_ENABLED: read("SWEEP_ENABLED"),
+    },
+    dev,
+  );
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");
   const autoApproveRaw = read("PAYOUT_AUTO_APPROVE_USDT") ?? "0";
@@ -262,22 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     urlList(read("TRON_NODE_URL"), "TRON_NODE_URL") ??
     (tronNetwork === "devnet" ? [] : [DEFAULT_NODE_URL[tronNetwork]]);
   const tronNodeUrl = tronNodeUrls[0];
-  // Explorer links are shown to operators and payers: never with the node URL's credentials.
-  const publicNodeUrl = withoutCredentials(tronNodeUrl);
-  const chainBase = tronNetwork === "devnet" ? publicNodeUrl : EXPLORERS[tronNetwork];
-  const explorer = {
-    chainBaseUrl: url(read("EXPLORER_BASE_URL"), "EXPLORER_BASE_URL") ?? chainBase,
-    txBaseUrl:
-      url(read("TX_EXPLORER_BASE_URL"), "TX_EXPLORER_BASE_URL") ??
-      (tronNetwork === "devnet"
-        ? publicNodeUrl && `${publicNodeUrl}/wallet/gettransactionbyid?value=`
-        : `${chainBase}/#/transaction/`),
-    addressBaseUrl:
-      url(read("ADDRESS_EXPLORER_BASE_URL"), "ADDRESS_EXPLORER_BASE_URL") ??
-      (tronNetwork === "devnet"
-        ? publicNodeUrl && `${publicNodeUrl}/wallet/getaccount?visible=true&address=`
-        : `${chainBase}/#/address/`),
-  };
+  const explorer = explorerConfig(read, tronNetwork, tronNodeUrl);
 
   const config: Config = {
     nodeEnv,
@@ -301,12 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     usdtContract,
     confirmations: integer(read("CONFIRMATIONS"), "CONFIRMATIONS", 19, 1, 1000),
     orderTtlSeconds: integer(read("ORDER_TTL_SECONDS"), "ORDER_TTL_SECONDS", 1800, 60, 86400),
-    walletXpub,
-    walletMnemonic,
-    hotWalletPrivateKey: hotWalletPrivateKey?.replace(/^0x/, ""),
-    hotWalletAddress,
-    coldWalletAddress,
-    sweepEnabled,
+    ...wallets,
     sweepMode: oneOf(read("SWEEP_MODE") ?? "burn", "SWEEP_MODE", SWEEP_MODES),
     sweepDelegateFallback: oneOf(
       read("SWEEP_DELEGATE_FALLBACK") ?? "burn",
@@ -360,120 +286,30 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
-/**
- * Refuses to start a process that runs the sweeper without what signing needs. Only such processes
- * (roles worker and all) call it: an api process reports and accepts sweeps with the public values.
- */
-export function checkSweeperSecrets(config: Config): void {
-  if (!config.sweepEnabled) return;
-  if (config.walletMnemonic === undefined) {
-    throw new ConfigError(
-      "WALLET_MNEMONIC",
-      "is required on worker processes while SWEEP_ENABLED is true (they sign sweeps)",
-    );
-  }
-  if (config.hotWalletPrivateKey === undefined) {
-    throw new ConfigError(
-      "HOT_WALLET_PRIVATE_KEY",
-      "is required on worker processes while SWEEP_ENABLED is true (it pays the sweep fees)",
-    );
-  }
-}
-
-/** The variables that replace each generated secret (WALLET_XPUB makes the mnemonic unnecessary). */
-const DEV_SECRET_ENV: Record<keyof DevSecrets, readonly string[]> = {
-  admin_password: ["ADMIN_PASSWORD"],
-  session_secret: ["SESSION_SECRET"],
-  api_key_pepper: ["API_KEY_PEPPER"],
-  wallet_mnemonic: ["WALLET_MNEMONIC", "WALLET_XPUB"],
-  hot_wallet_private_key: ["HOT_WALLET_PRIVATE_KEY", "HOT_WALLET_ADDRESS"],
-  cold_wallet_address: ["COLD_WALLET_ADDRESS"],
-};
-
-/** Reads DATA_DIR/secrets.json, generating and persisting whatever the environment does not give. */
-function devSecrets(dataDir: string, read: (name: string) => string | undefined): DevSecrets {
-  const file = join(dataDir, "secrets.json");
-  let stored: Partial<DevSecrets> = {};
-  if (existsSync(file)) {
-    try {
-      stored = JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>;
-    } catch {
-      throw new ConfigError("DATA_DIR", `${file} is not valid JSON; fix or delete it`);
-    }
-  }
-  const coldKey = randomBytes(32);
-  const generated: DevSecrets = {
-    admin_password: stored.admin_password ?? randomBytes(12).toString("base64url"),
-    session_secret: stored.session_secret ?? randomBytes(32).toString("base64url"),
-    api_key_pepper: stored.api_key_pepper ?? randomBytes(32).toString("base64url"),
-    wallet_mnemonic: stored.wallet_mnemonic ?? generateMnemonic(wordlist, 256),
-    hot_wallet_private_key: stored.hot_wallet_private_key ?? randomBytes(32).toString("hex"),
-    cold_wallet_address: stored.cold_wallet_address ?? addressFromPrivateKey(coldKey),
+/** Explorer links are shown to operators and payers: never with the node URL's credentials. */
+function explorerConfig(
+  read: ReadVariable,
+  tronNetwork: TronNetwork,
+  tronNodeUrl: string | undefined,
+): Config["explorer"] {
+  const publicNodeUrl = withoutCredentials(tronNodeUrl);
+  const chainBase = tronNetwork === "devnet" ? publicNodeUrl : EXPLORERS[tronNetwork];
+  return {
+    chainBaseUrl: url(read("EXPLORER_BASE_URL"), "EXPLORER_BASE_URL") ?? chainBase,
+    txBaseUrl:
+      url(read("TX_EXPLORER_BASE_URL"), "TX_EXPLORER_BASE_URL") ??
+      (tronNetwork === "devnet"
+        ? publicNodeUrl && `${publicNodeUrl}/wallet/gettransactionbyid?value=`
+        : `${chainBase}/#/transaction/`),
+    addressBaseUrl:
+      url(read("ADDRESS_EXPLORER_BASE_URL"), "ADDRESS_EXPLORER_BASE_URL") ??
+      (tronNetwork === "devnet"
+        ? publicNodeUrl && `${publicNodeUrl}/wallet/getaccount?visible=true&address=`
+        : `${chainBase}/#/address/`),
   };
-  coldKey.fill(0);
-  // Persist whenever a freshly generated value is actually used (no variable overrides it), so the
-  // next start gets the same one: a wallet mnemonic that changed on restart would strand deposits.
-  const usedGenerated = (Object.keys(generated) as (keyof DevSecrets)[]).some(
-    (key) => stored[key] === undefined && DEV_SECRET_ENV[key].every((name) => read(name) === undefined),
-  );
-  if (usedGenerated) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, file);
-  }
-  return generated;
 }
 
-/** A well-formed xpub (checksum included) at depth 3, the account level of BIP44. */
-function isAccountXpub(value: string): boolean {
-  if (!/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/.test(value)) return false;
-  try {
-    return HDKey.fromExtendedKey(value).depth === 3;
-  } catch {
-    return false;
-  }
-}
-
-function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
-  return value;
-}
-
-function boolean(raw: string | undefined, name: string, fallback: boolean): boolean {
-  if (raw === undefined) return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
-}
-
-function oneOf<T extends string>(raw: string | undefined, name: string, allowed: readonly T[]): T {
-  if (raw === undefined) throw new ConfigError(name, `is required; one of ${allowed.join(", ")}`);
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
-function url(raw: string | undefined, name: string): string | undefined {
-  if (raw === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, "must be an absolute http(s) URL");
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ConfigError(name, "must be an http(s) URL");
-  }
-  return raw.replace(/\/+$/, "");
-}
-
-function alertConfig(read: (name: string) => string | undefined): Config["alerts"] {
+function alertConfig(read: ReadVariable): Config["alerts"] {
   const telegramBotToken = read("TELEGRAM_BOT_TOKEN");
   const telegramChatId = read("TELEGRAM_CHAT_ID");
   if ((telegramBotToken === undefined) !== (telegramChatId === undefined)) {
@@ -490,17 +326,6 @@ function alertConfig(read: (name: string) => string | undefined): Config["alerts
     nodeDownSeconds: integer(read("ALERT_NODE_DOWN_SECONDS"), "ALERT_NODE_DOWN_SECONDS", 120, 1, 86_400),
     poolMinFree: integer(read("ALERT_POOL_MIN_FREE"), "ALERT_POOL_MIN_FREE", 100, 0, 1_000_000),
   };
-}
-
-/** A comma-separated list of http(s) URLs (at least one, no duplicates). */
-function urlList(raw: string | undefined, name: string): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const list = raw.split(",").map((part) => part.trim());
-  if (list.some((part) => part === ""))
-    throw new ConfigError(name, "has an empty entry in its comma-separated list");
-  const urls = list.map((part) => url(part, name) as string);
-  if (new Set(urls).size !== urls.length) throw new ConfigError(name, "lists the same URL twice");
-  return urls;
 }
 
 /** The URL without user info, query or fragment (where API keys may travel). */

@@ -1,13 +1,12 @@
 /**
- * The stablegate command: `serve [--role all|api|worker]`, `migrate`, `check-rollups` and
- * `verify-audit`.
- * `check-ledger`.
+ * The stablegate command: every verb of COMMANDS (src/commands.ts) and nothing else, each run by its
+ * entry of RUN. `serve [--role all|api|worker]` runs the service; the others do one job and exit.
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { openDatabase } from "./db/connection.js";
 import { migrate } from "./db/migrate.js";
-import { ROLES, type Role } from "./commands.js";
+import { isCommand, ROLES, USAGE, type Command, type Role } from "./commands.js";
 import { runCheckRollups } from "./stats/run-check-rollups.js";
 import { runVerifyAudit } from "./audit/run-verify-audit.js";
 import { runCheckLedger } from "./ledger/run-check-ledger.js";
@@ -15,69 +14,80 @@ import { startService } from "./server.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-const USAGE = `usage: stablegate <command>
+/** A command's run: its exit code, or -1 to keep the process running (serve). */
+type Run = (args: string[]) => Promise<number>;
 
-commands:
-  serve [--role all|api|worker]   run the service (default role: all)
-  migrate                         apply pending database migrations and exit
-  check-rollups                   recount the admin rollups; exit 1 if any counter differs
-  verify-audit                    recompute the audit log's hash chain; exit 1 naming the first broken row
-  check-ledger                    prove the merchant ledger balances and matches orders, refunds
-                                  and payouts; print the differences and exit 1 if any
-`;
+/** Typed by Command, so a verb of the list without a run, or a run of no verb, does not compile. */
+const RUN: Record<Command, Run> = {
+  serve: (args) => serve(configFromEnvironment(), args),
+  migrate: () => runMigrate(configFromEnvironment()),
+  "check-rollups": () => runCheckRollups(configFromEnvironment()),
+  "verify-audit": () => runVerifyAudit(configFromEnvironment()),
+  "check-ledger": () => runCheckLedger(configFromEnvironment()),
+  help: async () => {
+    process.stdout.write(USAGE);
+    return 0;
+  },
+};
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help") {
+  const [given, ...rest] = argv;
+  if (given === undefined) {
     process.stdout.write(USAGE);
-    return command === undefined ? 1 : 0;
+    return 1;
   }
-  // A .env file fills in what the real environment does not set (operators' variables win).
+  const command = given === "--help" ? "help" : given;
+  if (!isCommand(command)) {
+    process.stderr.write(`unknown command "${given}"\n${USAGE}`);
+    return 1;
+  }
+  return RUN[command](rest);
+}
+
+/** A .env file fills in what the real environment does not set (operators' variables win). */
+function configFromEnvironment(): Config {
   if (existsSync(".env")) process.loadEnvFile(".env");
-  const config = loadConfigOrExit();
-  if (command === "migrate") {
-    const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: join(config.dataDir, "pglite"),
-    });
-    try {
-      const applied = await migrate(database);
-      process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "database is up to date\n");
-    } finally {
-      await database.close();
-    }
-    return 0;
+  return loadConfigOrExit();
+}
+
+async function runMigrate(config: Config): Promise<number> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: join(config.dataDir, "pglite"),
+  });
+  try {
+    const applied = await migrate(database);
+    process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "database is up to date\n");
+  } finally {
+    await database.close();
   }
-  if (command === "check-rollups") return runCheckRollups(config);
-  if (command === "verify-audit") return runVerifyAudit(config);
-  if (command === "check-ledger") return runCheckLedger(config);
-  if (command === "serve") {
-    const { values } = parseArgs({ args: rest, options: { role: { type: "string", default: "all" } } });
-    const role = values.role as Role;
-    if (!(ROLES as readonly string[]).includes(role)) {
-      process.stderr.write(`unknown role "${role}"; use all, api or worker\n`);
-      return 1;
-    }
-    const started = performance.now();
-    const service = await startService(config, role);
-    printBanner(config, role, service.url, performance.now() - started);
-    if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
-    const shutdown = (signal: string) => {
-      service.ctx.log.info({ signal }, "shutting down");
-      service.stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          service.ctx.log.error({ err: error }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
-    process.once("SIGINT", () => shutdown("SIGINT"));
-    return -1;
+  return 0;
+}
+
+async function serve(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { role: { type: "string", default: "all" } } });
+  const role = values.role as Role;
+  if (!(ROLES as readonly string[]).includes(role)) {
+    process.stderr.write(`unknown role "${role}"; use all, api or worker\n`);
+    return 1;
   }
-  process.stderr.write(`unknown command "${command}"\n${USAGE}`);
-  return 1;
+  const started = performance.now();
+  const service = await startService(config, role);
+  printBanner(config, role, service.url, performance.now() - started);
+  if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
+  const shutdown = (signal: string) => {
+    service.ctx.log.info({ signal }, "shutting down");
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.ctx.log.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  return -1;
 }
 
 function loadConfigOrExit(): Config {

@@ -1,12 +1,19 @@
 /**
  * Step-up (DESIGN.md 12): approving a payout or refund, changing a role and rotating a merchant's key
- * ask the enrolled actor for a fresh TOTP code in the request (`totp_code`). Call it before the
- * action; the code's step is consumed even if the action then fails.
+ * ask the enrolled actor for a fresh TOTP code in the request (`totp_code`). The domain function of
+ * such an action takes a StepUp and calls requireStepUp before anything else; the code's step is
+ * consumed even if the action then fails.
  */
 import type { Context } from "../context.js";
 import { AppError } from "../errors.js";
 import type { AdminOperator } from "./operator-types.js";
 import { consumeTotpCode } from "./totp.js";
+
+/** The acting operator and the code its request carried (undefined when it sent none). */
+export interface StepUp {
+  operator: Pick<AdminOperator, "id" | "totpEnabled">;
+  totpCode: string | undefined;
+}
 
 export async function requireStepUp(
   ctx: Context,

@@ -433,8 +433,14 @@ export const payoutTransactions = pgTable("payout_transactions", {
   includedAt: ts("included_at"),
 });
 
-export const DEPOSIT_ADDRESS_STATUSES = ["active", "disabled"] as const;
-export type DepositAddressStatus = (typeof DEPOSIT_ADDRESS_STATUSES)[number];
+import {
+  DEPOSIT_ADDRESS_STATUSES,
+  DEPOSIT_STATUSES,
+  type DepositAddressStatus,
+  type DepositStatus,
+} from "../deposits/deposit-statuses.js";
+
+export { DEPOSIT_ADDRESS_STATUSES, DEPOSIT_STATUSES, type DepositAddressStatus, type DepositStatus };
 
 /** Static deposit addresses (migration 0012, DESIGN.md 15). */
 export const depositAddresses = pgTable("deposit_addresses", {
@@ -456,9 +462,6 @@ export const depositAddresses = pgTable("deposit_addresses", {
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
 });
-
-export const DEPOSIT_STATUSES = ["detected", "confirmed", "reverted"] as const;
-export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
 export const deposits = pgTable("deposits", {
   id: uuid("id").primaryKey(),

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
-import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
+import type { AuditOrigin } from "../audit/audit-types.js";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import { merchants } from "../db/schema.js";
 import { isUuid } from "../ids.js";
 import { generateApiKey, hashApiKey } from "./api-keys.js";
@@ -16,13 +17,15 @@ export interface RotatedApiKey {
 
 /**
  * Replaces the merchant's API key. The old key stops working with this UPDATE: authentication looks
- * keys up by hash on every request, so nothing caches the old one.
+ * keys up by hash on every request, so nothing caches the old one. A step-up action (DESIGN.md 12).
  */
 export async function rotateApiKey(
   ctx: Context,
   input: { id: string },
-  origin: AuditOrigin = { actor: SYSTEM_ACTOR },
+  origin: AuditOrigin,
+  stepUp: StepUp,
 ): Promise<RotatedApiKey> {
+  await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
   if (!isUuid(input.id)) throw merchantNotFound();
   const { key, prefix } = generateApiKey(ctx.config.tronNetwork);
   const now = ctx.clock.now();

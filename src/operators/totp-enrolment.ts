@@ -15,6 +15,7 @@ import { isUuid } from "../ids.js";
 import { BUILTIN_OWNER_ID, type AdminOperator } from "../admin/operator-types.js";
 import { issueRecoveryCodes } from "../admin/recovery-codes.js";
 import { revokeOperatorSessions } from "../admin/sessions.js";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import {
   consumeTotpCode,
   decryptTotpSecret,
@@ -167,12 +168,17 @@ export async function regenerateRecoveryCodes(
   });
 }
 
-/** The owner turns off another operator's 2FA (a lost device); their sessions end with it. */
+/**
+ * The owner turns off another operator's 2FA (a lost device); their sessions end with it. A step-up
+ * action (DESIGN.md 12).
+ */
 export async function resetOperatorTotp(
   ctx: Context,
   operatorId: string,
   origin: AuditOrigin,
+  stepUp: StepUp,
 ): Promise<void> {
+  await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
   if (!isUuid(operatorId)) throw operatorNotFound();
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {

@@ -1,8 +1,8 @@
 /**
  * The owner changes an operator's name or role, or disables / re-enables the account (DESIGN.md 12).
  * A role change or a disable revokes that operator's sessions in the same transaction, so the new
- * rights (or none) apply from their next request. The built-in owner is ADMIN_PASSWORD's account:
- * it cannot be renamed to another role or disabled here.
+ * rights (or none) apply from their next request. Changing a role is a step-up action. The built-in
+ * owner is ADMIN_PASSWORD's account: it cannot be given another role or disabled here.
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -13,6 +13,7 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import type { OperatorRole } from "../admin/operator-types.js";
 import { revokeOperatorSessions } from "../admin/sessions.js";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import type { OperatorRow } from "./operator-replies.js";
 
 export interface UpdateOperatorInput {
@@ -30,7 +31,10 @@ export async function updateOperator(
   ctx: Context,
   input: UpdateOperatorInput,
   origin: AuditOrigin,
+  stepUp: StepUp,
 ): Promise<OperatorRow> {
+  // Changing a role is a step-up action (DESIGN.md 12); asked before any other check.
+  if (input.role !== undefined) await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
   if (input.name === undefined && input.role === undefined && input.isActive === undefined) {
     throw new AppError("EMPTY_UPDATE", "send at least one of name, role, is_active");
   }

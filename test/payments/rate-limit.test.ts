@@ -44,3 +44,45 @@ describe("merchant API rate limit", () => {
     expect((await list(shop.apiKey)).statusCode).toBe(429);
   });
 });
+
+// The limit is one scope (src/http/routes/merchant/index.ts): a route module cannot be mounted
+// outside it, nor count a request twice.
+const NOT_MERCHANT = /^\/api\/v1\/(admin|checkout|health|refund-claims|docs|openapi\.json)(\/|$)/;
+const ANY_ID = "0190a6d4-5f1e-7b2c-9d3e-4f5a6b7c8d9e";
+
+describe("the merchant API's one rate-limited scope", () => {
+  it("gives a key one budget across payments, deposit addresses and payouts", async () => {
+    const fresh = await addMerchant(t.ctx);
+    const get = (url: string) => t.app.inject({ method: "GET", url, headers: { "x-api-key": fresh.apiKey } });
+    expect((await get("/api/v1/payments")).statusCode).toBe(200);
+    expect((await get("/api/v1/deposit-addresses")).statusCode).toBe(200);
+    expect((await get("/api/v1/payouts")).statusCode).toBe(200);
+    expect((await get("/api/v1/deposits")).statusCode).toBe(429);
+  });
+
+  it("covers every merchant route but /merchant/me, before the route's own checks", async () => {
+    const spent = await addMerchant(t.ctx);
+    for (let i = 0; i < 3; i++) expect((await list(spent.apiKey)).statusCode).toBe(200);
+    const routes = t.app.registeredRoutes.filter(
+      (route) => route.url.startsWith("/api/v1/") && !NOT_MERCHANT.test(route.url) && route.method !== "HEAD",
+    );
+    expect(routes.length).toBeGreaterThanOrEqual(15);
+    const answers: string[] = [];
+    for (const route of routes) {
+      const response = await t.app.inject({
+        method: route.method as "GET",
+        url: route.url.replace(/:[a-z_]+/g, ANY_ID),
+        headers: { "x-api-key": spent.apiKey, "content-type": "application/json" },
+        // A body no route accepts: the limit answers before validation does.
+        ...(route.method === "GET" ? {} : { payload: "{}" }),
+      });
+      answers.push(`${route.method} ${route.url} ${response.statusCode}`);
+    }
+    expect(answers).toEqual(
+      routes.map(
+        (route) => `${route.method} ${route.url} ${route.url === "/api/v1/merchant/me" ? 200 : 429}`,
+      ),
+    );
+    expect(answers).toContain("GET /api/v1/merchant/me 200");
+  });
+});

@@ -1,6 +1,6 @@
 /** Schemas of operator accounts, one's own account, sessions and the audit log (DESIGN.md 12). */
 import { z } from "zod";
-import { OPERATOR_ROLES } from "../../db/schema.js";
+import { OPERATOR_ROLES } from "../../admin/operator-types.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestampQuery } from "./order-query.js";
 

@@ -1,6 +1,6 @@
 /** Schemas of the admin order routes (SPEC.md 4.4, 4.5; DESIGN.md 8). */
 import { z } from "zod";
-import { ORDER_STATUSES } from "../../db/schema.js";
+import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { isUuid } from "../../ids.js";
 import { errorReply } from "./error-reply.js";
 import { adminOrderReply } from "./get-merchant-detail.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ORDER_STATUSES } from "../../db/schema.js";
+import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
 

@@ -1,6 +1,6 @@
 /** Schemas of static deposit addresses and deposits (DESIGN.md 15), merchant and admin. */
 import { z } from "zod";
-import { DEPOSIT_ADDRESS_STATUSES, DEPOSIT_STATUSES } from "../../db/schema.js";
+import { DEPOSIT_ADDRESS_STATUSES, DEPOSIT_STATUSES } from "../../deposits/deposit-statuses.js";
 import { isUuid } from "../../ids.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { createPaymentBody } from "./payments.js";

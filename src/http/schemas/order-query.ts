@@ -3,7 +3,7 @@
  * strings; each field states what it accepts so a 400 INVALID_QUERY names the parameter.
  */
 import { z } from "zod";
-import { ORDER_STATUSES } from "../../db/schema.js";
+import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 
 export const PAGE_LIMIT_DEFAULT = 20;
 export const PAGE_LIMIT_MAX = 100;

@@ -1,6 +1,6 @@
 /** Schemas of the merchant payments API (DESIGN.md 3). */
 import { z } from "zod";
-import { ORDER_STATUSES } from "../../db/schema.js";
+import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { parseAmount } from "../../money.js";
 import {
   CURRENCIES,

@@ -1,6 +1,6 @@
 /** Schemas of refunds and payouts (DESIGN.md 14), merchant and admin. */
 import { z } from "zod";
-import { PAYOUT_STATUSES } from "../../db/schema.js";
+import { PAYOUT_STATUSES } from "../../payouts/payout-types.js";
 import { parseAmount } from "../../money.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { errorReply } from "./error-reply.js";

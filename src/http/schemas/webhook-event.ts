@@ -4,7 +4,7 @@
  * `satisfies` below keeps the two in step.
  */
 import { z } from "zod";
-import { ORDER_STATUSES } from "../../db/schema.js";
+import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "../../webhooks/enqueue-webhook.js";
 import {
   DEPOSIT_EVENTS,

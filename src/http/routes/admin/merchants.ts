@@ -19,7 +19,6 @@ import { listMerchantsSchema } from "../../schemas/list-merchants.js";
 import { rotateApiKeySchema } from "../../schemas/rotate-api-key.js";
 import { updateMerchantSchema } from "../../schemas/update-merchant.js";
 import { toMerchantSummary } from "./merchant-replies.js";
-import { requireStepUp } from "../../../admin/step-up.js";
 import { auditOriginOf } from "../../audit-context.js";
 
 export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
@@ -123,11 +122,14 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     { schema: rotateApiKeySchema, config: { permission: "merchants.rotate_key" } },
     async (request) => {
       // Step-up (DESIGN.md 12): an enrolled operator confirms with a fresh code; the body is optional.
-      await requireStepUp(request.ctx, request.operator, request.body?.totp_code);
       const { merchant, apiKey } = await rotateApiKey(
         request.ctx,
         { id: request.params.id },
         auditOriginOf(request),
+        {
+          operator: request.operator,
+          totpCode: request.body?.totp_code,
+        },
       );
       return {
         id: merchant.id,

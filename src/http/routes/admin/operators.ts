@@ -1,7 +1,6 @@
 /** /api/v1/admin/operators (owner): registered inside the admin session scope. */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
-import { requireStepUp } from "../../../admin/step-up.js";
 import { createOperator } from "../../../operators/create-operator.js";
 import { listOperators } from "../../../operators/list-operators.js";
 import { toOperatorReply } from "../../../operators/operator-replies.js";
@@ -42,12 +41,11 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     { schema: updateOperatorSchema, config: { permission: "operators.manage" } },
     async (request) => {
       const body = request.body;
-      // Changing a role is a step-up action (DESIGN.md 12).
-      if (body.role !== undefined) await requireStepUp(request.ctx, request.operator, body.totp_code);
       const row = await updateOperator(
         request.ctx,
         { id: request.params.id, name: body.name, role: body.role, isActive: body.is_active },
         auditOriginOf(request),
+        { operator: request.operator, totpCode: body.totp_code },
       );
       return toOperatorReply(row);
     },
@@ -57,8 +55,10 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/operators/:id/reset-2fa",
     { schema: resetOperatorTotpSchema, config: { permission: "operators.manage" } },
     async (request) => {
-      await requireStepUp(request.ctx, request.operator, request.body?.totp_code);
-      await resetOperatorTotp(request.ctx, request.params.id, auditOriginOf(request));
+      await resetOperatorTotp(request.ctx, request.params.id, auditOriginOf(request), {
+        operator: request.operator,
+        totpCode: request.body?.totp_code,
+      });
       return { ok: true as const };
     },
   );

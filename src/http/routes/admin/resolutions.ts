@@ -5,10 +5,7 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
-import { acceptOrder } from "../../../orders/accept-order.js";
-import { cancelOrder } from "../../../orders/cancel-order.js";
-import { getAdminOrder } from "../../../orders/get-admin-order.js";
-import { attachStrayTransfer } from "../../../strays/attach-stray-transfer.js";
+import { resolveAdminOrder } from "../../../orders/resolve-admin-order.js";
 import { dismissStrayTransfer } from "../../../strays/dismiss-stray-transfer.js";
 import { getStrayTransfer } from "../../../strays/get-stray-transfer.js";
 import { listStrayTransfers } from "../../../strays/list-stray-transfers.js";
@@ -26,42 +23,37 @@ export const adminResolutionRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = as
   app.post(
     "/api/v1/admin/orders/:id/cancel",
     { schema: adminCancelOrderSchema, config: { permission: "orders.cancel" } },
-    async (request) => {
-      const order = await cancelOrder(request.ctx, {
-        orderId: request.params.id,
-        ...resolutionBy(request),
-        reason: request.body.reason,
-      });
-      return getAdminOrder(request.ctx, order.id);
-    },
+    async (request) =>
+      resolveAdminOrder(request.ctx, {
+        kind: "cancel",
+        input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
+      }),
   );
 
   app.post(
     "/api/v1/admin/orders/:id/resolve",
     { schema: resolveOrderSchema, config: { permission: "orders.resolve" } },
-    async (request) => {
-      const order = await acceptOrder(request.ctx, {
-        orderId: request.params.id,
-        ...resolutionBy(request),
-        reason: request.body.reason,
-      });
-      return getAdminOrder(request.ctx, order.id);
-    },
+    async (request) =>
+      resolveAdminOrder(request.ctx, {
+        kind: "accept",
+        input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
+      }),
   );
 
   app.post(
     "/api/v1/admin/orders/:id/attach-transfer",
     { schema: attachTransferSchema, config: { permission: "orders.resolve" } },
-    async (request) => {
-      const order = await attachStrayTransfer(request.ctx, {
-        orderId: request.params.id,
-        txHash: request.body.tx_hash,
-        logIndex: request.body.log_index,
-        ...resolutionBy(request),
-        reason: request.body.reason,
-      });
-      return getAdminOrder(request.ctx, order.id);
-    },
+    async (request) =>
+      resolveAdminOrder(request.ctx, {
+        kind: "attach",
+        input: {
+          orderId: request.params.id,
+          txHash: request.body.tx_hash,
+          logIndex: request.body.log_index,
+          ...resolutionBy(request),
+          reason: request.body.reason,
+        },
+      }),
   );
 
   app.get(

@@ -1,10 +1,8 @@
 /** /api/v1/admin/stats, /stats/daily and /incidents: registered inside the admin session scope. */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
-import { listDisabledDepositIncidents } from "../../../deposits/list-deposits.js";
-import { listIncidents } from "../../../orders/list-incidents.js";
-import { listStrayIncidents } from "../../../strays/list-stray-transfers.js";
 import { getDailyStats } from "../../../stats/get-daily-stats.js";
+import { getIncidents } from "../../../stats/get-incidents.js";
 import { getStats } from "../../../stats/get-stats.js";
 import { getDailyStatsSchema, getStatsSchema, listIncidentsSchema } from "../../schemas/admin-stats.js";
 
@@ -23,12 +21,12 @@ export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
     "/api/v1/admin/incidents",
     { schema: listIncidentsSchema, config: { permission: "stats.read" } },
     async (request) => {
-      const [data, strays, disabledDeposits] = await Promise.all([
-        listIncidents(request.ctx),
-        listStrayIncidents(request.ctx),
-        listDisabledDepositIncidents(request.ctx),
-      ]);
-      return { data, stray_transfers: strays, deposits_to_disabled_addresses: disabledDeposits };
+      const incidents = await getIncidents(request.ctx);
+      return {
+        data: incidents.orders,
+        stray_transfers: incidents.strayTransfers,
+        deposits_to_disabled_addresses: incidents.depositsToDisabledAddresses,
+      };
     },
   );
 };

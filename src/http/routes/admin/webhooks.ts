@@ -8,6 +8,7 @@ import type { Context } from "../../../context.js";
 import { AppError } from "../../../errors.js";
 import { retryOrderWebhook } from "../../../webhooks/retry-order-webhook.js";
 import { retryWebhookSchema } from "../../schemas/retry-webhook.js";
+import { auditOriginOf } from "../../audit-context.js";
 
 /** The override from a raw body: undefined when absent; VALIDATION_ERROR when malformed. */
 function overrideFrom(body: unknown): string | undefined {
@@ -24,7 +25,6 @@ function overrideFrom(body: unknown): string | undefined {
   if (typeof value !== "string") throw new AppError("VALIDATION_ERROR", `${key} must be a string`);
   return value;
 }
-import { auditOriginOf } from "../../audit-context.js";
 
 export const adminWebhookRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.post(

@@ -1,6 +1,6 @@
 /**
  * /api/v1/deposit-addresses and /api/v1/deposits (DESIGN.md 15). Registered inside the merchant
- * scope, behind the API key, and counted against the same per-key rate limit as the payments API.
+ * scope, behind the API key, and inside the rate-limited scope (./index.ts).
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
@@ -21,22 +21,8 @@ import {
   simulateDepositSchema,
 } from "../../schemas/deposit-addresses.js";
 import { simulateDeposit } from "../../../deposits/simulate-deposit.js";
-import type { RateLimiter } from "../../rate-limiter.js";
-import { AppError } from "../../../errors.js";
 
-export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter: RateLimiter }> = async (
-  app,
-  { limiter },
-) => {
-  app.addHook("onRequest", async (request) => {
-    const decision = limiter.take(requireMerchant(request).id);
-    if (!decision.allowed) {
-      throw new AppError("RATE_LIMITED", "rate limit exceeded: slow down and retry later", {
-        retryAfter: decision.retryAfterSeconds,
-      });
-    }
-  });
-
+export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.post("/api/v1/deposit-addresses", { schema: createDepositAddressSchema }, async (request, reply) => {
     const body = request.body;
     const { depositAddress, created } = await createDepositAddress(

@@ -4,15 +4,14 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
-import { getMerchantBalance } from "../../../ledger/post-ledger.js";
+import { getMerchantAccount } from "../../../merchants/get-merchant-account.js";
 import { formatAmount } from "../../../money.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { merchantMeSchema } from "../../schemas/merchant-me.js";
 
 export const merchantMeRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get("/api/v1/merchant/me", { schema: merchantMeSchema }, async (request) => {
-    const merchant = requireMerchant(request);
-    const balance = await getMerchantBalance(request.ctx.db, merchant.id);
+    const { merchant, balance } = await getMerchantAccount(request.ctx, requireMerchant(request));
     return {
       id: merchant.id,
       name: merchant.name,

@@ -1,39 +1,22 @@
 /**
  * /api/v1/payments (DESIGN.md 3). Registered inside the merchant scope, so merchant-auth has set
- * request.merchant before these hooks and handlers run. Every request of a merchant, valid or not,
- * counts against its rate limit.
+ * request.merchant before these handlers run, and inside the rate-limited scope (./index.ts).
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
-import { AppError } from "../../../errors.js";
 import { createOrder } from "../../../payments/create-order.js";
+import { cancelMerchantOrder } from "../../../payments/cancel-merchant-order.js";
 import { getOrder } from "../../../payments/get-order.js";
 import { listOrders } from "../../../payments/list-orders.js";
 import { simulatePayment } from "../../../payments/simulate-payment.js";
-import { cancelOrder } from "../../../orders/cancel-order.js";
 import { resolutionBy } from "../../actors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import { cancelPaymentSchema } from "../../schemas/resolutions.js";
-import { RateLimiter } from "../../rate-limiter.js";
 import { createPaymentSchema, getPaymentSchema, listPaymentsSchema } from "../../schemas/payments.js";
 import { simulatePaymentSchema } from "../../schemas/simulate-payment.js";
 import { auditOriginOf } from "../../audit-context.js";
 
-export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
-  app,
-  { ctx, limiter: shared },
-) => {
-  const limiter = shared ?? new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
-  app.addHook("onRequest", async (request) => {
-    const merchant = requireMerchant(request);
-    const decision = limiter.take(merchant.id);
-    if (!decision.allowed) {
-      throw new AppError("RATE_LIMITED", "rate limit exceeded: slow down and retry later", {
-        retryAfter: decision.retryAfterSeconds,
-      });
-    }
-  });
-
+export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {
   app.post(
     "/api/v1/payments",
     { schema: createPaymentSchema, config: { verifiesApiKeyInStatement: true } },
@@ -72,16 +55,14 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: Rate
     });
   });
 
-  app.post("/api/v1/payments/:id/cancel", { schema: cancelPaymentSchema }, async (request) => {
-    const merchant = requireMerchant(request);
-    const order = await cancelOrder(request.ctx, {
+  app.post("/api/v1/payments/:id/cancel", { schema: cancelPaymentSchema }, async (request) =>
+    cancelMerchantOrder(request.ctx, {
       orderId: request.params.id,
-      merchantId: merchant.id,
+      merchantId: requireMerchant(request).id,
       ...resolutionBy(request),
       reason: request.body.reason,
-    });
-    return getOrder(request.ctx, merchant.id, order.id);
-  });
+    }),
+  );
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): pays the order from the devnet faucet.
   app.post("/api/v1/payments/:id/simulate", { schema: simulatePaymentSchema }, async (request, reply) => {

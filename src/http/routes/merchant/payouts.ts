@@ -12,9 +12,7 @@ import type { Context } from "../../../context.js";
 import { createPayout, createRefund } from "../../../payouts/create-payout.js";
 import type { PayoutActor, PayoutRow, PayoutStatus } from "../../../payouts/payout-types.js";
 import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
-import { AppError } from "../../../errors.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
-import { RateLimiter } from "../../rate-limiter.js";
 import {
   createPayoutSchema,
   createRefundSchema,
@@ -50,20 +48,7 @@ function auditCreation(request: FastifyRequest) {
     });
 }
 
-export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context; limiter?: RateLimiter }> = async (
-  app,
-  { ctx, limiter: shared },
-) => {
-  // The merchant API's one limit per key (shared with payments and deposit addresses).
-  const limiter = shared ?? new RateLimiter(ctx.config.merchantRateLimitPerMinute, ctx.clock);
-  app.addHook("onRequest", async (request) => {
-    const decision = limiter.take(requireMerchant(request).id);
-    if (!decision.allowed) {
-      throw new AppError("RATE_LIMITED", "rate limit exceeded: slow down and retry later", {
-        retryAfter: decision.retryAfterSeconds,
-      });
-    }
-  });
+export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   const actorOf = (merchant: { id: string; apiKeyPrefix: string }): PayoutActor => ({
     kind: "merchant",
     id: merchant.id,
