@@ -5,7 +5,6 @@
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { appendAudit } from "../../../audit/append-audit.js";
-import type { Executor } from "../../../db/connection.js";
 import { formatAmount } from "../../../money.js";
 import { auditOriginOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
@@ -30,7 +29,7 @@ export function claimUrl(ctx: Context, token: string | undefined): string | null
  */
 function auditCreation(request: FastifyRequest) {
   const origin = auditOriginOf(request);
-  return (tx: Executor, row: PayoutRow) =>
+  return (tx: Parameters<typeof appendAudit>[0], row: PayoutRow) =>
     appendAudit(tx, {
       actor: origin.actor,
       action: `${row.kind}.create`,
