@@ -22,6 +22,20 @@ const publicKeys = Array.from(
   (_, i) => account.deriveChild(0).deriveChild(i).publicKey,
 );
 
+/** Milliseconds per phase of the work, in order. */
+function phaseClock() {
+  let last = performance.now();
+  const done = {};
+  return {
+    done,
+    mark(name) {
+      const now = performance.now();
+      done[name] = now - last;
+      last = now;
+    },
+  };
+}
+
 const mb = () => {
   globalThis.gc?.();
   return process.memoryUsage().rss;
@@ -34,9 +48,11 @@ async function runViem() {
   const importMs = performance.now() - t0;
   const rssImport = mb();
   const t1 = performance.now();
+  const phases = phaseClock();
   const addresses = publicKeys.map((pub) =>
     accounts.publicKeyToAddress(viem.toHex(secp256k1.Point.fromBytes(pub).toBytes(false))),
   );
+  phases.mark("addresses");
   let encoded = "";
   for (let i = 0; i < ABI_ROUNDS; i++) {
     encoded = viem.encodeFunctionData({
@@ -57,6 +73,7 @@ async function runViem() {
   }
   const signer = accounts.privateKeyToAccount(faucetKey);
   const fees = { maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, gas: 100_000n };
+  phases.mark("abi");
   let raw1559 = "";
   let raw7702 = "";
   for (let i = 0; i < SIGNATURES; i++) {
@@ -65,6 +82,7 @@ async function runViem() {
     const authorization = await signer.signAuthorization({ address: SWEEPER, chainId: 31337, nonce: i + 1 });
     raw7702 = await signer.signTransaction({ type: "eip7702", ...base, authorizationList: [authorization] });
   }
+  phases.mark("sign");
   const client = viem.createPublicClient({ transport: viem.http(rpcUrl) });
   let logs = 0;
   for (let i = 0; i < RPC_ROUNDS; i++) {
@@ -94,7 +112,17 @@ async function runViem() {
   await client.request({ method: "evm_mine", params: [] });
   const receipt = await client.getTransactionReceipt({ hash: sent });
   if (receipt.status !== "success") throw new Error("transfer failed");
-  return { importMs, rssImport, workMs: performance.now() - t1, first: addresses[0], raw1559, raw7702, logs };
+  phases.mark("rpc");
+  return {
+    importMs,
+    rssImport,
+    workMs: performance.now() - t1,
+    phases: phases.done,
+    addresses,
+    raw1559,
+    raw7702,
+    logs,
+  };
 }
 
 async function runEthers() {
@@ -103,12 +131,14 @@ async function runEthers() {
   const importMs = performance.now() - t0;
   const rssImport = mb();
   const t1 = performance.now();
+  const phases = phaseClock();
   const addresses = publicKeys.map((pub) => ethers.computeAddress(ethers.hexlify(pub)));
   const erc20 = new ethers.Interface([
     "function transfer(address to, uint256 value) returns (bool)",
     "event Transfer(address indexed from, address indexed to, uint256 value)",
   ]);
   const coder = ethers.AbiCoder.defaultAbiCoder();
+  phases.mark("addresses");
   let encoded = "";
   for (let i = 0; i < ABI_ROUNDS; i++) {
     encoded = erc20.encodeFunctionData("transfer", [addresses[i % ADDRESSES], BigInt(i) * 1_000_000n]);
@@ -124,6 +154,7 @@ async function runEthers() {
   }
   const signer = new ethers.Wallet(faucetKey);
   const fees = { maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, gasLimit: 100_000n };
+  phases.mark("abi");
   let raw1559 = "";
   let raw7702 = "";
   for (let i = 0; i < SIGNATURES; i++) {
@@ -132,7 +163,14 @@ async function runEthers() {
     const authorization = signer.authorizeSync({ address: SWEEPER, chainId: 31337, nonce: i + 1 });
     raw7702 = await signer.signTransaction({ type: 4, ...base, authorizationList: [authorization] });
   }
-  const provider = new ethers.JsonRpcProvider(rpcUrl, 31337, { staticNetwork: true, cacheTimeout: -1 });
+  phases.mark("sign");
+  // One request per call, as the service sends them (its node pool does failover per request):
+  // ethers' default batching would hold each call 10 ms to gather a batch.
+  const provider = new ethers.JsonRpcProvider(rpcUrl, 31337, {
+    staticNetwork: true,
+    cacheTimeout: -1,
+    batchMaxCount: 1,
+  });
   const transfer = erc20.getEvent("Transfer").topicHash;
   let logs = 0;
   for (let i = 0; i < RPC_ROUNDS; i++) {
@@ -150,9 +188,21 @@ async function runEthers() {
   const receipt = await provider.getTransactionReceipt(sent.hash);
   if (receipt?.status !== 1) throw new Error("transfer failed");
   provider.destroy();
-  return { importMs, rssImport, workMs: performance.now() - t1, first: addresses[0], raw1559, raw7702, logs };
+  phases.mark("rpc");
+  return {
+    importMs,
+    rssImport,
+    workMs: performance.now() - t1,
+    phases: phases.done,
+    addresses,
+    raw1559,
+    raw7702,
+    logs,
+  };
 }
 
 const rssStart = mb();
-const result = lib === "viem" ? await runViem() : lib === "ethers" ? await runEthers() : {};
-process.stdout.write(JSON.stringify({ lib, rssStart, ...result, rssEnd: mb() }) + "\n");
+const { addresses, ...result } = lib === "viem" ? await runViem() : lib === "ethers" ? await runEthers() : {};
+process.stdout.write(
+  JSON.stringify({ lib, rssStart, ...result, first: addresses?.[0], rssEnd: mb() }) + "\n",
+);

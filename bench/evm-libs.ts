@@ -32,6 +32,7 @@ interface Run {
   importMs?: number;
   rssImport?: number;
   workMs?: number;
+  phases?: Record<string, number>;
   first?: string;
   raw1559?: string;
   raw7702?: string;
@@ -165,6 +166,18 @@ try {
           .toFixed(0)
           .padStart(9),
       ].join(""),
+    );
+  }
+  const phaseNames = ["addresses", "abi", "sign", "rpc"];
+  console.log(
+    "work by phase (ms): addresses = 1,000 from the xpub; abi = 1,000 encodes + log decodes; " +
+      "sign = 100 EIP-1559 + 100 type-4; rpc = 50 × (head, finalized, logs) + one sent transfer",
+  );
+  for (const lib of LIBS) {
+    const rs = of(lib);
+    console.log(
+      `  ${lib.padEnd(8)}` +
+        phaseNames.map((p) => `${p} ${median(rs.map((r) => r.phases?.[p] ?? 0)).toFixed(0)}`).join(", "),
     );
   }
   console.log(
