@@ -1,6 +1,6 @@
 /**
  * The fill of bench/admin-scale.ts: N orders over `days` days for the given merchants, plus
- * `recent` orders within the last `recentMinutes` minutes (issue 26's shape: 1 M in the last 30
+ * `recent` orders within the last `recentMinutes` minutes (the peak-load shape: 1 M in the last 30
  * minutes on top of 10 M over a year), written with generated SQL (INSERT ... SELECT FROM generate_series, 1,000,000 rows per statement, each chunk
  * sorted by id so the random-uuid primary key is written in order), before migration 0004, whose
  * backfill the bench then times. The list indexes are dropped for the fill and built afterwards.

@@ -1,5 +1,5 @@
 /**
- * Admin reads and order creation at scale (issues 14 and 26). Fills a PostgreSQL database of its
+ * Admin reads and order creation at scale. Fills a PostgreSQL database of its
  * own with set-based SQL (generate_series; see admin-scale-fill.ts): --orders (10 M) over --days
  * (365) and --recent (1 M) more within the last --recent-minutes (30), 50 merchants; applies the
  * migrations from 0004 on (the rollup backfills and the list indexes) and times them, then times

@@ -1,5 +1,5 @@
 /**
- * Recovery after a PostgreSQL crash-restart (issue 21): a throwaway cluster (initdb + pg_ctl, as in
+ * Recovery after a PostgreSQL crash-restart: a throwaway cluster (initdb + pg_ctl, as in
  * test/deploy/db-restart.test.ts), a real `serve --role api` and `serve --role worker` process and
  * the devnet over HTTP. Each round stops PostgreSQL with `pg_ctl stop -m immediate`, keeps it down
  * OUTAGE_MS, starts it and measures, from the moment pg_ctl start returns (the server accepts

@@ -1,5 +1,5 @@
 /**
- * Static deposit addresses under load (issue 25): ADDRESSES static addresses, DEPOSITS deposits to
+ * Static deposit addresses under load: ADDRESSES static addresses, DEPOSITS deposits to
  * them (real signed USDT transfers from the devnet faucet, spread over SEND_BLOCKS blocks) on a
  * devnet in its own process with BLOCK_TIME_MS blocks and solidification 19 blocks behind, with the
  * production loops: scanner leader, webhook sender (woken by confirmations) and the sweeper.

@@ -1,5 +1,5 @@
 /**
- * CPU cost of deriving one pool address (issue 26), single thread: @stablegate/tron's deriveAddresses
+ * CPU cost of deriving one pool address, single thread: @stablegate/tron's deriveAddresses
  * on @noble/curves (pure JavaScript, what the pool used before) against derivePoolAddresses on the
  * `secp256k1` package's native libsecp256k1 binding (src/wallet/pool-derivation.ts), and the parts
  * of one derivation (HMAC-SHA512, the point arithmetic on each, keccak256, base58check).

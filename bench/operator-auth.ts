@@ -1,12 +1,12 @@
 /**
- * Operator sign-in and the per-request session check (issue 22), through the real app (app.inject):
+ * Operator sign-in and the per-request session check, through the real app (app.inject):
  *
  * 1. Login of a named operator with argon2id and a TOTP code: N logins, each a fresh code of a new
  *    30-second step (the clock is advanced, since a code works once), from its own client address.
  *    Goal: p99 < 300 ms.
  * 2. An admin read (GET /api/v1/admin/stats) WITH the session check (the app as shipped: the JWT,
  *    then the session row and its operator by primary key) beside the same read WITHOUT it (the same
- *    handler behind a JWT-only check, as before issue 22), interleaved in one run on one database.
+ *    handler behind a JWT-only check, as without session rows), interleaved in one run on one database.
  *    Goal: the check adds <= 1 ms p50. Also the check alone: authenticateSession vs verifyAdminToken.
  *
  *   npx tsx bench/operator-auth.ts [--logins 200] [--reads 2000]
@@ -157,7 +157,7 @@ await bare.register(fastifyCookie);
 bare.addHook("onRequest", async (request) => {
   const token = request.cookies.admin_token;
   if (!token) throw new Error("no cookie");
-  await verifyAdminToken(ctx, token); // the JWT only: what every admin request did before issue 22
+  await verifyAdminToken(ctx, token); // the JWT only: what a session-less check costs
 });
 bare.get("/api/v1/admin/stats", async () => getStats(ctx));
 await bare.ready();

@@ -1,5 +1,5 @@
 /**
- * Order creation with the default address pool (issue 26): POST /api/v1/payments on real
+ * Order creation with the default address pool: POST /api/v1/payments on real
  * PostgreSQL with POOL_MIN_FREE=200 and the real pool filler loop running in the same process (as
  * in role "all"), 64 connections, orders/s printed per minute. In the same run, for comparison:
  * the same server on a deep pool (free addresses inserted beforehand, so neither the filler nor

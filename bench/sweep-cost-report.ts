@@ -1,6 +1,6 @@
 /**
- * The figures of bench/sweep-cost.ts, read from one mode's cost ledger after its run, and the goal
- * lines of issue 12. Every sun is accounted for: per sweep from `sweep_costs`, per transaction kind
+ * The figures of bench/sweep-cost.ts, read from one mode's cost ledger after its run, and the sweep-cost
+ * goal lines. Every sun is accounted for: per sweep from `sweep_costs`, per transaction kind
  * (fund, activate, delegate, sweep, undelegate, reclaim) from `sweep_transactions`, where each fee
  * was copied from the chain's transaction info.
  */
@@ -144,7 +144,7 @@ const sunOf = (trx: string | null) => (trx === null ? null : BigInt(trx.replace(
 const line = (goal: string, met: boolean, detail: string) =>
   `GOAL ${goal}: ${met ? "met" : "NOT MET"} (${detail})`;
 
-/** One line per goal of issue 12, each `met` or `NOT MET`, with the figures it was judged on. */
+/** One line per sweep-cost goal, each `met` or `NOT MET`, with the figures it was judged on. */
 export function goalLines(burn: ModeReport, delegate: ModeReport): string[] {
   const reusedAvg = sunOf(delegate.avg_trx_burnt_reused);
   const reusedMax = sunOf(delegate.max_trx_burnt_reused);

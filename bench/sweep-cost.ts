@@ -9,7 +9,7 @@
  *
  * Prints, per mode: the average TRX burnt per sweep, fresh and reused address, where it was burnt (by
  * transaction kind), and the time from the outcome (the settlement queued in the confirming
- * transaction) to the sweep solidified, p50/p99/max; then one line per goal of issue 12, met or not
+ * transaction) to the sweep solidified, p50/p99/max; then one line per sweep-cost goal, met or not
  * (sweep-cost-report.ts). The cold wallet already holds USDT. In delegate mode the hot wallet stakes
  * for energy and bandwidth, each sized to the run, so its own transactions burn nothing.
  *

@@ -6,7 +6,7 @@
  *
  * Phase 1 (throughput): DELIVERIES due deliveries committed in one transaction while two workers
  * run; deliveries per second until the receiver has seen every idempotency key, and how many were
- * lost (must be 0) or sent twice (must be 0). Goal >= 2,000/s (issue 26).
+ * lost (must be 0) or sent twice (must be 0). Goal >= 2,000/s.
  * Phase 2 (latency): two workers; outcomes committed at a steady rate through the real outcome path
  * (transitionOrder + enqueueOutcomeWebhook); receive time minus commit time. Goal p99 <= 250 ms.
  *

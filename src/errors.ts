@@ -37,7 +37,7 @@ export const STATUS_BY_CODE = {
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
   // Generic codes for requests refused by the framework or the HTTP parser before any domain code
-  // runs (issue 9): they never borrow a domain code that happens to share the status.
+  // runs: they never borrow a domain code that happens to share the status.
   BAD_REQUEST: 400,
   FORBIDDEN: 403,
   METHOD_NOT_ALLOWED: 405,

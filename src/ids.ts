@@ -12,7 +12,7 @@ export function isUuid(value: string): boolean {
  * random bits. Ids of rows created close together sit next to each other in the primary-key index,
  * so an insert touches the index's right edge instead of a random page of it. With version 4 ids,
  * each new order read and dirtied a random leaf of a primary key that at ten million orders is far
- * larger than shared_buffers (issue 14's creation goal). 74 random bits keep ids unguessable; the
+ * larger than shared_buffers. 74 random bits keep ids unguessable; the
  * creation time they reveal is shown next to every order anyway.
  *
  * Callers that stamp the row with ctx.clock pass that time. The default is the wall clock: the

@@ -1,7 +1,8 @@
 /**
- * Reply shapes of the admin API (SPEC.md 2) that the operator dashboard (web/src/admin) reads. Type
- * declarations only, importing nothing with a runtime, so the server modules that build these replies
- * and the web UI share one definition: a change to a reply fails to compile where it is read.
+ * Reply shapes of the admin API (SPEC.md 2), one definition for the modules that build them. Type
+ * declarations only. The dashboard reads the same replies through the generated OpenAPI types
+ * (@stablegate/sdk/api-types), and the contract tests (test/contract) check every reply against
+ * the OpenAPI document.
  */
 import type { OrderStatus } from "../orders/order-statuses.js";
 

@@ -1,4 +1,4 @@
-/** The audit log's entry and actor (INTERFACES.md, "From issue 22"; DESIGN.md 12). */
+/** The audit log's entry and actor (DESIGN.md 12). */
 export type AuditActor =
   | { kind: "operator"; id: string; label: string }
   /** label: the merchant's API key prefix */

@@ -31,7 +31,7 @@ export const RESERVED_PAYOUT_STATUSES = [
 
 /**
  * The sources of money credited to a merchant, each a statement answering (merchant_id, amount).
- * Orders carry attached stray transfers in amount_received; static-address deposits (issue 25) add
+ * Orders carry attached stray transfers in amount_received; static-address deposits add
  * their own source here; refunded stray transfers are the house account's (payouts/house-account.ts).
  */
 export const LEDGER_CREDIT_SOURCES: SQL[] = [

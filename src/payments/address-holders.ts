@@ -3,7 +3,7 @@
  * address the service ever derived, and each transfer is dispatched by the address's holder.
  *  - an order holds it (allocated, through quarantine): the order's payment (apply-transfers.ts);
  *  - nobody holds it (free in the pool, or released): a stray transfer (src/strays/).
- *  - a static deposit address (issue 25, status 'static'): a deposit, credited by creditDeposits
+ *  - a static deposit address (DESIGN.md 15, status 'static'): a deposit, credited by creditDeposits
  *    (the scanner calls it beside applyTransfers).
  *
  * Runs inside the scanner's transaction. The addresses are locked (FOR SHARE) until it commits, so
@@ -17,7 +17,7 @@ import { queryRows } from "../db/query-rows.js";
 
 export type AddressHolder =
   | { kind: "order"; addressId: number; orderId: string }
-  /** a static deposit address (issue 25): its transfers are deposits (src/deposits/credit-deposits.ts) */
+  /** a static deposit address (DESIGN.md 15): its transfers are deposits (src/deposits/credit-deposits.ts) */
   | { kind: "deposit"; addressId: number }
   | {
       kind: "stray";

@@ -1,7 +1,7 @@
 /**
- * The public checkout status (DESIGN.md 3): what GET /api/v1/checkout/:id/status answers and all the
- * hosted checkout page (web/) reads. It imports only types without a runtime, so the server, the web
- * UI and the demo share this one definition, and a change to the reply fails to compile where it is read.
+ * The public checkout status (DESIGN.md 3): what GET /api/v1/checkout/:id/status answers. Type
+ * declarations only, shared by the reply's builder and the demo payer; the hosted checkout page reads
+ * it through the generated OpenAPI types.
  */
 import type { OrderStatus } from "../orders/order-statuses.js";
 

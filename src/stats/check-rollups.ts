@@ -198,7 +198,7 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   // read them) and its next index (address_pool_state: the order branch's indexes are contiguous
   // from 0, so next_index less the filler's reservations in flight is max(derivation_index) + 1
   // and the number of pool addresses). Static addresses
-  // (issue 25) have no derivation_index and are never in the pool.
+  // have no derivation_index and are never in the pool.
   const [pool] = await queryRows<{
     stored_free: string;
     actual_free: string;

@@ -33,7 +33,7 @@ export async function enqueueSweep(
 
 /**
  * Queues the sweep of an address's own balance (a settlement with no order: a stray transfer's,
- * DESIGN.md 4; issue 25's static deposit addresses build on it). One address-level settlement row
+ * DESIGN.md 4; static deposit addresses, DESIGN.md 15, build on it). One address-level settlement row
  * per address; a completed one starts another round, one in progress or failed is left alone as
  * for orders.
  */

@@ -1,6 +1,6 @@
 /**
  * How much USDT a round sweeps. An order's (or a stray's) address is swept whole: its on-chain
- * balance. A static deposit address (issue 25) is swept by its deposits instead: a round takes the
+ * balance. A static deposit address (DESIGN.md 15) is swept by its deposits instead: a round takes the
  * confirmed deposits not yet swept, marks them with (settlement, round) once, and moves exactly
  * their sum, so every deposit is swept once and a deposit still unconfirmed (which a fork could
  * drop) waits for the next round. The marking happens once per round, in its own statement, before

@@ -12,7 +12,7 @@ export interface ClaimedDelivery {
   id: string;
   /** The order of an order webhook; null for a deposit, refund or payout webhook. */
   orderId: string | null;
-  /** The deposit of a deposit webhook (issue 25); null otherwise. */
+  /** The deposit of a deposit webhook (DESIGN.md 15); null otherwise. */
   depositId: string | null;
   /** The refund or payout of a refund/payout webhook (DESIGN.md 14); null otherwise. */
   payoutId: string | null;

@@ -227,7 +227,7 @@ async function recordInTransaction(ctx: Context, records: AttemptRecord[]): Prom
     const depositEventRows: (typeof depositEvents.$inferInsert)[] = [];
     for (const plan of plans) {
       if (plan.claim.depositId !== null) {
-        // A deposit webhook (issue 25): the delivery row is the whole state; its history goes to
+        // A deposit webhook (DESIGN.md 15): the delivery row is the whole state; its history goes to
         // the deposit's events, and the 10th failure is an incident there.
         outcomes.push(depositOutcome(plan, updated, depositEventRows, now));
         continue;

@@ -1,4 +1,4 @@
--- Rollups for the admin reads (issue 14): counters per merchant x UTC day of creation x current
+-- Rollups for the admin reads: counters per merchant x UTC day of creation x current
 -- status (and order counts per UTC hour for pagination totals), so stats, stats/daily, the merchant list and the merchant detail never scan orders.
 --
 -- They are maintained by statement-level triggers on orders, in the same transaction as the change,

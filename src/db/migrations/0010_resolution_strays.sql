@@ -1,4 +1,4 @@
--- Order resolution and stray transfers (DESIGN.md 4 and 13, issue 23).
+-- Order resolution and stray transfers (DESIGN.md 4 and 13).
 
 -- `cancelled`: a pending order the merchant or an operator called off (terminal, like expired).
 ALTER TABLE orders DROP CONSTRAINT IF EXISTS orders_status_check;

@@ -45,7 +45,7 @@ CREATE TABLE payouts (
                        'sending', 'completed', 'failed', 'rejected', 'cancelled')),
   -- payouts: the merchant's id (unique per merchant); refunds: optional
   external_id        text,
-  -- refunds: the order (or the stray transfer, issue 23) the money goes back for
+  -- refunds: the order (or the stray transfer, DESIGN.md 13) the money goes back for
   order_id           uuid REFERENCES orders (id),
   stray_transfer_id  uuid,
   amount             numeric(38, 0) NOT NULL CHECK (amount > 0),

@@ -1,4 +1,4 @@
--- Static deposit addresses and their deposits (DESIGN.md 15, issue 25).
+-- Static deposit addresses and their deposits (DESIGN.md 15).
 --
 -- A static address is a row of `addresses` like an order address, derived on a branch of its own:
 -- derivation_index is the order branch (m/44'/195'/0'/0/i), static_index the static branch

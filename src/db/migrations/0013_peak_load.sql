@@ -1,4 +1,4 @@
--- Issue 26 (peak load): an address supply that keeps pace, and exact order totals for any window
+-- Peak load: an address supply that keeps pace, and exact order totals for any window
 -- that stay flat in the window's traffic.
 --
 -- 1. Who takes which derivation index. Inserting "max(derivation_index) + 1" from two writers at
@@ -81,7 +81,7 @@ BEGIN
   END IF;
 END $$;
 
--- total counts the pool's branch only (derivation_index); static addresses (issue 25, migration
+-- total counts the pool's branch only (derivation_index); static addresses (DESIGN.md 15, migration
 -- 0012: status 'static', static_index) are never free and never in the pool.
 CREATE FUNCTION address_pool_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,4 +1,4 @@
--- Issue 26: claims that do not grow every index of `addresses`.
+-- Address claims that do not grow every index of `addresses`.
 --
 -- A claim turned a free address 'allocated'. `status` was the predicate of the claim's partial
 -- index (addresses_free_claim_idx, 0002), so that UPDATE could never be HOT: every claim wrote a
