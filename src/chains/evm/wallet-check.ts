@@ -17,13 +17,14 @@ function checked(name: string, value: string | undefined): string | undefined {
 
 /** The hot wallet's address (stored form): EVM_HOT_WALLET_ADDRESS, or the key's. */
 export function checkEvmWallet(config: Config): { hotWalletAddress: string | undefined } {
+  // First: each chain's cold wallet defaults to it.
+  checked("EVM_COLD_WALLET_ADDRESS", config.evmWallet.coldWalletAddress);
   for (const chain of config.evmChains) {
     const prefix = chain.id.toUpperCase();
     checked(`${prefix}_USDT_CONTRACT`, chain.usdtContract);
     checked(`${prefix}_USDC_CONTRACT`, chain.usdcContract);
     checked(`${prefix}_COLD_WALLET_ADDRESS`, chain.coldWalletAddress);
   }
-  checked("EVM_COLD_WALLET_ADDRESS", config.evmWallet.coldWalletAddress);
   const given = checked("EVM_HOT_WALLET_ADDRESS", config.evmWallet.hotWalletAddress);
   const key = config.evmWallet.hotWalletPrivateKey;
   let keyAddress: string | undefined;
