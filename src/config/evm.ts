@@ -87,16 +87,19 @@ function address(read: ReadVariable, name: string): string | undefined {
 export function chainList(raw: string | undefined): ChainId[] {
   if (raw === undefined) return ["tron"];
   const names = raw.split(",").map((part) => part.trim().toLowerCase());
-  if (names.some((n) => n === "")) throw new ConfigError("CHAINS", "has an empty entry in its comma-separated list");
+  if (names.some((n) => n === ""))
+    throw new ConfigError("CHAINS", "has an empty entry in its comma-separated list");
   for (const n of names)
-    if (!isChainId(n)) throw new ConfigError("CHAINS", `names an unknown chain "${n}"; known: ${CHAIN_IDS.join(", ")}`);
+    if (!isChainId(n))
+      throw new ConfigError("CHAINS", `names an unknown chain "${n}"; known: ${CHAIN_IDS.join(", ")}`);
   if (new Set(names).size !== names.length) throw new ConfigError("CHAINS", "lists a chain twice");
   return names as ChainId[];
 }
 
 function finality(raw: string | undefined, name: string): "finalized" | number {
   if (raw === undefined || raw === "finalized") return "finalized";
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be "finalized" or a number of confirmations, got "${raw}"`);
+  if (!/^\d+$/.test(raw))
+    throw new ConfigError(name, `must be "finalized" or a number of confirmations, got "${raw}"`);
   return integer(raw, name, 0, 1, 100_000);
 }
 
@@ -109,16 +112,25 @@ function evmChain(read: ReadVariable, id: Exclude<ChainId, "tron">, isProduction
   if (!networks.includes(network))
     throw new ConfigError(networkName, `must be one of ${networks.join(", ")}, got "${network}"`);
   if (isProduction && network === "devnet")
-    throw new ConfigError(networkName, `devnet is refused in production; use ${networks.slice(0, -1).join(", ")}`);
+    throw new ConfigError(
+      networkName,
+      `devnet is refused in production; use ${networks.slice(0, -1).join(", ")}`,
+    );
   const rpcName = `${prefix}_RPC_URL`;
   const rpcUrls = urlList(read(rpcName), rpcName) ?? [];
   if (rpcUrls.length === 0 && network !== "devnet")
-    throw new ConfigError(rpcName, `is required for ${id} ${network} (a JSON-RPC URL, comma-separated for failover)`);
+    throw new ConfigError(
+      rpcName,
+      `is required for ${id} ${network} (a JSON-RPC URL, comma-separated for failover)`,
+    );
   const defaults = network === "mainnet" ? EVM_MAINNET_CONTRACTS[id] : {};
   const usdtContract = address(read, `${prefix}_USDT_CONTRACT`) ?? defaults.USDT;
   const usdcContract = address(read, `${prefix}_USDC_CONTRACT`) ?? defaults.USDC;
   if (network !== "devnet" && usdtContract === undefined && usdcContract === undefined)
-    throw new ConfigError(`${prefix}_USDT_CONTRACT`, `or ${prefix}_USDC_CONTRACT is required on ${id} ${network}`);
+    throw new ConfigError(
+      `${prefix}_USDT_CONTRACT`,
+      `or ${prefix}_USDC_CONTRACT is required on ${id} ${network}`,
+    );
   return {
     id,
     network,
@@ -136,7 +148,11 @@ export function mnemonicToEvmXpub(mnemonic: string): string {
   return HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive("m/44'/60'/0'").publicExtendedKey;
 }
 
-function evmXpub(read: ReadVariable, walletMnemonic: string | undefined, needed: boolean): string | undefined {
+function evmXpub(
+  read: ReadVariable,
+  walletMnemonic: string | undefined,
+  needed: boolean,
+): string | undefined {
   const given = read("EVM_WALLET_XPUB");
   if (given !== undefined) {
     let depth: number;
@@ -158,7 +174,11 @@ function evmXpub(read: ReadVariable, walletMnemonic: string | undefined, needed:
   return undefined;
 }
 
-export function chainsConfig(read: ReadVariable, isProduction: boolean, walletMnemonic: string | undefined): ChainsConfig {
+export function chainsConfig(
+  read: ReadVariable,
+  isProduction: boolean,
+  walletMnemonic: string | undefined,
+): ChainsConfig {
   const chains = chainList(read("CHAINS"));
   const evmIds = chains.filter((id): id is Exclude<ChainId, "tron"> => Object.hasOwn(EVM_TESTNETS, id));
   const coldWalletAddress = address(read, "EVM_COLD_WALLET_ADDRESS");

@@ -28,11 +28,14 @@ const PROD = {
   ADMIN_PASSWORD: "a-long-enough-password",
   TRON_NETWORK: "mainnet",
   WALLET_MNEMONIC: undefined,
-  WALLET_XPUB: HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).derive("m/44'/195'/0'").publicExtendedKey,
+  WALLET_XPUB: HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).derive("m/44'/195'/0'")
+    .publicExtendedKey,
   USDT_CONTRACT: undefined,
   TRON_NODE_URL: undefined,
 };
-const EVM_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey;
+const EVM_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC)).derive(
+  "m/44'/60'/0'",
+).publicExtendedKey;
 
 describe("CHAINS and the EVM chains' variables", () => {
   it("leaves TRON alone when CHAINS is unset", () => {
@@ -71,7 +74,11 @@ describe("CHAINS and the EVM chains' variables", () => {
     expect(base?.usdcContract).toBe("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
     expect(config.evmWallet.xpub).toBe(EVM_XPUB);
     // The xpub's first address is the mnemonic's m/44'/60'/0'/0/0 as viem derives it.
-    const chains = createChains(config, { log: createLogger({ level: "silent" }), metrics: createMetrics(), clock: systemClock });
+    const chains = createChains(config, {
+      log: createLogger({ level: "silent" }),
+      metrics: createMetrics(),
+      clock: systemClock,
+    });
     const ethereum = chains.registry.get("ethereum");
     expect(ethereum?.derivation.deriveAddress(EVM_XPUB, 0, 0)).toBe(
       mnemonicToAccount(TEST_MNEMONIC).address.toLowerCase(),
@@ -97,7 +104,12 @@ describe("CHAINS and the EVM chains' variables", () => {
   });
 
   it("refuses an EVM devnet in production", () => {
-    const error = refused({ ...PROD, CHAINS: "tron,polygon", POLYGON_NETWORK: "devnet", EVM_WALLET_XPUB: EVM_XPUB });
+    const error = refused({
+      ...PROD,
+      CHAINS: "tron,polygon",
+      POLYGON_NETWORK: "devnet",
+      EVM_WALLET_XPUB: EVM_XPUB,
+    });
     expect(error.variable).toBe("POLYGON_NETWORK");
     expect(error.message).toMatch(/devnet is refused in production/);
   });
@@ -108,10 +120,17 @@ describe("CHAINS and the EVM chains' variables", () => {
   });
 
   it("checks checksums and the hot wallet's key when the chains are built", () => {
-    const deps = () => ({ log: createLogger({ level: "silent" }), metrics: createMetrics(), clock: systemClock });
+    const deps = () => ({
+      log: createLogger({ level: "silent" }),
+      metrics: createMetrics(),
+      clock: systemClock,
+    });
     const build = (env: Record<string, string>) => {
       try {
-        createChains(testConfig({ CHAINS: "tron,ethereum", ETHEREUM_RPC_URL: "http://127.0.0.1:1", ...env }), deps());
+        createChains(
+          testConfig({ CHAINS: "tron,ethereum", ETHEREUM_RPC_URL: "http://127.0.0.1:1", ...env }),
+          deps(),
+        );
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigError);
         return (error as ConfigError).variable;
@@ -120,13 +139,35 @@ describe("CHAINS and the EVM chains' variables", () => {
     };
     // Anvil's first account: its key and its address.
     const key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-    expect(build({ EVM_HOT_WALLET_PRIVATE_KEY: key, EVM_HOT_WALLET_ADDRESS: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" })).toBe("accepted");
-    expect(build({ EVM_HOT_WALLET_PRIVATE_KEY: key, EVM_HOT_WALLET_ADDRESS: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" })).toBe("EVM_HOT_WALLET_ADDRESS");
-    expect(build({ EVM_COLD_WALLET_ADDRESS: "0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266" })).toBe("EVM_COLD_WALLET_ADDRESS");
-    expect(build({ ETHEREUM_USDT_CONTRACT: "0xdac17f958d2ee523a2206206994597c13d831eC7" })).toBe("ETHEREUM_USDT_CONTRACT");
+    expect(
+      build({
+        EVM_HOT_WALLET_PRIVATE_KEY: key,
+        EVM_HOT_WALLET_ADDRESS: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      }),
+    ).toBe("accepted");
+    expect(
+      build({
+        EVM_HOT_WALLET_PRIVATE_KEY: key,
+        EVM_HOT_WALLET_ADDRESS: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+      }),
+    ).toBe("EVM_HOT_WALLET_ADDRESS");
+    expect(build({ EVM_COLD_WALLET_ADDRESS: "0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266" })).toBe(
+      "EVM_COLD_WALLET_ADDRESS",
+    );
+    expect(build({ ETHEREUM_USDT_CONTRACT: "0xdac17f958d2ee523a2206206994597c13d831eC7" })).toBe(
+      "ETHEREUM_USDT_CONTRACT",
+    );
     const error = (() => {
       try {
-        createChains(testConfig({ CHAINS: "tron,ethereum", ETHEREUM_RPC_URL: "http://127.0.0.1:1", EVM_HOT_WALLET_PRIVATE_KEY: key, EVM_HOT_WALLET_ADDRESS: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8" }), deps());
+        createChains(
+          testConfig({
+            CHAINS: "tron,ethereum",
+            ETHEREUM_RPC_URL: "http://127.0.0.1:1",
+            EVM_HOT_WALLET_PRIVATE_KEY: key,
+            EVM_HOT_WALLET_ADDRESS: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+          }),
+          deps(),
+        );
       } catch (e) {
         return String(e);
       }

@@ -24,10 +24,17 @@ export interface EvmChainDependencies {
 
 export { checkEvmWallet };
 
-export function buildEvmChain(config: Config, chain: EvmChainConfig, deps: EvmChainDependencies = {}): EvmChain {
+export function buildEvmChain(
+  config: Config,
+  chain: EvmChainConfig,
+  deps: EvmChainDependencies = {},
+): EvmChain {
   const urls = deps.rpcUrls ?? chain.rpcUrls;
   if (urls.length === 0)
-    throw new ConfigError(`${chain.id.toUpperCase()}_RPC_URL`, `is required for ${chain.id} (a JSON-RPC URL)`);
+    throw new ConfigError(
+      `${chain.id.toUpperCase()}_RPC_URL`,
+      `is required for ${chain.id} (a JSON-RPC URL)`,
+    );
   const configured: { currency: Currency; contract: string }[] = [];
   if (chain.usdtContract) configured.push({ currency: "USDT", contract: chain.usdtContract.toLowerCase() });
   if (chain.usdcContract) configured.push({ currency: "USDC", contract: chain.usdcContract.toLowerCase() });

@@ -8,10 +8,26 @@
  */
 import { systemClock, type Clock } from "../../clock.js";
 import { retryNode } from "../backoff.js";
-import type { BlockRef, CallOptions, Chain, ChainHead, HeadObservation, TokenConfig, TokenTransfer } from "../chain.js";
+import type {
+  BlockRef,
+  CallOptions,
+  Chain,
+  ChainHead,
+  HeadObservation,
+  TokenConfig,
+  TokenTransfer,
+} from "../chain.js";
 import type { ChainId, Currency } from "../chain-types.js";
 import { evmAddressFormat, evmDerivation } from "./address.js";
-import { contractsOf, decodeTransfer, headerOf, RangeLimit, readRange, type RpcBlock, type RpcLog } from "./read-range.js";
+import {
+  contractsOf,
+  decodeTransfer,
+  headerOf,
+  RangeLimit,
+  readRange,
+  type RpcBlock,
+  type RpcLog,
+} from "./read-range.js";
 import type { RpcClient } from "./rpc-client.js";
 import type { RpcPool } from "./rpc-pool.js";
 
@@ -62,7 +78,9 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
   async function readDecimals(contract: string): Promise<number> {
     const raw = await rpc.call<string>("eth_call", [{ to: contract, data: DECIMALS_CALL }, "latest"]);
     if (typeof raw !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(raw))
-      throw new Error(`${options.id}: ${contract} answered decimals() with no number; is it an ERC-20 token?`);
+      throw new Error(
+        `${options.id}: ${contract} answered decimals() with no number; is it an ERC-20 token?`,
+      );
     const decimals = Number(BigInt(raw));
     if (decimals < 6 || decimals > 36)
       throw new Error(`${options.id}: ${contract} has ${decimals} decimals; 6 to 36 are supported`);
@@ -87,7 +105,10 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
   }
 
   async function block(node: RpcClient, tag: string | number): Promise<RpcBlock | null> {
-    return node.call<RpcBlock | null>("eth_getBlockByNumber", [typeof tag === "number" ? hex(tag) : tag, false]);
+    return node.call<RpcBlock | null>("eth_getBlockByNumber", [
+      typeof tag === "number" ? hex(tag) : tag,
+      false,
+    ]);
   }
 
   /** One attempt at the final block. */
@@ -189,7 +210,12 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
       if (!receipt) return { state: "unknown" };
       const blockNumber = Number(BigInt(receipt.blockNumber));
       const final = await finalRef(node);
-      return { state: "included", blockNumber, success: receipt.status === "0x1", final: blockNumber <= final.number };
+      return {
+        state: "included",
+        blockNumber,
+        success: receipt.status === "0x1",
+        final: blockNumber <= final.number,
+      };
     },
 
     async finalTransfers(txHash) {

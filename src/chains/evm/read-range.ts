@@ -18,7 +18,13 @@
  */
 import type { Logger } from "../../logger.js";
 import { Limiter, retryNode, type RetryTiming } from "../backoff.js";
-import { InconsistentBlockError, type BlockHeader, type ReadBlock, type TokenConfig, type TokenTransfer } from "../chain.js";
+import {
+  InconsistentBlockError,
+  type BlockHeader,
+  type ReadBlock,
+  type TokenConfig,
+  type TokenTransfer,
+} from "../chain.js";
 import { EvmRpcError, type RpcClient } from "./rpc-client.js";
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -42,9 +48,14 @@ export interface RpcBlock {
   timestamp: string;
 }
 
-/** The largest range per eth_getLogs, learnt per chain: shrunk on a refusal, grown back slowly. */
+/**
+ * The largest range per eth_getLogs, learnt per chain: halved below what a provider refused, and
+ * doubled back towards the configured size only after GROW_AFTER parts in a row were read whole
+ * (so a provider's limit is not probed on every range).
+ */
 export class RangeLimit {
   private current: number;
+  private wholeInRow = 0;
 
   constructor(readonly max: number) {
     this.current = max;
@@ -54,16 +65,24 @@ export class RangeLimit {
     return this.current;
   }
 
-  /** The provider refused `tried` blocks: never ask for more than half of that again for a while. */
+  /** The provider refused `tried` blocks: ask for at most half of that from now on. */
   refused(tried: number): void {
+    this.wholeInRow = 0;
     this.current = Math.max(1, Math.min(this.current, Math.floor(tried / 2)));
   }
 
-  /** A part read whole: grow back towards the configured size. */
+  /** A part of `read` blocks was read without a refusal. */
   succeeded(read: number): void {
-    if (read >= this.current && this.current < this.max) this.current = Math.min(this.max, this.current * 2);
+    if (read < this.current || this.current >= this.max) return;
+    this.wholeInRow += 1;
+    if (this.wholeInRow >= GROW_AFTER) {
+      this.wholeInRow = 0;
+      this.current = Math.min(this.max, this.current * 2);
+    }
   }
 }
+
+const GROW_AFTER = 100;
 
 export interface ReadRangeOptions {
   /** The endpoint for one part's calls (a pool's select()). */
@@ -134,7 +153,12 @@ async function logsOver(
 ): Promise<RpcLog[]> {
   try {
     const logs = await node.call<RpcLog[]>("eth_getLogs", [
-      { fromBlock: hex(from), toBlock: hex(to), address: tokens.map((t) => t.contract), topics: [TRANSFER_TOPIC] },
+      {
+        fromBlock: hex(from),
+        toBlock: hex(to),
+        address: tokens.map((t) => t.contract),
+        topics: [TRANSFER_TOPIC],
+      },
     ]);
     if (!Array.isArray(logs)) throw new EvmRpcError("malformed", "eth_getLogs", "the logs are not an array");
     return logs;
@@ -149,7 +173,12 @@ async function logsOver(
 }
 
 /** Headers of from..to in JSON-RPC batches (split while the provider refuses the batch's size). */
-async function headersOver(node: RpcClient, from: number, to: number, limit: RangeLimit): Promise<RpcBlock[]> {
+async function headersOver(
+  node: RpcClient,
+  from: number,
+  to: number,
+  limit: RangeLimit,
+): Promise<RpcBlock[]> {
   const calls = [];
   for (let n = from; n <= to; n++) calls.push({ method: "eth_getBlockByNumber", params: [hex(n), false] });
   try {
@@ -170,15 +199,17 @@ async function headersOver(node: RpcClient, from: number, to: number, limit: Ran
 /** One part: its blocks with their transfers, in order. */
 async function readPart(from: number, to: number, options: ReadRangeOptions): Promise<ReadBlock[]> {
   const node = options.select();
+  const sizeBefore = options.limit.size;
   const byContract = contractsOf(options.tokens);
   const [logs, blocks] = await Promise.all([
     options.tokens.length > 0 ? logsOver(node, from, to, options.tokens, options.limit) : Promise.resolve([]),
     headersOver(node, from, to, options.limit),
   ]);
-  options.limit.succeeded(to - from + 1);
+  if (options.limit.size === sizeBefore) options.limit.succeeded(to - from + 1);
   const out: ReadBlock[] = blocks.map((b, i) => {
     const header = headerOf(b);
-    if (header.number !== from + i) throw new InconsistentBlockError(`asked for block ${from + i}, got ${header.number}`);
+    if (header.number !== from + i)
+      throw new InconsistentBlockError(`asked for block ${from + i}, got ${header.number}`);
     return { header, transfers: [] };
   });
   for (const log of logs) {

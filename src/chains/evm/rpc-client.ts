@@ -9,7 +9,8 @@
  */
 import type { NodeCallError } from "../node-call-error.js";
 
-export type RpcErrorKind = "http_429" | "http_5xx" | "http" | "timeout" | "network" | "malformed" | "rpc" | "range";
+export type RpcErrorKind =
+  "http_429" | "http_5xx" | "http" | "timeout" | "network" | "malformed" | "rpc" | "range";
 
 export class EvmRpcError extends Error implements NodeCallError {
   readonly retryable: boolean;
@@ -25,7 +26,9 @@ export class EvmRpcError extends Error implements NodeCallError {
     super(`${method}: ${message}`);
     this.name = "EvmRpcError";
     this.rangeTooLarge = kind === "range";
-    this.retryable = ["http_429", "http_5xx", "timeout", "network", "malformed", "missing_block"].includes(kind);
+    this.retryable = ["http_429", "http_5xx", "timeout", "network", "malformed", "missing_block"].includes(
+      kind,
+    );
   }
 }
 
@@ -111,7 +114,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new EvmRpcError(response.ok ? "malformed" : "http", method, `HTTP ${response.status}, not JSON`);
+        throw new EvmRpcError(
+          response.ok ? "malformed" : "http",
+          method,
+          `HTTP ${response.status}, not JSON`,
+        );
       }
       if (!response.ok && !isReply(parsed) && !Array.isArray(parsed))
         throw new EvmRpcError("http", method, `HTTP ${response.status}`);

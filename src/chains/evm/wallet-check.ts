@@ -11,7 +11,8 @@ import { evmAddressFormat } from "./address.js";
 function checked(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const stored = evmAddressFormat.normalise(value);
-  if (stored === undefined) throw new ConfigError(name, "has a wrong EIP-55 checksum (check the address's letters' case)");
+  if (stored === undefined)
+    throw new ConfigError(name, "has a wrong EIP-55 checksum (check the address's letters' case)");
   return stored;
 }
 

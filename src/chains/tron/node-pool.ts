@@ -57,7 +57,10 @@ export function createNodePool(
 }
 
 /** A pool over clients made elsewhere (tests, the unconfigured stand-in). */
-export function poolOf(nodes: { name: string; client: NodeClient }[], options: NodePoolOptions = {}): NodePool {
+export function poolOf(
+  nodes: { name: string; client: NodeClient }[],
+  options: NodePoolOptions = {},
+): NodePool {
   return familyPool(nodes, TRON_NODES, options);
 }
 
