@@ -23,10 +23,12 @@ const BLOCKS = Number(process.argv[2] ?? 10_000);
 const TRANSFERS = Number(process.argv[3] ?? 20_000);
 const LOG_RANGE = Number(process.argv[4] ?? 1000);
 const OURS = Math.round(TRANSFERS / 4);
-const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+const MNEMONIC =
+  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey;
 const log = createLogger({ level: "silent" });
-const word = (v: string | bigint) => (typeof v === "string" ? v.replace(/^0x/, "") : v.toString(16)).padStart(64, "0");
+const word = (v: string | bigint) =>
+  (typeof v === "string" ? v.replace(/^0x/, "") : v.toString(16)).padStart(64, "0");
 
 const devnet = await startEvmDevnet({ port: 0, blockTimeMs: 0, finalityDepth: 64 });
 try {
@@ -52,7 +54,9 @@ try {
   const perBlock = TRANSFERS / BLOCKS;
   const first = Number(BigInt(await devnet.rpc<string>("eth_blockNumber"))) + 1;
   let sent = 0;
-  let nonce = Number(BigInt(await devnet.rpc<string>("eth_getTransactionCount", [devnet.faucetAddress, "pending"])));
+  let nonce = Number(
+    BigInt(await devnet.rpc<string>("eth_getTransactionCount", [devnet.faucetAddress, "pending"])),
+  );
   let batch: unknown[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -70,7 +74,10 @@ try {
     const target = Math.round((b + 1) * perBlock);
     for (; sent < target; sent++) {
       const token = contracts[sent % 3]?.contract as string;
-      const to = sent % 4 === 0 ? (ours[(sent / 4) % ours.length] as string) : "0x" + word(BigInt(sent + 1) * 7919n).slice(-40);
+      const to =
+        sent % 4 === 0
+          ? (ours[(sent / 4) % ours.length] as string)
+          : "0x" + word(BigInt(sent + 1) * 7919n).slice(-40);
       const units = token === contracts[2]?.contract ? 10n ** 12n * BigInt(sent + 1) : BigInt(sent + 1);
       batch.push({
         jsonrpc: "2.0",
@@ -91,14 +98,20 @@ try {
     await devnet.mine();
   }
   const last = Number(BigInt(await devnet.rpc<string>("eth_blockNumber")));
-  console.log(`populated blocks ${first}..${last} with ${sent} transfers in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `populated blocks ${first}..${last} with ${sent} transfers in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
-  async function scan(watched: number): Promise<{ seconds: number; transfers: number; toOurs: number; calls: Record<string, number> }> {
+  async function scan(
+    watched: number,
+  ): Promise<{ seconds: number; transfers: number; toOurs: number; calls: Record<string, number> }> {
     const standIn = await startStandIn(devnet.rpcUrl);
     const chain = makeChain(standIn.url);
     try {
       const watchedSet = new Set(ours.slice(0, watched));
-      await Promise.all(chain.readBlocks(first, first, { signal: new AbortController().signal, log, concurrency: 2 }));
+      await Promise.all(
+        chain.readBlocks(first, first, { signal: new AbortController().signal, log, concurrency: 2 }),
+      );
       standIn.calls.length = 0;
       const t0 = performance.now();
       const blocks = await Promise.all(
@@ -109,7 +122,12 @@ try {
       const all = blocks.flatMap((b) => b.transfers);
       const calls: Record<string, number> = {};
       for (const m of standIn.calls) calls[m] = (calls[m] ?? 0) + 1;
-      return { seconds, transfers: all.length, toOurs: all.filter((t) => watchedSet.has(t.to)).length, calls };
+      return {
+        seconds,
+        transfers: all.length,
+        toOurs: all.filter((t) => watchedSet.has(t.to)).length,
+        calls,
+      };
     } finally {
       await chain.close();
       await standIn.close();
@@ -118,7 +136,8 @@ try {
 
   function checkContinuity(blocks: ReadBlock[]): void {
     for (let i = 1; i < blocks.length; i++) {
-      if (blocks[i]?.header.parentHash !== blocks[i - 1]?.header.hash) throw new Error(`block ${first + i} does not link`);
+      if (blocks[i]?.header.parentHash !== blocks[i - 1]?.header.hash)
+        throw new Error(`block ${first + i} does not link`);
     }
   }
 
