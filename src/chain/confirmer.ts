@@ -25,7 +25,8 @@ import { listConfirmableTransfers, settleOrderTransfers } from "../payments/conf
 import { confirmStrayTransfers, listConfirmableStrays } from "../strays/confirm-stray-transfers.js";
 import { confirmDeposits, listConfirmableDeposits } from "../deposits/confirm-deposits.js";
 import { sql } from "drizzle-orm";
-import { retryNode, type RetryTiming } from "./backoff.js";
+import type { RetryTiming } from "../chains/backoff.js";
+import type { Chain } from "../chains/chain.js";
 
 export interface ConfirmResult {
   /** Transfers verified final this run. */
@@ -55,6 +56,7 @@ export function initialSolidState(): SolidState {
 }
 
 export interface ConfirmInput {
+  chain: Chain;
   scannedHead: number;
   /** Updated in place. */
   solid: SolidState;
@@ -97,35 +99,25 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
     firstReading ||
     (unproven.length > 0 && readingDue(ctx, input, Math.min(...unproven.map((c) => c.blockNumber))))
   ) {
-    const head = await retryNode(() => ctx.chain.client.getSolidifiedNowBlock(), {
-      ...input.retry,
-      signal,
-      log: ctx.log,
-      what: "solidified head",
-    });
-    const number = head.block_header.raw_data.number ?? 0;
+    const call = { signal, log: ctx.log, retry: input.retry };
+    const head = await input.chain.finalHead(call);
+    const number = head.number;
     solid.lag = Math.max(0, scannedHead - number);
     solid.readAtHead = scannedHead;
     let proof: { number: number; hash: string } | undefined;
     if (number <= scannedHead) {
       if (number > solid.number) {
         const at = (await scannedHashes(ctx, [number])).get(number);
-        if (at === head.blockID.toLowerCase()) proof = { number, hash: at };
+        if (at === head.hash) proof = { number, hash: at };
         // Not scanned (below where the scanner started): nothing to prove yet.
         else if (at !== undefined) mismatch(ctx, number);
       }
     } else if (unproven.length > 0) {
       // The scanner trails the solidified head: prove the highest candidate's block instead.
       const top = Math.max(...unproven.map((c) => c.blockNumber));
-      const header = await retryNode(() => ctx.chain.client.getBlockHeader(top, { solidified: true }), {
-        ...input.retry,
-        signal,
-        log: ctx.log,
-        what: `solidified block ${top}`,
-      });
+      const finalHash = await input.chain.finalBlockHash(top, call);
       const at = stored.get(top);
-      if (header && at !== undefined && header.blockID.toLowerCase() === at)
-        proof = { number: top, hash: at };
+      if (finalHash !== undefined && at !== undefined && finalHash === at) proof = { number: top, hash: at };
       else mismatch(ctx, top);
     }
     if (proof) {
