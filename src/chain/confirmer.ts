@@ -5,19 +5,19 @@
  *  - confirmations >= CONFIRMATIONS, where confirmations = scanned head - transfer block + 1 (the
  *    transfer's own block counts as the first; the scanned head is the cursor, i.e. the newest block
  *    whose ancestry the scanner has verified), and
- *  - the transfer's block is in the solidified chain: the solidified head S (walletsolidity/getnowblock)
- *    is a scanned block with the hash the scanner recorded, and the scanner verified every parentHash
- *    link below it, so every scanned block at or below S (and the transfers read from them) is in the
- *    solidified chain. Solidified blocks are final, so that proof holds for good: transfers at or
- *    below a proven block later need no node call at all.
+ *  - the transfer's block is in the chain's final chain (chain.finalHead(): TRON's solidified head,
+ *    EVM's `finalized` tag): the final head F is a scanned block with the hash the scanner recorded,
+ *    and the scanner verified every parentHash link below it, so every scanned block at or below F
+ *    (and the transfers read from them) is final. Final blocks stay final, so that proof holds for
+ *    good: transfers at or below a proven block later need no node call at all.
  *
- * Node calls: one walletsolidity/getnowblock per reading, whatever the number of transfers. One
- * reading when the process starts (to learn how far the solidified head trails), then one only when
- * a transfer with its confirmations sits above the proven block and is predicted to be solidified
- * (from that lag as of the last reading), at most once per scanned block: an outcome is recorded
- * one call after its block enters the solidified chain, and a gateway paid in every block pays one
- * call per block for it. A caller may space readings that prove something by `minMsBetweenProofs`
- * (fewer calls, later outcomes); the scanner does not by default.
+ * Node calls: one final-head reading at a time, whatever the number of transfers. One reading when
+ * the process starts (to learn how far the final head trails), then one only when a transfer with
+ * its confirmations sits above the proven block and is predicted to be final (from that lag as of
+ * the last reading), at most once per scanned block: an outcome is recorded one call after its
+ * block becomes final, and a gateway paid in every block pays one call per block for it. A caller
+ * may space readings that prove something by `minMsBetweenProofs` (fewer calls, later outcomes);
+ * the scanner does not by default.
  */
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
