@@ -2,10 +2,10 @@
  * The scanner (DESIGN.md section 5). It walks every block in order from the persisted cursor,
  * reading the head and the blocks' watched-token transfers through the chain boundary
  * (src/chains/chain.ts: TRON reads each block's header and transaction infos, EVM reads log
- * ranges). Each block's parentHash must equal the hash of the block before it; a mismatch at the cursor is a fork, and the cursor is rewound to the fork
- * point (transfers above it dropped, orders reverted). Transfers, scanned_blocks rows and the cursor
- * advance commit in one transaction per batch, guarded by a compare-and-set on the cursor, so a
- * restart (or a second scanner that wrongly believes it leads) can neither skip nor repeat a block.
+ * ranges). Each block's parentHash must equal the hash of the block before it; a mismatch at the
+ * cursor is a fork, and the cursor is rewound to the fork point (transfers above it dropped, orders
+ * reverted). Transfers, scanned_blocks rows and the cursor advance commit in one transaction per
+ * batch, guarded by a compare-and-set on the cursor, so a restart (or a second scanner that wrongly believes it leads) can neither skip nor repeat a block.
  *
  * Only one scanner should run at a time (see scanner-leader.ts); this module assumes nothing about
  * leadership beyond the cursor check.

@@ -45,9 +45,9 @@ export interface RetryOptions extends RetryTiming {
 }
 
 /**
- * Runs a node call until it succeeds. Retryable node errors of any family (node-call-error.ts: 429, 5xx, timeouts,
- * connection errors, malformed bodies) wait with jitter (at least the node's Retry-After); anything else is
- * thrown to the caller. Throws AbortedError once the signal aborts.
+ * Runs a node call until it succeeds. Retryable node errors of any family (node-call-error.ts:
+ * 429, 5xx, timeouts, connection errors, malformed bodies) wait with jitter (at least the node's
+ * Retry-After); anything else is thrown to the caller. Throws AbortedError once the signal aborts.
  */
 export async function retryNode<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
   let failures = 0;

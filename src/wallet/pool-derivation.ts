@@ -1,2 +1,2 @@
-/** Moved behind the chain boundary: TRON's implementation lives in src/chains/tron/. This path stays for tests and benchmarks. */
+/** TRON's module, moved to src/chains/tron/ behind the chain boundary: this path serves tests. */
 export * from "../chains/tron/pool-derivation.js";
