@@ -68,8 +68,8 @@ export interface ConfirmInput {
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
-  // Order transfers, stray transfers (orderId null) and deposits to static addresses (issue 25)
-  // are proven final alike.
+  // Order transfers, stray transfers (orderId null) and deposits to static addresses are proven
+  // final alike.
   const [payments, strays, depositCandidates] = await Promise.all([
     listConfirmableTransfers(ctx, input.scannedHead),
     listConfirmableStrays(ctx, input.scannedHead),

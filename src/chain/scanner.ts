@@ -227,7 +227,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       if (candidates.length > 0) {
         const recipients = candidates.map((c) => c.to);
         // Every derived address, by holder (payments/address-holders.ts); static deposit addresses
-        // (issue 25) are credited by creditDeposits below.
+        // are credited by creditDeposits below.
         const owners = await addressHolders(tx, recipients);
         const statics = await staticHoldersByAddress(tx, recipients);
         const matched: ChainTransfer[] = [];
