@@ -40,7 +40,12 @@ export function createChains(config: Config, deps: ChainDependencies): Chains {
   const chains: Chain[] = config.chains.map((id) => {
     const evmConfig = evm.get(id);
     if (!evmConfig) return createTronChain(tron);
-    return buildEvmChain(config, evmConfig, { log: deps.log, clock: deps.clock, ...deps.evm?.[id] });
+    return buildEvmChain(config, evmConfig, {
+      log: deps.log,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      ...deps.evm?.[id],
+    });
   });
   return { registry: chainRegistry(chains), tron };
 }

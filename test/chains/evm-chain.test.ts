@@ -13,7 +13,10 @@ import { createEvmChain, type EvmChain, type EvmFinality } from "../../src/chain
 import { createRpcPool } from "../../src/chains/evm/rpc-pool.js";
 import type { ReadBlock, TokenTransfer } from "../../src/chains/chain.js";
 import { createLogger } from "../../src/logger.js";
-import { TEST_MNEMONIC } from "../helpers/config.js";
+import { createChains } from "../../src/chains/create-chains.js";
+import { systemClock } from "../../src/clock.js";
+import { createMetrics } from "../../src/metrics/metrics.js";
+import { TEST_MNEMONIC, testConfig } from "../helpers/config.js";
 import { evmDevnetForFile } from "../helpers/evm-devnet.js";
 import { startStandIn, type StandIn } from "./evm-stand-in.js";
 
@@ -298,5 +301,30 @@ describe("endpoint faults", () => {
     );
     expect(flat(got).map((t) => [t.to, t.units])).toEqual(payees.map((p) => [p, 10n ** 18n]));
     expect(chain.rangeSize()).toBeLessThanOrEqual(4);
+  });
+});
+
+describe("endpoint keys", () => {
+  it("never shows a key in an endpoint's path: not in node status, errors or metrics", async () => {
+    const s = await standIn();
+    const key = "k3y-0123456789abcdef";
+    const metrics = createMetrics();
+    const config = testConfig({ CHAINS: "tron,ethereum", ETHEREUM_RPC_URL: `${s.url}/v3/${key}` });
+    const { registry } = createChains(config, { log, metrics, clock: systemClock });
+    cleanups.push(() => registry.close());
+    const chain = registry.get("ethereum");
+    if (!chain) throw new Error("ethereum is not enabled");
+    expect(await chain.headNumber()).toBeGreaterThan(0);
+    s.fail(500, 1);
+    const error = await chain.headNumber().then(
+      () => "answered",
+      (e: unknown) => String(e),
+    );
+    expect(error).toMatch(/HTTP 500/);
+    expect(error).not.toContain(key);
+    expect(JSON.stringify(chain.nodes())).not.toContain(key);
+    const scraped = await metrics.registry.metrics();
+    expect(scraped).toContain("eth_blockNumber");
+    expect(scraped).not.toContain(key);
   });
 });

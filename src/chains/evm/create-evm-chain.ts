@@ -6,6 +6,7 @@ import type { Clock } from "../../clock.js";
 import type { Config, EvmChainConfig } from "../../config.js";
 import { ConfigError } from "../../config/env-values.js";
 import type { Logger } from "../../logger.js";
+import type { Metrics } from "../../metrics/metrics.js";
 import type { Currency } from "../chain-types.js";
 import type { NodePoolOptions } from "../node-pool.js";
 import { createEvmChain, type EvmChain } from "./evm-chain.js";
@@ -15,6 +16,8 @@ import { checkEvmWallet } from "./wallet-check.js";
 export interface EvmChainDependencies {
   log?: Logger | undefined;
   clock?: Clock | undefined;
+  /** RPC calls are counted per endpoint (scheme://host:port only: a path may hold a key) and method. */
+  metrics?: Metrics | undefined;
   /** Endpoints of the caller's (a devnet started in-process), instead of <CHAIN>_RPC_URL. */
   rpcUrls?: readonly string[] | undefined;
   /** Contracts of the caller's (a devnet's own), instead of the configured ones. */
@@ -38,7 +41,14 @@ export function buildEvmChain(
   const configured: { currency: Currency; contract: string }[] = [];
   if (chain.usdtContract) configured.push({ currency: "USDT", contract: chain.usdtContract.toLowerCase() });
   if (chain.usdcContract) configured.push({ currency: "USDC", contract: chain.usdcContract.toLowerCase() });
-  const rpc = createRpcPool(urls, { ...(deps.log ? { log: deps.log } : {}), ...deps.pool });
+  const metrics = deps.metrics;
+  const rpc = createRpcPool(urls, {
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(metrics
+      ? { onCall: (e) => metrics.observeNodeCall(e.node, e.method, e.durationMs, e.errorKind !== undefined) }
+      : {}),
+    ...deps.pool,
+  });
   return createEvmChain({
     id: chain.id,
     network: chain.network,

@@ -151,7 +151,8 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       if (calls.length === 0) return [];
       const first = nextId;
       nextId += calls.length;
-      const what = `${calls[0]?.method ?? "batch"} x${calls.length}`;
+      // Metrics label a batch by its first method (a range's headers: eth_getBlockByNumber).
+      const what = calls[0]?.method ?? "batch";
       const replies = await post(
         what,
         calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params })),
