@@ -22,7 +22,6 @@ import { startStandIn } from "../test/chains/evm-stand-in.js";
 const BLOCKS = Number(process.argv[2] ?? 10_000);
 const TRANSFERS = Number(process.argv[3] ?? 20_000);
 const LOG_RANGE = Number(process.argv[4] ?? 1000);
-const OURS = Math.round(TRANSFERS / 4);
 const MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive("m/44'/60'/0'").publicExtendedKey;

@@ -31,17 +31,23 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-function chainOn(urls: string[], opts: { finality?: EvmFinality; maxRange?: number } = {}): EvmChain {
+function chainOn(
+  urls: string[],
+  opts: { finality?: EvmFinality; maxRange?: number; only18?: boolean; faucet?: boolean } = {},
+): EvmChain {
   const d = devnet();
   const chain = createEvmChain({
     id: "ethereum",
     network: "devnet",
     rpc: createRpcPool(urls, { failureThreshold: 2, pauseMs: 60_000, log }),
-    contracts: [
-      { currency: "USDT", contract: d.usdtContract.toLowerCase() },
-      { currency: "USDC", contract: d.usdcContract.toLowerCase() },
-      { currency: "USDT", contract: d.usdt18Contract.toLowerCase() },
-    ],
+    contracts: opts.only18
+      ? [{ currency: "USDT", contract: d.usdt18Contract.toLowerCase() }]
+      : [
+          { currency: "USDT", contract: d.usdtContract.toLowerCase() },
+          { currency: "USDC", contract: d.usdcContract.toLowerCase() },
+          { currency: "USDT", contract: d.usdt18Contract.toLowerCase() },
+        ],
+    faucetPrivateKey: opts.faucet ? d.faucetPrivateKey : undefined,
     finality: opts.finality ?? "finalized",
     maxRange: opts.maxRange ?? 1000,
   });
@@ -326,5 +332,25 @@ describe("endpoint keys", () => {
     const scraped = await metrics.registry.metrics();
     expect(scraped).toContain("eth_blockNumber");
     expect(scraped).not.toContain(key);
+  });
+});
+
+describe("the devnet's faucet", () => {
+  it("pays micro-units in the token's own units with a locally signed transfer", async () => {
+    const d = devnet();
+    const six = chainOn([d.rpcUrl], { faucet: true });
+    const eighteen = chainOn([d.rpcUrl], { faucet: true, only18: true });
+    expect(chainOn([d.rpcUrl]).faucet).toBeUndefined();
+    const [a, b] = await six.derivation.deriveAddresses(XPUB, 700, 2, 0);
+    const start = Number(BigInt(await d.rpc<string>("eth_blockNumber"))) + 1;
+    const paid = await six.faucet?.pay(a as string, "USDC", 2_500_000n);
+    await eighteen.faucet?.pay(b as string, "USDT", 1_000_000n);
+    const end = await d.mine(1);
+    expect(paid?.from).toBe(d.faucetAddress.toLowerCase());
+    const transfers = flat(await readAll(six, start, end));
+    expect(transfers.map((t) => [t.txHash, t.currency, t.to, t.units, t.decimals])).toEqual([
+      [paid?.txHash, "USDC", a, 2_500_000n, 6],
+      [transfers[1]?.txHash, "USDT", b, 10n ** 18n, 18],
+    ]);
   });
 });

@@ -23,6 +23,8 @@ export interface EvmChainDependencies {
   /** Contracts of the caller's (a devnet's own), instead of the configured ones. */
   contracts?: readonly { currency: Currency; contract: string }[] | undefined;
   pool?: NodePoolOptions | undefined;
+  /** A devnet's faucet key (sandbox payments); only on a devnet network. */
+  faucetPrivateKey?: string | undefined;
 }
 
 export { checkEvmWallet };
@@ -56,6 +58,7 @@ export function buildEvmChain(
     contracts: deps.contracts ?? configured,
     finality: chain.finality,
     maxRange: chain.logRange,
+    faucetPrivateKey: chain.network === "devnet" ? deps.faucetPrivateKey : undefined,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
 }

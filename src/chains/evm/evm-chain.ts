@@ -19,6 +19,7 @@ import type {
 } from "../chain.js";
 import type { ChainId, Currency } from "../chain-types.js";
 import { evmAddressFormat, evmDerivation } from "./address.js";
+import { evmFaucet } from "./faucet.js";
 import {
   contractsOf,
   decodeTransfer,
@@ -44,6 +45,8 @@ export interface EvmChainOptions {
   /** Most blocks per eth_getLogs (default 1000), shrunk when a provider refuses a range. */
   maxRange?: number;
   clock?: Clock;
+  /** A devnet's faucet key: the chain then has a faucet (sandbox payments). */
+  faucetPrivateKey?: string | undefined;
 }
 
 interface RpcReceipt {
@@ -146,7 +149,11 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
     },
     address: evmAddressFormat,
     derivation: evmDerivation,
-    faucet: undefined,
+    faucet: options.faucetPrivateKey
+      ? evmFaucet(options.faucetPrivateKey, rpc, async (currency) =>
+          (await loadTokens()).find((t) => t.currency === currency),
+        )
+      : undefined,
     rangeSize: () => limit.size,
 
     async head(call): Promise<ChainHead> {
