@@ -12,7 +12,8 @@ import { createDepositAddress } from "../../src/deposits/create-deposit-address.
 import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-status.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
-import { newAccount, stake, usdtBalance } from "../sweeps/delegate-helpers.js";
+import { newAccount, stake } from "../sweeps/delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 
@@ -84,7 +85,7 @@ describe.each(["burn", "delegate"] as const)("sweep by balance, %s mode", (mode)
     let rows = await sweepUntilIdle(da.address);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: "completed", round: 1, amount: 18n * USDT });
-    expect(await usdtBalance(t, cold.address)).toBe(18n * USDT);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(18n * USDT);
 
     // Below the minimum, a forked one, and one after disabling: 0.5 + 2 = 2.5 confirmed, not enough.
     await pay(500_000n);
@@ -103,8 +104,8 @@ describe.each(["burn", "delegate"] as const)("sweep by balance, %s mode", (mode)
     await t.finalize();
     rows = await sweepUntilIdle(da.address);
     expect(rows[0]).toMatchObject({ status: "completed", round: 2, amount: 22_500_000n });
-    expect(await usdtBalance(t, cold.address)).toBe(40_500_000n);
-    expect(await usdtBalance(t, da.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(40_500_000n);
+    expect(await usdtBalance(t.devnet, da.address)).toBe(0n);
 
     // Every confirmed deposit in exactly one round; the forked one in none.
     const all = await t.ctx.db

@@ -8,7 +8,6 @@ import { TronWeb } from "tronweb";
 import type { Context } from "../../src/context.js";
 import { settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
 
 export async function newAccount() {
@@ -46,15 +45,6 @@ export async function delegatedEnergyStake(t: ChainTest, from: string, to: strin
 export async function trxBalance(t: ChainTest, address: string): Promise<bigint> {
   const account = await t.ctx.chain.client.getAccount(address);
   return BigInt(account?.balance ?? 0);
-}
-
-export async function usdtBalance(t: ChainTest, address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 export async function settlementOf(t: ChainTest, orderId: string) {

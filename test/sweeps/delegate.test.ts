@@ -16,8 +16,8 @@ import {
   stake,
   sweepUntilSettled,
   trxBalance,
-  usdtBalance,
 } from "./delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 // Delegate mode end to end: the hot wallet stakes TRX through TronWeb on the devnet (which emulates
 // Stake 2.0), orders are paid and confirmed by the real scanner, and runDueSweeps lends each sweep
@@ -65,8 +65,8 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", step: "swept", mode: "delegate", attempts: 0 });
-    expect(await usdtBalance(t, cold.address)).toBe(10_000_000n);
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(10_000_000n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     // Nothing stays delegated once the settlement is done.
     expect(await delegatedEnergyStake(t, hot.address, order.address)).toBe(0n);
 
@@ -128,7 +128,7 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", round: 2 });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     expect(await trxBalance(t, hot.address)).toBe(hotBefore);
     expect(await trxBalance(t, order.address)).toBe(addressBefore);
     const second = (await costsOf(t, order.id)).find((c) => c.round === 2);
@@ -232,7 +232,7 @@ describe("delegate mode with too small a stake", () => {
     const order = await paidOrder(t, "5", 5_000_000n);
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", mode: "delegate", attempts: 0 });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     const ledger = await ledgerOf(t, settled!.id);
     expect(ledger.map((r) => r.kind).sort()).toEqual(["activate", "fund", "sweep"]);
     const [cost] = await costsOf(t, order.id);
@@ -294,7 +294,7 @@ describe("delegate mode with a stake for two sweeps at a time", () => {
     for (const order of orders) {
       const settled = await settlementOf(t, order.id);
       expect(settled).toMatchObject({ status: "completed", attempts: 0, lastError: null });
-      expect(await usdtBalance(t, order.address)).toBe(0n);
+      expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
       // Every delegation the sweepers signed landed: none was refused or left to expire.
       const ledger = await ledgerOf(t, settled!.id);
       expect(ledger.filter((r) => r.kind === "delegate").map((r) => r.state)).toEqual(["solid"]);

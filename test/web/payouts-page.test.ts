@@ -31,7 +31,8 @@ import {
   operatorCookie,
   totpAt,
 } from "../helpers/operators.js";
-import { newTronAccount, payoutRow, sendPayoutUntil, usdtBalanceOf } from "../helpers/payout-chain.js";
+import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -159,7 +160,7 @@ beforeAll(async () => {
   await sendPayoutUntil(t, ids.failed, ["failed"], {
     onStep: async (step, id) => {
       if (step !== "stored" || id !== ids.failed) return;
-      await t.pay(cold.address, await usdtBalanceOf(t, hot.address), { privateKey: hot.privateKey });
+      await t.pay(cold.address, await usdtBalance(t.devnet, hot.address), { privateKey: hot.privateKey });
       t.mine(1);
     },
   });

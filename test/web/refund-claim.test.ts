@@ -20,7 +20,8 @@ import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { adminCookie } from "../helpers/admin.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
-import { newTronAccount, payoutRow, sendPayoutUntil, usdtBalanceOf } from "../helpers/payout-chain.js";
+import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -167,14 +168,14 @@ describe("the refund claim page", () => {
     await expect.poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 }).toBe("Approved");
 
     // The sender pays it from the hot wallet on the devnet; the page follows to completion.
-    const before = await usdtBalanceOf(t, payer.address);
+    const before = await usdtBalance(t.devnet, payer.address);
     const done = await sendPayoutUntil(t, refundId);
     await expect
       .poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 })
       .toBe("Refund completed");
     expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("claim-tx-hash").innerText()).toBe(done.txHash);
-    expect(await usdtBalanceOf(t, payer.address)).toBe(before + 5n * USDT);
+    expect(await usdtBalance(t.devnet, payer.address)).toBe(before + 5n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
     expect(problems).toEqual([]);
   }, 240_000);
