@@ -21,8 +21,8 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import type { SweepStep } from "../../src/sweeps/sweep-types.js";
-import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
-import { newAccount } from "../sweeps/delegate-helpers.js";
+import { chainTransfers, type ChainTest } from "../chain/helpers.js";
+import { startWalletChainTest } from "../sweeps/delegate-helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 import { poll } from "../helpers/poll.js";
 
@@ -39,19 +39,10 @@ let credited = 0n;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  hot = await newAccount();
-  cold = await newAccount();
-  t = await startChainTest({
-    env: {
-      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-      COLD_WALLET_ADDRESS: cold.address,
-      SWEEP_ENABLED: "true",
-      SWEEP_MODE: "burn",
-      SWEEP_MIN_USDT,
-      DEPOSIT_MIN_USDT: "1",
-    },
-  });
-  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "10000", solidify: true });
+  ({ t, hot, cold } = await startWalletChainTest(
+    { SWEEP_ENABLED: "true", SWEEP_MODE: "burn", SWEEP_MIN_USDT, DEPOSIT_MIN_USDT: "1" },
+    { trx: "10000" },
+  ));
   await t.scanner.sync();
   // The worker processes use the real time; so does the survivor from here on.
   t.clock.set(new Date());

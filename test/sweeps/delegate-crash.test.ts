@@ -23,14 +23,14 @@ import { addresses, settlements, strayTransfers, sweepCosts } from "../../src/db
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
-import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { chainTransfers, type ChainTest } from "../chain/helpers.js";
 import {
   delegatedEnergyStake,
   ledgerOf,
-  newAccount,
   paidOrder,
   settlementOf,
   stake,
+  startWalletChainTest,
   trxBalance,
 } from "./delegate-helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
@@ -106,16 +106,7 @@ async function sweepUntilSettled(target: Target, rounds = 30) {
 }
 
 beforeAll(async () => {
-  hot = await newAccount();
-  cold = await newAccount();
-  t = await startChainTest({
-    env: {
-      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-      COLD_WALLET_ADDRESS: cold.address,
-      SWEEP_ENABLED: "true",
-      SWEEP_MODE: "delegate",
-    },
-  });
+  ({ t, hot, cold } = await startWalletChainTest({ SWEEP_ENABLED: "true", SWEEP_MODE: "delegate" }));
   // Energy for sixteen delegated sweeps (orders and strays): a delegation's energy used by the
   // address comes back to the hot wallet as its own usage, which recovers only over a day.
   await t.devnetPost("/devnet/fund", { address: hot.address, trx: "500000", solidify: true });

@@ -5,7 +5,7 @@ import { formatSun } from "../../src/money.js";
 import { getWalletStatus } from "../../src/wallet/get-wallet-status.js";
 import { reconcileDelegations } from "../../src/sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import type { ChainTest } from "../chain/helpers.js";
 import {
   costsOf,
   delegatedEnergyStake,
@@ -16,6 +16,7 @@ import {
   stake,
   sweepUntilSettled,
   trxBalance,
+  startWalletChainTest,
 } from "./delegate-helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 
@@ -34,18 +35,10 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
   let cold: { address: string };
   let app: App;
   beforeAll(async () => {
-    hot = await newAccount();
-    cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "wait",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "200000", solidify: true });
+    ({ t, hot, cold } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "wait" },
+      { trx: "200000" },
+    ));
     // Energy for the sweeps; bandwidth so the hot wallet's own transactions cost nothing either.
     await stake(t, hot.privateKey, 100_000, "ENERGY");
     await stake(t, hot.privateKey, 20_000, "BANDWIDTH");
@@ -209,18 +202,10 @@ describe("delegate mode with too small a stake", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "burn",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", solidify: true });
+    ({ t, hot } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "burn" },
+      { trx: "1000" },
+    ));
     await stake(t, hot.privateKey, 10, "ENERGY");
     await t.scanner.sync();
   });
@@ -246,19 +231,12 @@ describe("delegate mode with a stake for two sweeps at a time", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "wait",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "40000", solidify: true });
-    await t.devnetPost("/devnet/fund", { address: cold.address, usdt: "1", solidify: true });
+    const started = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "wait" },
+      { trx: "40000" },
+    );
+    ({ t, hot } = started);
+    await t.devnetPost("/devnet/fund", { address: started.cold.address, usdt: "1", solidify: true });
     // About 189k energy: two transfers to a holder (~71k each with the margin), not three.
     await stake(t, hot.privateKey, 20_000, "ENERGY");
     await stake(t, hot.privateKey, 5_000, "BANDWIDTH");

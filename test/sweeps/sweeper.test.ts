@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext, type Context } from "../../src/context.js";
 import { addresses, settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
@@ -11,27 +10,13 @@ import { derivePrivateKey } from "@stablegate/tron/hd";
 import { privateKeyToHex } from "@stablegate/tron/sign";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { paidOrder, settlementOf, startWalletChainTest, trxBalance } from "./delegate-helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 
 // The sweeper end to end: orders paid over the devnet with TronWeb, confirmed by the real scanner
 // and confirmer, swept by runDueSweeps against the same devnet over HTTP. The devnet burns TRX for
 // energy and bandwidth and charges account creation exactly as mainnet does.
 const CREATE_ACCOUNT_TOTAL_SUN = 1_100_000n; // 1 TRX creation fee + 0.1 TRX of creation bandwidth
-
-async function newAccount() {
-  const account = await TronWeb.createAccount();
-  return { privateKey: account.privateKey, address: account.address.base58 };
-}
-
-async function trxBalance(t: ChainTest, address: string): Promise<bigint> {
-  const account = await t.ctx.chain.client.getAccount(address);
-  return BigInt(account?.balance ?? 0);
-}
-
-async function settlementOf(t: ChainTest, orderId: string) {
-  const [row] = await t.ctx.db.select().from(settlements).where(eq(settlements.orderId, orderId));
-  return row;
-}
 
 /** Mines, solidifies and runs the sweeper until the settlement ends (or `rounds` runs pass). */
 async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12, ctx: Context = t.ctx) {
@@ -45,30 +30,15 @@ async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12, ctx
   return settlementOf(t, orderId);
 }
 
-async function paidOrder(t: ChainTest, amount: string, micro: bigint) {
-  const order = await t.order(amount);
-  await t.pay(order.address, micro);
-  t.mine(1);
-  await t.finalize();
-  return order;
-}
-
 describe("sweeper with a funded hot wallet", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   let cold: { address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MIN_USDT: "1",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", solidify: true });
+    ({ t, hot, cold } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MIN_USDT: "1" },
+      { trx: "1000" },
+    ));
     await t.scanner.sync(); // first start: the cursor is placed at the head
   });
   afterAll(async () => {
@@ -197,15 +167,7 @@ describe("sweeper with an empty hot wallet", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-      },
-    });
+    ({ t, hot } = await startWalletChainTest({ SWEEP_ENABLED: "true" }));
     await t.scanner.sync();
   });
   afterAll(async () => {
