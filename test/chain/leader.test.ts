@@ -7,7 +7,7 @@ import { startScannerLeader, type ScannerLeader } from "../../src/chain/scanner-
 import type { Context } from "../../src/context.js";
 import type { Database, HeldLock } from "../../src/db/connection.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { CONFIRMATIONS, FAST_RETRY, startChainTest, type ChainTest } from "./helpers.js";
 import { poll } from "../helpers/poll.js";
 
@@ -70,13 +70,9 @@ if (process.env.TEST_DATABASE_URL) {
             LOG_LEVEL: "silent",
             DATA_DIR: mkdtempSync(join(tmpdir(), "stablegate-worker-")),
             DATABASE_URL: t.testDb.url,
-            ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-            SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-            API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
+            ...TEST_SECRETS,
             WALLET_MNEMONIC: TEST_MNEMONIC,
-            TRON_NETWORK: "devnet",
-            TRON_NODE_URL: t.devnet.url,
-            USDT_CONTRACT: t.devnet.usdtContract,
+            ...devnetEnv(t.devnet),
             CONFIRMATIONS: String(CONFIRMATIONS),
           },
           stdio: ["ignore", "pipe", "inherit"],

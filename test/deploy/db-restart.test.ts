@@ -29,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevnet, type Devnet } from "@stablegate/devnet";
 import { evmHex } from "@stablegate/tron/address";
 import { createNodeClient } from "@stablegate/tron/node-client";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createPgCluster, freePort, type PgCluster } from "../helpers/pg-cluster.js";
 import { startServiceProcess, type ServiceProcess } from "../helpers/service-process.js";
 import { poll } from "../helpers/poll.js";
@@ -107,12 +107,8 @@ function env(extra: Record<string, string>): Record<string, string> {
     NODE_ENV: "development",
     LOG_LEVEL: "info",
     DATABASE_URL: dbUrl,
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: devnet.url,
-    USDT_CONTRACT: devnet.usdtContract,
+    ...TEST_SECRETS,
+    ...devnetEnv(devnet),
     CONFIRMATIONS: "3",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     HOST: "127.0.0.1",

@@ -15,7 +15,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevnet, type Devnet } from "@stablegate/devnet";
 import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { fund } from "../devnet/helpers.js";
 import { createOrder } from "../../src/payments/create-order.js";
@@ -179,12 +179,8 @@ if (process.env.TEST_DATABASE_URL) {
         NODE_ENV: "development",
         LOG_LEVEL: "warn",
         DATABASE_URL: testDb.url as string,
-        ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-        SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-        API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-        TRON_NETWORK: "devnet",
-        TRON_NODE_URL: devnet.url,
-        USDT_CONTRACT: devnet.usdtContract,
+        ...TEST_SECRETS,
+        ...devnetEnv(devnet),
         CONFIRMATIONS: "2",
         COLD_WALLET_ADDRESS: cold,
         SWEEP_ENABLED: "true",

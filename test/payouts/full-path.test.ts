@@ -30,7 +30,7 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
 } from "@stablegate/sdk";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { freePort } from "../helpers/pg-cluster.js";
 import { OPERATOR_PASSWORD, totpAt } from "../helpers/operators.js";
@@ -104,12 +104,8 @@ beforeAll(async () => {
   baseEnv = {
     NODE_ENV: "development",
     LOG_LEVEL: "warn",
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: devnet.url,
-    USDT_CONTRACT: devnet.usdtContract,
+    ...TEST_SECRETS,
+    ...devnetEnv(devnet),
     CONFIRMATIONS: "3",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     HOST: "127.0.0.1",
