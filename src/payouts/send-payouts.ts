@@ -61,7 +61,7 @@ export const PAYOUT_MAX_WAIT_MS = 60_000;
  * stored transaction before its broadcast), so several at a time keep a worker busy; each payout's
  * own steps stay in order, and the float check reserves synchronously (see signNew).
  */
-export const PAYOUT_SEND_CONCURRENCY = 8;
+export const PAYOUT_SEND_CONCURRENCY = 10;
 /** How long a payout waits when the float is short before it checks again. */
 export const PAYOUT_FLOAT_WAIT_MS = 30_000;
 /** Back-off after a node error. */
