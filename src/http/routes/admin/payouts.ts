@@ -12,7 +12,7 @@ import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payou
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { readPayoutFloat } from "../../../payouts/read-float.js";
-import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { getPayoutDetail, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import { claimUrl } from "../../../payouts/refund-claim.js";
 import {
   adminCreateRefundSchema,
@@ -58,11 +58,8 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id",
     { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
     async (request) => {
-      const payout = await getPayout(request.ctx, request.params.id);
-      return {
-        payout: toPayoutReply(request.ctx, payout),
-        ...(await getPayoutHistory(request.ctx, payout.id)),
-      };
+      const { payout, ...history } = await getPayoutDetail(request.ctx, request.params.id);
+      return { payout: toPayoutReply(request.ctx, payout), ...history };
     },
   );
 
@@ -95,8 +92,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id/retry-webhook",
     { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
     async (request, reply) => {
-      const payout = await getPayout(request.ctx, request.params.id);
-      await retryPayoutWebhook(request.ctx, payout.id);
+      await retryPayoutWebhook(request.ctx, request.params.id);
       return reply.status(202).send({ status: "scheduled" as const });
     },
   );
