@@ -1,27 +1,15 @@
 /**
- * Sending approved refunds and payouts from the hot wallet (DESIGN.md 14; docs/payouts.md,
- * "Sending"). The orchestration only: the reads and writes are payout-store.ts, the chain reads and
- * the signing payout-chain.ts, the float's rule payout-float.ts.
- *
- *   claim   approved/sending payouts, FOR UPDATE SKIP LOCKED, under a lease (any number of workers)
- *   float   the hot wallet's USDT must cover this payout and every other one whose transaction is
- *           live; otherwise the payout waits (wait_reason float_low) and `payout_float_low` fires
- *   sign    a USDT transfer hot -> destination, built and signed locally
- *   store   the signed bytes (payout_transactions) and the payout -> sending, in one transaction,
- *           BEFORE the broadcast; a unique index allows one live (signed/sent) transaction per payout
- *   send    broadcast; a restart re-broadcasts the stored bytes
- *   wait    solidified with SUCCESS -> completed (tx hash, TRX burnt from the transaction info,
- *           reservation settled); REVERT / OUT_OF_ENERGY -> failed (reservation released);
- *           expired and absent from the solidified chain -> marked expired, and only then is a
- *           new transaction signed.
+ * Sending approved refunds and payouts from the hot wallet: the orchestration of a round (DESIGN.md
+ * 14; docs/payouts.md "Sending" walks through it). claim -> float check -> sign -> store (with the
+ * move to `sending`, BEFORE the broadcast) -> broadcast -> look until solidified: completed, failed
+ * on chain, or expired unseen (only then is a new transaction signed). The reads and writes are
+ * payout-store.ts, the chain reads and the signing payout-chain.ts, the float's rule
+ * payout-float.ts.
  *
  * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
  * solidified chain: any block that could hold it has a timestamp at or before its expiration, so
- * it is at or below that head, and the lookup that follows would have found it.
- *
- * A transaction seen in block B is not looked up again while the solidified head is below B: the
- * next look is timed for when the solidified head should reach B, so a payout on its way costs
- * two or three lookups instead of one every few seconds.
+ * it is at or below that head, and the lookup that follows would have found it. A transaction seen
+ * in block B is not looked up again until the solidified head should reach B.
  */
 import type { Context } from "../context.js";
 import { chainFailure } from "../chain/transaction-failure.js";
