@@ -29,6 +29,8 @@ export async function sendAlert(
   config: Config,
   channel: AlertChannel,
   body: string,
+  /** when it is sent (the clock's now): the webhook's x-timestamp */
+  at: Date,
   timeoutMs = ALERT_TIMEOUT_MS,
 ): Promise<SendResult> {
   const { alerts } = config;
@@ -37,7 +39,7 @@ export async function sendAlert(
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      "x-timestamp": String(Math.floor(Date.now() / 1000)),
+      "x-timestamp": String(Math.floor(at.getTime() / 1000)),
     };
     if (alerts.webhookSecret) headers["x-signature"] = signWebhookBody(alerts.webhookSecret, body);
     return post(alerts.webhookUrl, headers, body, timeoutMs, []);

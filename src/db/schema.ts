@@ -384,6 +384,8 @@ export const payouts = pgTable("payouts", {
   energyUsed: bigint("energy_used", { mode: "bigint" }),
   attempts: integer("attempts").notNull().default(0),
   lastError: text("last_error"),
+  /** why an approved payout waits (src/payouts/payout-float.ts); null when it waits for nothing */
+  waitReason: text("wait_reason", { enum: ["float_low"] }),
   nextAttemptAt: ts("next_attempt_at"),
   leaseOwner: text("lease_owner"),
   leaseExpiresAt: ts("lease_expires_at"),

@@ -39,6 +39,3 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutSt
 
 /** How long a refund's claim link stays valid. */
 export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
-
-/** last_error of an approved payout waiting for the float (the payout_float_low alert reads it). */
-export const FLOAT_LOW_MESSAGE = "the hot wallet's USDT float is too small";

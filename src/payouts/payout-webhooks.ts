@@ -12,6 +12,7 @@ import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import type { PayoutRow } from "./payout-types.js";
+import { getPayout } from "./read-payouts.js";
 import type { PayoutWebhookEvent, PayoutWebhookPayload } from "@stablegate/sdk/webhook-payload";
 
 export function payoutWebhookEvent(row: PayoutRow): PayoutWebhookEvent | null {
@@ -77,7 +78,8 @@ export async function enqueuePayoutWebhook(
  * The admin's re-drive: the latest webhook of a completed or failed payout is sent again (same
  * payload and idempotency key) with a fresh budget of 10 attempts.
  */
-export async function retryPayoutWebhook(ctx: Context, payoutId: string): Promise<void> {
+export async function retryPayoutWebhook(ctx: Context, id: string): Promise<void> {
+  const { id: payoutId } = await getPayout(ctx, id);
   await ctx.db.transaction(async (tx) => {
     const [last] = await tx
       .select()

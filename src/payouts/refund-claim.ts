@@ -15,6 +15,11 @@ import { checkDestination } from "./destination.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
+/** The payer's claim page of a refund without an address, from the token shown once at creation. */
+export function claimUrl(ctx: Context, token: string | undefined): string | null {
+  return token === undefined ? null : `${ctx.config.publicBaseUrl}/refund/${token}`;
+}
+
 export interface RefundClaimView {
   status: PayoutRow["status"];
   amount: string;
