@@ -9,7 +9,7 @@ export { PAYOUT_STATUSES, type PayoutStatus };
 export type PayoutRow = typeof payouts.$inferSelect;
 export type PayoutKind = PayoutRow["kind"];
 
-/** Who did something (the same shape as issue 22's AuditActor). */
+/** Who did something (the same shape as the audit log's AuditActor). */
 export type PayoutActor =
   | { kind: "operator"; id: string; label: string }
   | { kind: "merchant"; id: string; label: string }

@@ -1,5 +1,5 @@
 /**
- * The packages as a merchant installs them (issue 20): `npm pack` of @stablegate/sdk,
+ * The packages as a merchant installs them: `npm pack` of @stablegate/sdk,
  * @stablegate/tron and @stablegate/devnet (prepack builds dist/), each tarball installed into a
  * scratch project in the OS temp directory, outside the repository, with `npm install` and nothing
  * else. Then, with plain `node` (no tsx, nothing of the repository on the module path):
