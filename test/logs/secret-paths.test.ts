@@ -5,9 +5,11 @@
  * trace level, every line searched for the token. And every registered route whose path holds a
  * secret-like parameter is covered by the pattern list, so a new one cannot be forgotten.
  */
+import { sql } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../src/db/query-rows.js";
 import { buildApp } from "../../src/http/app.js";
 import { createLogger, redactSecretPaths } from "../../src/logger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
@@ -105,6 +107,16 @@ describe("a refund's claim token", () => {
     expect(flow).toContain('"url":"/refund/[redacted]"');
     expect(flow).toContain('"url":"/api/v1/refund-claims/[redacted]/extra?x=1"');
     expect(logs.join("")).not.toContain(token);
+    // Setting the destination is on the audit record (who: the payer, from where), token-free.
+    const audit = await queryRows<{ action: string; target_id: string; ip: string | null; whole: string }>(
+      t.ctx.db,
+      sql`SELECT action, target_id, ip, row_to_json(a)::text AS whole FROM audit_log a ORDER BY seq`,
+    );
+    expect(audit.filter((row) => row.action === "refund.claim")).toEqual([
+      expect.objectContaining({ target_id: refundId, ip: "127.0.0.1" }),
+    ]);
+    expect(audit.find((row) => row.action === "refund.claim")?.whole).toContain(payer);
+    expect(audit.map((row) => row.whole).join("\n")).not.toContain(token);
   }, 180_000);
 
   it("is cut out of error messages and stacks and of message texts as well", async () => {

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { requireStepUp } from "../../../admin/step-up.js";
 import { appendAudit } from "../../../audit/append-audit.js";
 import { formatAmount } from "../../../money.js";
-import { auditActorOf, requestMeta } from "../../audit-context.js";
+import { auditActorOf, auditOriginOf, requestMeta } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
 import { createStrayRefund } from "../../../payouts/stray-refund.js";
@@ -114,7 +114,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
     async (request, reply) => {
       const payout = await getPayout(request.ctx, request.params.id);
-      await retryPayoutWebhook(request.ctx, payout.id);
+      await retryPayoutWebhook(request.ctx, payout, auditOriginOf(request));
       return reply.status(202).send({ status: "scheduled" as const });
     },
   );
