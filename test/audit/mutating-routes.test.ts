@@ -41,9 +41,6 @@ const NOT_AUDITED: Record<string, string> = {
   // (thousands a second in one statement per batch) that one serialized audit-chain append per
   // order would throttle.
   "POST /api/v1/payments": "order creation: recorded as the order_created event, no money moved",
-  // Cancelling a pending order (no payment arrived) closes a request; the payment_cancelled event
-  // records it with the merchant's key. A payment that arrives later is still credited.
-  "POST /api/v1/payments/:id/cancel": "a pending order closed: the payment_cancelled event records it",
 };
 
 let s: StrayTest;
@@ -126,6 +123,8 @@ async function payoutId(): Promise<string> {
 
 /** One successful call per route, keyed "METHOD url" as Fastify registered it. */
 const WALK: Record<string, () => Promise<InjectOptions>> = {
+  "POST /api/v1/payments/:id/cancel": async () =>
+    asMerchant("POST", `/api/v1/payments/${(await pendingOrder()).id}/cancel`, { reason: "walk" }),
   "POST /api/v1/payments/:id/simulate": async () =>
     asMerchant("POST", `/api/v1/payments/${(await pendingOrder()).id}/simulate`, { amount: "5" }),
   "POST /api/v1/deposit-addresses": async () =>
