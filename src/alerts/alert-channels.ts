@@ -65,13 +65,16 @@ export function telegramText(body: string): string {
     state: string;
     text: string;
     details: Record<string, unknown>;
+    audit_head?: string | null;
     at: string;
   };
   const mark = b.state === "resolved" ? "RESOLVED" : b.severity === "critical" ? "CRITICAL" : "WARNING";
   const lines = Object.entries(b.details ?? {})
     .filter(([, v]) => v !== null && v !== "")
     .map(([k, v]) => `${k}: ${String(v)}`);
-  return [`[${mark}] ${b.alert}`, b.text, ...lines, b.at].join("\n").slice(0, 4000);
+  // The head goes before the details: the 4,000-character cut may shorten those, never it.
+  const head = b.audit_head ? [`audit head: ${b.audit_head}`] : [];
+  return [`[${mark}] ${b.alert}`, b.text.slice(0, 2000), ...head, ...lines, b.at].join("\n").slice(0, 4000);
 }
 
 async function post(

@@ -10,11 +10,10 @@
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import type { Tx } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { newId } from "../ids.js";
 import { readAlertConditions, type ConditionReading, type Severity } from "./alert-conditions.js";
-import { alertChannels } from "./alert-channels.js";
+import { enqueueAlert as enqueue } from "./alert-outbox.js";
 import { EVENT_ALERT_SOURCES, type EventAlert } from "./event-alert-sources.js";
 
 export interface EvaluateResult {
@@ -122,37 +121,4 @@ async function fireEventAlert(ctx: Context, a: EventAlert, now: Date): Promise<b
     await enqueue(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
     return true;
   });
-}
-
-export interface AlertMessage {
-  id: string;
-  alert: string;
-  severity: Severity;
-  state: "firing" | "resolved";
-  text: string;
-  details: Record<string, string | number | null>;
-  at: Date;
-}
-
-/** The alert webhook's JSON (DESIGN.md 2), built once and stored: every attempt sends these bytes. */
-export function alertBody(m: AlertMessage): string {
-  return JSON.stringify({
-    alert: m.alert,
-    severity: m.severity,
-    state: m.state,
-    text: m.state === "resolved" ? `Resolved: ${m.text}` : m.text,
-    details: m.details,
-    at: m.at.toISOString(),
-  });
-}
-
-async function enqueue(ctx: Context, tx: Tx, m: AlertMessage): Promise<void> {
-  const body = alertBody(m);
-  const at = m.at.toISOString();
-  for (const channel of alertChannels(ctx.config)) {
-    await tx.execute(
-      sql`INSERT INTO alert_deliveries (id, alert_id, channel, state, body, status, next_attempt_at, created_at)
-          VALUES (${newId()}, ${m.id}, ${channel}, ${m.state}, ${body}, 'pending', ${at}::timestamptz, ${at}::timestamptz)`,
-    );
-  }
 }

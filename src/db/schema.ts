@@ -264,7 +264,7 @@ export const loginAttempts = pgTable("login_attempts", {
   clientIp: text("client_ip").notNull(),
   success: boolean("success").notNull(),
   attemptedAt: ts("attempted_at").notNull(),
-  /** The lower-cased email of the named account tried (migration 0009); NULL for the owner. */
+  /** The account tried: a named operator's lower-cased email, "owner" for the built-in owner (NULL in rows before it was counted). */
   account: text("account"),
 });
 

@@ -92,7 +92,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id/retry-webhook",
     { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
     async (request, reply) => {
-      await retryPayoutWebhook(request.ctx, request.params.id);
+      await retryPayoutWebhook(request.ctx, request.params.id, auditOriginOf(request));
       return reply.status(202).send({ status: "scheduled" as const });
     },
   );
