@@ -86,7 +86,7 @@ export async function readAlertConditions(
   });
 
   const silentFor = Math.max(0, Math.floor((now - answeredAt) / 1000));
-  const nodes = ctx.chain.client.status().map((n) => n.name);
+  const nodes = ctx.chains.primary.nodes().map((n) => n.name);
   readings.push({
     alert: "node_down",
     severity: "critical",
@@ -132,7 +132,7 @@ async function currentHead(
   freshMs: number,
 ): Promise<{ number: number; at: number } | undefined> {
   const now = ctx.clock.now().getTime();
-  const seen = ctx.chain.lastHead();
+  const seen = ctx.chains.primary.lastHead();
   // freshMs 0 asks the node itself: no head seen or published earlier counts, whatever the clock
   // says (a stepped test clock may stand before the time a head was stamped with).
   if (freshMs > 0 && seen && now - seen.at < freshMs) return seen;
@@ -146,14 +146,13 @@ async function currentHead(
   }
   let timer: NodeJS.Timeout | undefined;
   try {
-    const block = await Promise.race([
-      ctx.chain.client.getNowBlock(),
+    const head = await Promise.race([
+      ctx.chains.primary.headNumber(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error("timeout")), HEAD_TIMEOUT_MS);
       }),
     ]);
-    const head = block.block_header.raw_data.number ?? 0;
-    ctx.chain.observeHead(head);
+    ctx.chains.primary.observeHead(head);
     return { number: head, at: ctx.clock.now().getTime() };
   } catch {
     return undefined;

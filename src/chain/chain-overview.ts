@@ -24,10 +24,10 @@ export async function getChainOverview(ctx: Context): Promise<AdminChainStatus> 
     const check = await checkChain(ctx);
     head = check.head;
     scanned = check.scanned;
-    nodes = ctx.chain.client.status();
+    nodes = ctx.chains.primary.nodes();
   }
   return {
-    network: ctx.chain.network,
+    network: ctx.chains.primary.network,
     source: published ? "scanner" : "this process",
     head,
     scanned,

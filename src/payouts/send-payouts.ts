@@ -12,7 +12,7 @@
  * in block B is not looked up again until the solidified head should reach B.
  */
 import type { Context } from "../context.js";
-import { chainFailure } from "../chain/transaction-failure.js";
+import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { formatAmount } from "../money.js";
 import { broadcast } from "../sweeps/sweep-chain.js";
 import type { SweepDeps } from "../sweeps/sweep-types.js";

@@ -13,7 +13,7 @@ import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { RefBlock } from "@stablegate/tron/transaction";
 import { savePatch } from "./settlement-store.js";
-import { chainFailure } from "../chain/transaction-failure.js";
+import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { insertLedgerTx, recordLanding, type LedgerEntry } from "./sweep-ledger.js";
 import type { ChainPrices } from "./sweep-plan.js";
 import {

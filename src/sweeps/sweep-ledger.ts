@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
-import { chainFailure } from "../chain/transaction-failure.js";
+import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { queryRows } from "../db/query-rows.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
