@@ -80,11 +80,7 @@ export async function enqueuePayoutWebhook(
  * payload and idempotency key) with a fresh budget of 10 attempts. An audit row in the same
  * transaction: a re-sent payout webhook tells the merchant money moved, so who asked is on record.
  */
-export async function retryPayoutWebhook(
-  ctx: Context,
-  id: string,
-  origin: AuditOrigin,
-): Promise<void> {
+export async function retryPayoutWebhook(ctx: Context, id: string, origin: AuditOrigin): Promise<void> {
   const payout = await getPayout(ctx, id);
   const payoutId = payout.id;
   await ctx.db.transaction(async (tx) => {
