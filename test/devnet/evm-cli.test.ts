@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../helpers/service-process.js";
+import { poll } from "../helpers/poll.js";
 
 const started: ChildProcess[] = [];
 
@@ -101,10 +101,10 @@ describe("stablegate-devnet --evm", () => {
     expect(Number(await rpc(url, "eth_chainId"))).toBe(1337);
     // Anvil's own interval mining makes blocks (200 ms here); nothing else mines.
     const first = Number(await rpc(url, "eth_blockNumber"));
-    await waitUntil(
+    await poll(
       "two more blocks",
       async () => (Number(await rpc(url, "eth_blockNumber")) >= first + 2 ? true : undefined),
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const more: string[] = [];
     child.stdout?.on("data", (chunk: Buffer) => more.push(chunk.toString()));
@@ -114,12 +114,10 @@ describe("stablegate-devnet --evm", () => {
     child.kill("SIGTERM");
     expect((await exited).code).toBe(0);
     expect(more.join("")).toBe("");
-    await waitUntil(
-      "Anvil gone after SIGTERM",
-      async () => (anvil.every((p) => !alive(p)) ? true : undefined),
-      10_000,
-      () => `alive: ${anvil.filter(alive).join(" ")}`,
-    );
+    await poll("Anvil gone after SIGTERM", async () => (anvil.every((p) => !alive(p)) ? true : undefined), {
+      timeoutMs: 10_000,
+      describe: () => `alive: ${anvil.filter(alive).join(" ")}`,
+    });
   }, 60_000);
 
   it("leaves no Anvil behind when the devnet is killed with SIGKILL", async () => {
@@ -129,12 +127,10 @@ describe("stablegate-devnet --evm", () => {
     const below = descendants(child.pid!);
     expect(below.length).toBeGreaterThan(0);
     child.kill("SIGKILL");
-    await waitUntil(
-      "Anvil and its guard gone",
-      async () => (below.every((p) => !alive(p)) ? true : undefined),
-      10_000,
-      () => `still alive: ${below.filter(alive).join(" ")}`,
-    );
+    await poll("Anvil and its guard gone", async () => (below.every((p) => !alive(p)) ? true : undefined), {
+      timeoutMs: 10_000,
+      describe: () => `still alive: ${below.filter(alive).join(" ")}`,
+    });
     await expect(rpc(ready.rpc_url, "eth_blockNumber")).rejects.toThrow();
   }, 60_000);
 

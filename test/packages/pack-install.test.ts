@@ -1,5 +1,5 @@
 /**
- * The packages as a merchant installs them (issue 20): `npm pack` of @stablegate/sdk,
+ * The packages as a merchant installs them: `npm pack` of @stablegate/sdk,
  * @stablegate/tron and @stablegate/devnet (prepack builds dist/), each tarball installed into a
  * scratch project in the OS temp directory, outside the repository, with `npm install` and nothing
  * else. Then, with plain `node` (no tsx, nothing of the repository on the module path):
@@ -31,6 +31,7 @@ import { startService, type RunningService } from "../../src/server.js";
 import { signWebhookBody } from "../../src/webhooks/signature.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
+import { poll } from "../helpers/poll.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const SCRATCH = mkdtempSync(join(tmpdir(), "stablegate-pack-"));
@@ -401,12 +402,13 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    while (!/^devnet ready \{.*\}$/m.test(output)) {
-      if (Date.now() > deadline || child.exitCode !== null) {
-        throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output so far:\n${output}`);
-      }
-      await new Promise((done) => setTimeout(done, 100));
-    }
+    await poll(
+      'the "devnet ready" line or an exit',
+      () => /^devnet ready \{.*\}$/m.test(output) || child.exitCode !== null,
+      { timeoutMs: Math.max(1, deadline - Date.now()), describe: () => `output so far:\n${output}` },
+    );
+    if (!/^devnet ready \{.*\}$/m.test(output))
+      throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output so far:\n${output}`);
     return {
       ready: JSON.parse(/^devnet ready (\{.*\})$/m.exec(output)?.[1] as string) as T,
       output: () => output,
@@ -428,15 +430,11 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     expect(await usdt.symbol().call()).toBe("USDT");
     const txid = (await usdt.transfer(to, 12_340_000).send()) as string;
 
-    let receipt: { result?: string } | undefined;
-    while (receipt === undefined) {
-      const info = (await tw.trx.getTransactionInfo(txid)) as { receipt?: { result?: string } };
-      receipt = info.receipt;
-      if (receipt === undefined && Date.now() > deadline) {
-        throw new Error(`transfer ${txid} not in a block; devnet output:\n${outputOf()}`);
-      }
-      if (receipt === undefined) await new Promise((done) => setTimeout(done, 100));
-    }
+    const receipt = await poll(
+      `transfer ${txid} in a block`,
+      async () => ((await tw.trx.getTransactionInfo(txid)) as { receipt?: { result?: string } }).receipt,
+      { timeoutMs: Math.max(1, deadline - Date.now()), describe: () => `devnet output:\n${outputOf()}` },
+    );
     expect(receipt.result).toBe("SUCCESS");
     const balance = await tw.transactionBuilder.triggerConstantContract(
       ready.usdt_contract,

@@ -7,7 +7,6 @@
  * sent by the real sender from the hot wallet, completed with its tx hash; the recipient's on-chain
  * USDT rose by exactly the amount. Unknown tokens and an expired link have their own states.
  */
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,9 +17,11 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { adminCookie } from "../helpers/admin.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
-import { newTronAccount, payoutRow, sendPayoutUntil, usdtBalanceOf } from "../helpers/payout-chain.js";
+import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
+import { usdtBalance } from "../helpers/usdt.js";
+import { listenLocal } from "../helpers/app.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -58,12 +59,10 @@ beforeAll(async () => {
   await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", usdt: "100", solidify: true });
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   apiKey = (await createMerchant(t.ctx, { name: "Claim Coffee", webhookSecret: "whsec-claim-test" })).apiKey;
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  ({ page } = await openWatchedPage(browser, problems));
 }, 180_000);
 
 afterAll(async () => {
@@ -102,6 +101,9 @@ describe("the refund claim page", () => {
       .toBe("Enter the address for your refund");
     expect(await page.getByTestId("merchant").innerText()).toBe("Claim Coffee");
     expect(await page.getByTestId("amount").innerText()).toContain("5");
+    expect(await page.getByTestId("claim-expiry").innerText()).toMatch(
+      /^This link expires on \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC \(in 7 days\)\.$/,
+    );
     const input = page.getByLabel("Your TRON address (USDT, TRC20)");
     expect(await input.count()).toBe(1);
 
@@ -141,6 +143,10 @@ describe("the refund claim page", () => {
       .toBe("Waiting for approval");
     expect(await page.getByTestId("claim-address").count()).toBe(0);
     expect(await page.getByTestId("claim-destination").innerText()).toBe(payer.address);
+    // Nothing was sent yet: the page says where it will go, and the link's expiry no longer matters.
+    expect(await page.getByTestId("claim-destination-label").innerText()).toBe("To be sent to");
+    expect(await page.locator("main").innerText()).not.toContain("Sent to");
+    expect(await page.getByTestId("claim-expiry").count()).toBe(0);
     expect(await page.locator('[aria-current="step"]').innerText()).toBe("Waiting for approval");
     expect(await payoutRow(t, refundId)).toMatchObject({
       status: "pending_approval",
@@ -167,14 +173,15 @@ describe("the refund claim page", () => {
     await expect.poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 }).toBe("Approved");
 
     // The sender pays it from the hot wallet on the devnet; the page follows to completion.
-    const before = await usdtBalanceOf(t, payer.address);
+    const before = await usdtBalance(t.devnet, payer.address);
     const done = await sendPayoutUntil(t, refundId);
     await expect
       .poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 })
       .toBe("Refund completed");
     expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("claim-tx-hash").innerText()).toBe(done.txHash);
-    expect(await usdtBalanceOf(t, payer.address)).toBe(before + 5n * USDT);
+    expect(await page.getByTestId("claim-destination-label").innerText()).toBe("Sent to");
+    expect(await usdtBalance(t.devnet, payer.address)).toBe(before + 5n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
     expect(problems).toEqual([]);
   }, 240_000);

@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,8 +10,9 @@ import { createLogger } from "../../src/logger.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { newAccount, paidOrder, stake, sweepUntilSettled } from "../sweeps/delegate-helpers.js";
-import { displayAmount } from "../../web/src/checkout/amounts.js";
+import { formatAmount } from "../../src/money.js";
 import { launchChromium } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
 // delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the
@@ -61,8 +61,7 @@ beforeAll(async () => {
   );
 
   app = await buildApp(delegateCtx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
 }, 240_000);
 
@@ -84,7 +83,7 @@ describe("wallet page, sweep costs", () => {
     const row = (mode: string) => page.getByTestId(`sweep-cost-${mode}`).locator("td").allInnerTexts();
 
     const costs = await t.ctx.db.select().from(sweepCosts);
-    const trx = (sun: bigint) => displayAmount(sun);
+    const trx = (sun: bigint) => `${formatAmount(sun)} TRX`;
     const burn = costs.filter((c) => c.mode === "burn");
     const delegate = costs.filter((c) => c.mode === "delegate");
     expect(burn).toHaveLength(1);
@@ -109,9 +108,9 @@ describe("wallet page, sweep costs", () => {
       trx(allSun),
     ]);
     const stakePanel = await page.getByTestId("stake").innerText();
-    expect(stakePanel).toContain("100000 TRX");
+    expect(stakePanel).toContain("100,000.000000 TRX");
     expect(stakePanel).toMatch(/Delegations open\s+0/);
-    expect(await page.getByTestId("system").innerText()).toMatch(/sweep_mode\s+delegate/);
+    expect(await page.getByTestId("system").innerText()).toMatch(/Sweep mode\s+delegate/);
     expect(problems).toEqual([]);
   });
 });
