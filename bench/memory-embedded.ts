@@ -4,7 +4,8 @@
  * checkout beside a same-run baseline (a clone of BENCH_BASELINE, default main, in a scratch
  * directory; no build and no PostgreSQL needed).
  *
- * For each checkout, in alternating order (BENCH_ROUNDS rounds, default 1):
+ * The service runs as `npm start` runs it there: node with the Node flags its start script gives tsx,
+ * and tsx's loader. For each checkout, in alternating order (BENCH_ROUNDS rounds, default 1):
  *   - start to the first healthy reply, then samples every 2 s until the resident memory settles:
  *     the samples of the last 40 s within 2 % (longer than the address deriver's idle stop, 30 s, so
  *     a thread still to end cannot pass for idle); a deadline of BENCH_SETTLE_S, 300 s, prints what
@@ -15,6 +16,9 @@
  *     minus those: the node binary, compiled code, malloc'd memory); the peak RSS (VmHWM);
  *   - the devnet's state, in a process of its own (bench/memory-devnet.ts): its heap after start-up
  *     and what each further block adds, as MB per day of the demo's 1 s blocks.
+ * Then, in this checkout only, what the baseline-only WebAssembly compiler costs queries: an in-memory
+ * PGlite with the embedded settings running 2,000 inserts and 500 aggregates
+ * (bench/memory-pglite-cpu.mjs), with and without --liftoff-only, alternating, BENCH_ROUNDS + 1 each.
  * Goal: the service process under 300 MB RSS idle.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -118,13 +122,28 @@ function ask(child: ChildProcess): Promise<Sample> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The Node flags a checkout's `npm start` gives tsx (`tsx --flag ... src/main.ts serve`). */
+function startFlags(root: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const words = (scripts.start ?? "").split(/\s+/);
+  const flags: string[] = [];
+  for (const word of words.slice(words.indexOf("tsx") + 1)) {
+    if (!word.startsWith("--")) break;
+    flags.push(word);
+  }
+  return flags;
+}
+
 /** `npm start`'s service process in an empty DATA_DIR, sampled until its memory settles. */
 async function measureDemo(root: string): Promise<DemoFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "sg-bench-demo-"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const began = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", PROBE, "src/main.ts", "serve"], {
+  const args = [...startFlags(root), "--import", "tsx", "--import", PROBE, "src/main.ts", "serve"];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -222,6 +241,35 @@ function describe(label: string, demo: DemoFigures, devnet: DevnetFigures): stri
   );
 }
 
+interface QueryCost {
+  cpuMs: number;
+  wallMs: number;
+}
+
+async function compareWasmTiers(rounds: number): Promise<void> {
+  const { pgliteStartParams, WASM_BASELINE_FLAG } = await import("../src/db/pglite-bounds.js");
+  const { PGlite } = await import("@electric-sql/pglite");
+  const params = JSON.stringify(pgliteStartParams(PGlite.defaultStartParams));
+  const run = (flags: string[]) =>
+    JSON.parse(
+      execFileSync(process.execPath, [...flags, join(here, "memory-pglite-cpu.mjs"), params], {
+        cwd: ROOT,
+        encoding: "utf8",
+      }),
+    ) as QueryCost;
+  const tiers: Record<"baseline" | "both", QueryCost[]> = { baseline: [], both: [] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (["baseline", "both"] as const) : (["both", "baseline"] as const);
+    for (const tier of order) tiers[tier].push(run(tier === "baseline" ? [WASM_BASELINE_FLAG] : []));
+  }
+  const show = (costs: QueryCost[]) =>
+    costs.map((c) => `${Math.round(c.cpuMs)} ms CPU (${Math.round(c.wallMs)} ms wall)`).join("; ");
+  console.log(
+    `PGlite, 2,000 inserts + 500 aggregates: ${WASM_BASELINE_FLAG} ${show(tiers.baseline)}\n` +
+      `  with the optimising tier: ${show(tiers.both)} (load ${load()})`,
+  );
+}
+
 export async function runEmbedded(): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
   const ref = process.env.BENCH_BASELINE ?? "main";
@@ -256,6 +304,7 @@ export async function runEmbedded(): Promise<void> {
     [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
   const idle = (which: "baseline" | "current") => median(runs[which].map((r) => r.demo.idle.rss));
   const peak = (which: "baseline" | "current") => median(runs[which].map((r) => r.demo.peak));
+  await compareWasmTiers(rounds + 1);
   const now = idle("current");
   console.log(
     `RSS idle, median of ${rounds}: ${mb(now)} against ${mb(idle("baseline"))} on ${ref} ` +

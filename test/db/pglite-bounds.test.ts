@@ -70,7 +70,8 @@ describe("the embedded database's memory bounds", () => {
     } finally {
       await reopened.close();
     }
-  });
+    // Three Postgres starts (the child's, then two opens): slow on a shared machine.
+  }, 180_000);
 
   it("refuses a data directory that holds files but no database, and leaves it as it was", async () => {
     const dataDir = join(scratch, "junk", "pglite");
