@@ -300,8 +300,13 @@ export async function runEmbedded(): Promise<void> {
   } finally {
     rmSync(baseline.root, { recursive: true, force: true });
   }
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number;
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  };
   const idle = (which: "baseline" | "current") => median(runs[which].map((r) => r.demo.idle.rss));
   const peak = (which: "baseline" | "current") => median(runs[which].map((r) => r.demo.peak));
   await compareWasmTiers(rounds + 1);
