@@ -50,9 +50,11 @@ export function useBaselineWasmCompiler(): void {
   setFlagsFromString(WASM_BASELINE_FLAG);
 }
 
-// Run by `node -e` in the child: plain CommonJS, so it needs no TypeScript loader from source.
+// Run by `node -e` in the child: plain CommonJS, so it needs no TypeScript loader from source. The
+// flag is set from inside rather than on the command line, where a V8 without it would refuse to start.
 const INITDB_SCRIPT = `
-const [entry, dir, params] = process.argv.slice(1);
+const [flag, entry, dir, params] = process.argv.slice(1);
+require("node:v8").setFlagsFromString(flag);
 const { PGlite } = require(entry);
 (async () => {
   const db = new PGlite(dir, { startParams: JSON.parse(params) });
@@ -81,7 +83,15 @@ export async function createPgliteDataDir(dataDir: string, startParams: readonly
   rmSync(building, { recursive: true, force: true });
   const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
   try {
-    await runChild([WASM_BASELINE_FLAG, "-e", INITDB_SCRIPT, entry, building, JSON.stringify(startParams)]);
+    await runChild([
+      "-e",
+      INITDB_SCRIPT,
+      "--",
+      WASM_BASELINE_FLAG,
+      entry,
+      building,
+      JSON.stringify(startParams),
+    ]);
     rmSync(dataDir, { recursive: true, force: true });
     renameSync(building, dataDir);
   } finally {
