@@ -7,19 +7,25 @@
  * An attempt the limiter refuses answers RATE_LIMITED whether or not the password was right, so a
  * refused client learns nothing about its guess. A wrong password, an unknown email, a disabled
  * account and an invitation not yet accepted all answer INVALID_PASSWORD alike (argon2 runs for an
- * unknown email too). TOTP_REQUIRED / TOTP_INVALID come only after the password was right.
+ * unknown email too). TOTP_REQUIRED / TOTP_INVALID / PASSKEY_INVALID come only after the password
+ * was right. The second factor is a TOTP code, a recovery code or a passkey assertion; a wrong one
+ * counts toward the lockout shared with step-up actions (factor-lockout.ts), and while that lockout
+ * lasts the second-factor step answers RATE_LIMITED, a correct factor included.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
 import type { AuditActor } from "../audit/audit-types.js";
+import type { Executor } from "../db/connection.js";
 import { operators } from "../db/schema.js";
 import { AppError, isAppError } from "../errors.js";
 import { ADMIN_SESSION_SECONDS, signAdminToken } from "./admin-token.js";
 import { checkLoginBudget, insertLoginAttempt } from "./login-limit.js";
 import { BUILTIN_OWNER_ID, operatorLabel } from "./operator-types.js";
 import { verifyPassword } from "./passwords.js";
+import { assertFactorNotLocked, recordFactorFailure } from "./factor-lockout.js";
+import { hasPasskey, verifyPasskeyAssertion } from "./passkeys.js";
 import { consumeRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
 import { createSession } from "./sessions.js";
 import { consumeTotpCode } from "./totp.js";
@@ -33,11 +39,13 @@ export interface LoginInput {
   password: string;
   email?: string | undefined;
   totpCode?: string | undefined;
+  /** A WebAuthn assertion over a sign-in challenge (POST /api/v1/admin/auth/passkey-options). */
+  passkey?: unknown;
   clientIp: string;
   userAgent?: string | undefined;
 }
 
-type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid";
+type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid" | "passkey_invalid";
 
 export async function loginAdmin(ctx: Context, input: LoginInput): Promise<AdminLogin> {
   const email = input.email?.trim().toLowerCase();
@@ -69,15 +77,8 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
     result = await ctx.db.transaction(async (tx) => {
       await checkLoginBudget(ctx, tx, { clientIp: input.clientIp, account: limitedAccount });
       let outcome: Outcome = allowed ? "ok" : "invalid_password";
-      if (allowed && operator.totpEnabled) {
-        const code = input.totpCode?.trim() ?? "";
-        if (code === "") outcome = "totp_required";
-        else {
-          const accepted = looksLikeRecoveryCode(code)
-            ? await consumeRecoveryCode(ctx, tx, operator.id, code)
-            : await consumeTotpCode(ctx, tx, operator.id, code);
-          if (!accepted) outcome = "totp_invalid";
-        }
+      if (allowed && (operator.totpEnabled || (await hasPasskey(tx, operator.id)))) {
+        outcome = await secondFactorOutcome(ctx, tx, operator.id, input);
       }
       await insertLoginAttempt(ctx, tx, {
         clientIp: input.clientIp,
@@ -105,7 +106,7 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
         action: "auth.login",
         targetType: "session",
         targetId: session.id,
-        after: { account, totp: operator.totpEnabled },
+        after: { account, totp: operator.totpEnabled, passkey: input.passkey !== undefined },
         ...meta,
       });
       return { outcome, session };
@@ -122,6 +123,12 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
     }
     throw error;
   }
+  if ((result.outcome === "totp_invalid" || result.outcome === "passkey_invalid") && operator) {
+    await recordFactorFailure(ctx, { id: operator.id, label: operatorLabel(operator) }, "login", {
+      actor,
+      ...meta,
+    });
+  }
 
   switch (result.outcome) {
     case "ok":
@@ -134,11 +141,38 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
     case "totp_invalid":
       ctx.log.info({ clientIp: input.clientIp }, "admin login failed: wrong authenticator code");
       throw new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
+    case "passkey_invalid":
+      ctx.log.info({ clientIp: input.clientIp }, "admin login failed: passkey not accepted");
+      throw new AppError(
+        "PASSKEY_INVALID",
+        "the passkey was not accepted: unknown, removed, or its challenge is stale",
+      );
   }
   if (!operator || !result.session) throw new Error("login succeeded without a session");
   ctx.log.info({ clientIp: input.clientIp, operatorId: operator.id }, "admin logged in");
   const token = await signAdminToken(ctx, { id: result.session.id, builtinOwner: operator.isBuiltin });
   return { token, maxAgeSeconds: ADMIN_SESSION_SECONDS };
+}
+
+/** The second-factor step of a login whose password was right (RATE_LIMITED while locked). */
+async function secondFactorOutcome(
+  ctx: Context,
+  tx: Executor,
+  operatorId: string,
+  input: LoginInput,
+): Promise<Outcome> {
+  await assertFactorNotLocked(ctx, tx, operatorId);
+  if (input.passkey !== undefined) {
+    return (await verifyPasskeyAssertion(ctx, tx, operatorId, "login", input.passkey))
+      ? "ok"
+      : "passkey_invalid";
+  }
+  const code = input.totpCode?.trim() ?? "";
+  if (code === "") return "totp_required";
+  const accepted = looksLikeRecoveryCode(code)
+    ? await consumeRecoveryCode(ctx, tx, operatorId, code)
+    : await consumeTotpCode(ctx, tx, operatorId, code);
+  return accepted ? "ok" : "totp_invalid";
 }
 
 function digest(value: string): Buffer {

@@ -56,7 +56,7 @@ async function fireCondition(ctx: Context, reading: ConditionReading): Promise<b
           RETURNING id`,
     );
     if (rows.length === 0) return false;
-    await enqueue(ctx, tx, {
+    await enqueueAlert(ctx, tx, {
       id,
       alert: reading.alert,
       severity: reading.severity,
@@ -80,7 +80,7 @@ async function resolveCondition(ctx: Context, reading: ConditionReading): Promis
     );
     const row = rows[0];
     if (!row) return false;
-    await enqueue(ctx, tx, {
+    await enqueueAlert(ctx, tx, {
       id: row.id,
       alert: reading.alert,
       severity: row.severity,
@@ -119,7 +119,7 @@ async function fireEventAlert(ctx: Context, a: EventAlert, now: Date): Promise<b
     );
     if (rows.length === 0) return false;
     const { alert, severity, text, details } = a;
-    await enqueue(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
+    await enqueueAlert(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
     return true;
   });
 }
@@ -146,7 +146,8 @@ export function alertBody(m: AlertMessage): string {
   });
 }
 
-async function enqueue(ctx: Context, tx: Tx, m: AlertMessage): Promise<void> {
+/** Queues an alert's message on every configured channel (in the transaction that fired it). */
+export async function enqueueAlert(ctx: Context, tx: Tx, m: AlertMessage): Promise<void> {
   const body = alertBody(m);
   const at = m.at.toISOString();
   for (const channel of alertChannels(ctx.config)) {
