@@ -70,13 +70,22 @@ export function totpAt(secret: string, at: Date): string {
   return generateSync({ secret, epoch: Math.floor(at.getTime() / 1000) });
 }
 
-/** Enrols TOTP for the cookie's operator through the API; returns the secret and recovery codes. */
+/**
+ * Enrols TOTP for the cookie's operator through the API (with their current password: the owner's
+ * is TEST_ADMIN_PASSWORD); returns the secret and recovery codes.
+ */
 export async function enrolTotp(
   app: FastifyInstance,
   cookie: string,
   now: () => Date,
+  currentPassword: string = OPERATOR_PASSWORD,
 ): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const setup = await app.inject({ method: "POST", url: "/api/v1/admin/me/totp/setup", headers: { cookie } });
+  const setup = await app.inject({
+    method: "POST",
+    url: "/api/v1/admin/me/totp/setup",
+    headers: { cookie },
+    payload: { current_password: currentPassword },
+  });
   if (setup.statusCode !== 200) throw new Error(`totp setup failed: ${setup.statusCode} ${setup.body}`);
   const { secret } = setup.json<{ secret: string }>();
   const confirm = await app.inject({
