@@ -127,7 +127,8 @@ export async function registrationOptions(
     userName: operator.label,
     userDisplayName: operator.name,
     userID: Buffer.from(operator.id.replace(/-/g, ""), "hex"),
-    challenge: issueChallenge(ctx, "register", operator.id),
+    // Bytes, so options.challenge (their base64url) is the very string challengeValid reads.
+    challenge: Buffer.from(issueChallenge(ctx, "register", operator.id), "base64url"),
     timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
     attestationType: "none",
     excludeCredentials: existing.map((row) => ({
@@ -191,7 +192,7 @@ export async function authenticationOptions(
   const allow = purpose === "step_up" ? await listPasskeys(ctx, ctx.db, operatorId) : [];
   return generateAuthenticationOptions({
     rpID: relyingParty(ctx).rpID,
-    challenge: issueChallenge(ctx, purpose, operatorId),
+    challenge: Buffer.from(issueChallenge(ctx, purpose, operatorId), "base64url"),
     timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
     userVerification: "preferred",
     allowCredentials: allow.map((row) => ({
