@@ -19,6 +19,8 @@ export async function createOperatorViaApi(
   app: FastifyInstance,
   ownerCookie: string,
   input: { email: string; role: OperatorRole; name?: string; password?: string },
+  /** The owner's second factor ({totp_code} or {passkey}) when the owner has one: a step-up action. */
+  stepUp: Record<string, unknown> = {},
 ): Promise<CreatedOperator & { invitationUrl: string | null }> {
   const reply = await app.inject({
     method: "POST",
@@ -29,6 +31,7 @@ export async function createOperatorViaApi(
       email: input.email,
       role: input.role,
       password: input.password ?? OPERATOR_PASSWORD,
+      ...stepUp,
     },
   });
   if (reply.statusCode !== 201) throw new Error(`create operator failed: ${reply.statusCode} ${reply.body}`);
