@@ -2,7 +2,8 @@ import { useState } from "react";
 import type { OperatorList } from "../../api-types.js";
 import { api } from "../api.js";
 import { formatTime } from "../format.js";
-import { askTotpCode, useMe } from "../me.js";
+import { useMe } from "../me.js";
+import { askStepUp } from "../passkeys.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { useAction, useApi } from "../useApi.js";
 import { CreateOperator } from "./CreateOperator.js";
@@ -56,16 +57,20 @@ export function OperatorsPage() {
                       value={o.role}
                       testId="operator-role"
                       onChange={(role) => {
-                        const code = askTotpCode(me, "Change a role");
-                        if (code === undefined) return;
-                        void action.run(() =>
-                          api.put(`/operators/${o.id}`, { role, ...(code ? { totp_code: code } : {}) }),
-                        );
+                        void action.run(async () => {
+                          const factor = await askStepUp(me, "Change a role");
+                          if (factor !== undefined) await api.put(`/operators/${o.id}`, { role, ...factor });
+                        });
                       }}
                     />
                   )}
                 </td>
-                <td>{o.totp_enabled ? "on" : "off"}</td>
+                <td data-testid="operator-2fa">
+                  {[o.totp_enabled ? "app" : null, o.passkeys > 0 ? `${o.passkeys} passkey(s)` : null]
+                    .filter(Boolean)
+                    .join(", ") || "off"}
+                  {o.second_factor_locked_until ? " (locked)" : ""}
+                </td>
                 <td>{o.invitation_pending ? "invited" : o.is_active ? "active" : "disabled"}</td>
                 <td>{formatTime(o.created_at)}</td>
                 <td>
@@ -74,10 +79,27 @@ export function OperatorsPage() {
                       type="button"
                       data-testid="operator-toggle"
                       onClick={() =>
-                        void action.run(() => api.put(`/operators/${o.id}`, { is_active: !o.is_active }))
+                        void action.run(async () => {
+                          // Re-enabling is a step-up action; disabling only takes access away.
+                          const factor = o.is_active ? {} : await askStepUp(me, "Re-enable an operator");
+                          if (factor !== undefined)
+                            await api.put(`/operators/${o.id}`, { is_active: !o.is_active, ...factor });
+                        })
                       }
                     >
                       {o.is_active ? "Disable" : "Enable"}
+                    </button>
+                  )}
+                  {o.second_factor_locked_until && o.id !== me.id && (
+                    <button
+                      type="button"
+                      data-testid="operator-unlock"
+                      title={`Locked until ${new Date(o.second_factor_locked_until).toLocaleString()}`}
+                      onClick={() =>
+                        void action.run(() => api.post(`/operators/${o.id}/unlock-second-factor`))
+                      }
+                    >
+                      Unlock second factor
                     </button>
                   )}
                 </td>
