@@ -182,68 +182,6 @@ describe("second-factor lockout", () => {
   });
 });
 
-describe("step-up actions", () => {
-  it("asks an enrolled owner for a factor to create, re-enable or promote an operator and to enable the house account", async () => {
-    const app = await createTestApp();
-    try {
-      const cookie = await adminCookie(app.app);
-      const target = await createOperatorViaApi(app.app, cookie, {
-        email: "later@step.example",
-        role: "viewer",
-      });
-      await app.app.inject({
-        method: "PUT",
-        url: `/api/v1/admin/operators/${target.id}`,
-        headers: { cookie },
-        payload: { is_active: false },
-      });
-      const { secret } = await enrolTotp(app.app, cookie, () => app.clock.now(), TEST_ADMIN_PASSWORD);
-      app.clock.advanceSeconds(30);
-      await app.ctx.db.transaction((tx) => ensureHouseAccount(app.ctx, tx));
-      const calls = [
-        {
-          method: "POST" as const,
-          url: "/api/v1/admin/operators",
-          payload: { email: "new@step.example", name: "New", role: "admin", password: OPERATOR_PASSWORD },
-        },
-        { method: "PUT" as const, url: `/api/v1/admin/operators/${target.id}`, payload: { is_active: true } },
-        { method: "PUT" as const, url: `/api/v1/admin/operators/${target.id}`, payload: { role: "admin" } },
-        {
-          method: "PUT" as const,
-          url: `/api/v1/admin/merchants/${HOUSE_MERCHANT_ID}`,
-          payload: { is_active: true },
-        },
-      ];
-      for (const call of calls) {
-        const bare = await app.app.inject({ ...call, headers: { cookie } });
-        expect(bare.json().code, `${call.method} ${call.url}`).toBe("TOTP_REQUIRED");
-      }
-      // nothing changed
-      const ops = await queryRows<{ email: string | null; is_active: boolean; role: string }>(
-        app.ctx.db,
-        sql`SELECT email, is_active, role FROM operators WHERE NOT is_builtin ORDER BY email`,
-      );
-      expect(ops).toEqual([{ email: "later@step.example", is_active: false, role: "viewer" }]);
-      for (const call of calls) {
-        app.clock.advanceSeconds(30);
-        const ok = await app.app.inject({
-          ...call,
-          headers: { cookie },
-          payload: { ...call.payload, totp_code: totpAt(secret, app.clock.now()) },
-        });
-        expect(ok.statusCode, `${call.url}: ${ok.body}`).toBeLessThan(300);
-      }
-      const house = await queryRows<{ is_active: boolean }>(
-        app.ctx.db,
-        sql`SELECT is_active FROM merchants WHERE id = ${HOUSE_MERCHANT_ID}`,
-      );
-      expect(house[0]?.is_active).toBe(true);
-    } finally {
-      await app.close();
-    }
-  });
-});
-
 describe("changing a second factor", () => {
   it("needs the current password and a current code, and turning TOTP off ends the other sessions", async () => {
     await createOperatorViaApi(t.app, owner, { email: "change@factor.example", role: "support" });
@@ -420,5 +358,65 @@ describe("passkeys", () => {
       ),
     });
     expect(ok.statusCode, ok.body).toBe(200);
+  });
+});
+
+// Last: the owner enrols TOTP here, so every later operator creation would need a code.
+describe("step-up actions", () => {
+  it("asks an enrolled owner for a factor to create, re-enable or promote an operator and to enable the house account", async () => {
+    const cookie = owner;
+    const target = await createOperatorViaApi(t.app, cookie, { email: "later@step.example", role: "viewer" });
+    await t.app.inject({
+      method: "PUT",
+      url: `/api/v1/admin/operators/${target.id}`,
+      headers: { cookie },
+      payload: { is_active: false },
+    });
+    const { secret } = await enrolTotp(t.app, cookie, now, TEST_ADMIN_PASSWORD);
+    nextStep();
+    await t.ctx.db.transaction((tx) => ensureHouseAccount(t.ctx, tx));
+    const calls = [
+      {
+        method: "POST" as const,
+        url: "/api/v1/admin/operators",
+        payload: { email: "new@step.example", name: "New", role: "admin", password: OPERATOR_PASSWORD },
+      },
+      { method: "PUT" as const, url: `/api/v1/admin/operators/${target.id}`, payload: { is_active: true } },
+      { method: "PUT" as const, url: `/api/v1/admin/operators/${target.id}`, payload: { role: "admin" } },
+      {
+        method: "PUT" as const,
+        url: `/api/v1/admin/merchants/${HOUSE_MERCHANT_ID}`,
+        payload: { is_active: true },
+      },
+    ];
+    const snapshot = () =>
+      queryRows<{ email: string | null; is_active: boolean; role: string }>(
+        t.ctx.db,
+        sql`SELECT email, is_active, role FROM operators WHERE email LIKE '%@step.example' ORDER BY email`,
+      );
+    for (const call of calls) {
+      const bare = await t.app.inject({ ...call, headers: { cookie } });
+      expect(bare.json().code, `${call.method} ${call.url}`).toBe("TOTP_REQUIRED");
+    }
+    // nothing changed
+    expect(await snapshot()).toEqual([{ email: "later@step.example", is_active: false, role: "viewer" }]);
+    for (const call of calls) {
+      nextStep();
+      const ok = await t.app.inject({
+        ...call,
+        headers: { cookie },
+        payload: { ...call.payload, totp_code: totpAt(secret, now()) },
+      });
+      expect(ok.statusCode, `${call.url}: ${ok.body}`).toBeLessThan(300);
+    }
+    expect(await snapshot()).toEqual([
+      { email: "later@step.example", is_active: true, role: "admin" },
+      { email: "new@step.example", is_active: true, role: "admin" },
+    ]);
+    const house = await queryRows<{ is_active: boolean }>(
+      t.ctx.db,
+      sql`SELECT is_active FROM merchants WHERE id = ${HOUSE_MERCHANT_ID}`,
+    );
+    expect(house[0]?.is_active).toBe(true);
   });
 });
