@@ -53,6 +53,11 @@ export async function factorLockedUntil(
   return new Date(newest.getTime() + FACTOR_WINDOW_SECONDS * 1000);
 }
 
+/** The operator's lockout end now, for replies (null when not locked). */
+export function secondFactorLockedUntil(ctx: Context, operatorId: string): Promise<Date | null> {
+  return factorLockedUntil(ctx, ctx.db, operatorId);
+}
+
 function lockedOut(ctx: Context, until: Date): AppError {
   const retryAfter = Math.max(1, Math.ceil((until.getTime() - ctx.clock.now().getTime()) / 1000));
   return new AppError(

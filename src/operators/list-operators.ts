@@ -1,6 +1,6 @@
 import { asc, count, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { factorLockedUntil } from "../admin/factor-lockout.js";
+import { secondFactorLockedUntil } from "../admin/factor-lockout.js";
 import { operatorPasskeys, operators } from "../db/schema.js";
 import { isUuid } from "../ids.js";
 import type { FactorState, OperatorRow } from "./operator-replies.js";
@@ -26,7 +26,7 @@ export async function readFactorStates(ctx: Context, ids: string[]): Promise<Map
   const byId = new Map(counts.map((row) => [row.operatorId, Number(row.n)]));
   const states = new Map<string, FactorState>();
   for (const id of ids) {
-    states.set(id, { passkeys: byId.get(id) ?? 0, lockedUntil: await factorLockedUntil(ctx, ctx.db, id) });
+    states.set(id, { passkeys: byId.get(id) ?? 0, lockedUntil: await secondFactorLockedUntil(ctx, id) });
   }
   return states;
 }

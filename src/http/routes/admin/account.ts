@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { BUILTIN_OWNER_ID } from "../../../admin/operator-types.js";
 import { permissionsOf } from "../../../admin/permissions.js";
-import { factorLockedUntil } from "../../../admin/factor-lockout.js";
+import { secondFactorLockedUntil } from "../../../admin/factor-lockout.js";
 import { countUnusedRecoveryCodes } from "../../../admin/recovery-codes.js";
 import { ownPasskeys } from "../../../operators/passkey-enrolment.js";
 import { listVisibleSessions } from "../../../admin/sessions.js";
@@ -57,7 +57,7 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
         totp_enabled: operator.totpEnabled,
         passkeys: (await ownPasskeys(request.ctx, operator)).length,
         second_factor_locked_until:
-          (await factorLockedUntil(request.ctx, request.ctx.db, operator.id))?.toISOString() ?? null,
+          (await secondFactorLockedUntil(request.ctx, operator.id))?.toISOString() ?? null,
         totp_required: request.ctx.config.adminRequire2fa && !operator.totpEnabled && !operator.hasPasskey,
         recovery_codes_left: operator.totpEnabled
           ? await countUnusedRecoveryCodes(request.ctx, operator.id)
