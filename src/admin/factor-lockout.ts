@@ -24,7 +24,7 @@ import { newId } from "../ids.js";
 export const FACTOR_MAX_FAILURES = 5;
 export const FACTOR_WINDOW_SECONDS = 15 * 60;
 /** Advisory-lock class of the second-factor limiter; the second key is the hash of the operator id. */
-const FACTOR_LOCK_CLASS = 740_100_103;
+export const FACTOR_LOCK_CLASS = 740_100_103;
 
 export type FactorContext = "login" | "step_up";
 
@@ -145,38 +145,5 @@ async function fireLockoutAlert(
     text,
     details,
     at: now,
-  });
-}
-
-/**
- * The owner lifts an operator's lockout (their wrong codes are forgotten). Nobody lifts their own:
- * a locked owner waits out the window. Audited.
- */
-export async function unlockSecondFactor(
-  ctx: Context,
-  operatorId: string,
-  origin: AuditOrigin,
-): Promise<boolean> {
-  if (origin.actor.kind === "operator" && origin.actor.id === operatorId) {
-    throw new AppError(
-      "INVALID_STATE",
-      "you cannot unlock your own second factor: wait for the lockout to end",
-    );
-  }
-  const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${FACTOR_LOCK_CLASS}, hashtext(${operatorId}))`);
-    const until = await factorLockedUntil(ctx, tx, operatorId);
-    await tx.delete(operatorFactorFailures).where(eq(operatorFactorFailures.operatorId, operatorId));
-    await appendAudit(tx, {
-      ...origin,
-      action: "operator.second_factor_unlock",
-      targetType: "operator",
-      targetId: operatorId,
-      before: { locked_until: until?.toISOString() ?? null },
-      after: { locked_until: null },
-      at: now,
-    });
-    return until !== null;
   });
 }

@@ -3,7 +3,8 @@
  * a fresh second factor in the request: `totp_code` (a code of their authenticator app) or `passkey`
  * (a WebAuthn assertion over a step-up challenge). Step-up actions: approving or rejecting a refund
  * or payout, rotating a merchant key, creating, re-enabling or changing the role of an operator,
- * resetting an operator's 2FA, enabling the house account, removing a passkey.
+ * resetting an operator's 2FA, unlocking an operator's second factor, enabling the house account,
+ * removing a passkey.
  *
  * Money out (approve, reject) takes a second factor always: an operator without one is refused with
  * SECOND_FACTOR_REQUIRED, whatever ADMIN_REQUIRE_2FA says. The other step-up actions ask it of every

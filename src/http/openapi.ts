@@ -62,7 +62,7 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
   "post /api/v1/admin/operators": ["OPERATOR_EXISTS", ...STEP_UP],
   "put /api/v1/admin/operators/{id}": ["EMPTY_UPDATE", "INVALID_STATE", ...STEP_UP],
   "post /api/v1/admin/operators/{id}/reset-2fa": REAUTH,
-  "post /api/v1/admin/operators/{id}/unlock-second-factor": ["INVALID_STATE"],
+  "post /api/v1/admin/operators/{id}/unlock-second-factor": ["INVALID_STATE", ...STEP_UP],
   "post /api/v1/admin/me/password": ["INVALID_PASSWORD", "INVALID_STATE"],
   "post /api/v1/admin/me/totp/setup": REAUTH,
   "post /api/v1/admin/me/totp/confirm": ["INVALID_STATE", "TOTP_INVALID"],

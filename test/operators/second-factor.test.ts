@@ -363,7 +363,7 @@ describe("passkeys", () => {
 
 // Last: the owner enrols TOTP here, so every later operator creation would need a code.
 describe("step-up actions", () => {
-  it("asks an enrolled owner for a factor to create, re-enable or promote an operator and to enable the house account", async () => {
+  it("asks an enrolled owner for a factor to create, re-enable, promote or unlock an operator and to enable the house account", async () => {
     const cookie = owner;
     const target = await createOperatorViaApi(t.app, cookie, { email: "later@step.example", role: "viewer" });
     await t.app.inject({
@@ -387,6 +387,11 @@ describe("step-up actions", () => {
         method: "PUT" as const,
         url: `/api/v1/admin/merchants/${HOUSE_MERCHANT_ID}`,
         payload: { is_active: true },
+      },
+      {
+        method: "POST" as const,
+        url: `/api/v1/admin/operators/${target.id}/unlock-second-factor`,
+        payload: {},
       },
     ];
     const snapshot = () =>

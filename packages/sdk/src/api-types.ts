@@ -744,7 +744,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lift an operator's second-factor lockout (owner; never one's own) */
+        /** Lift an operator's second-factor lockout (owner; never one's own; a step-up action) */
         post: operations["postAdminOperatorsIdUnlockSecondFactor"];
         delete?: never;
         options?: never;
@@ -12813,7 +12813,33 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -12846,7 +12872,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12860,7 +12886,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -12987,6 +13013,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };

@@ -114,14 +114,17 @@ export const resetOperatorTotpSchema = {
 export const unlockSecondFactorSchema = {
   tags: ["admin operators"],
   security,
-  summary: "Lift an operator's second-factor lockout (owner; never one's own)",
+  summary: "Lift an operator's second-factor lockout (owner; never one's own; a step-up action)",
   params: uuidParams,
+  body: z.object(secondFactorFields).nullish(),
   response: {
     200: z.object({ ok: z.literal(true), was_locked: z.boolean() }),
+    400: errorReply,
     401: errorReply,
     403: errorReply,
     404: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 };
 

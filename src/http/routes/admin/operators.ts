@@ -2,9 +2,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { createOperator } from "../../../operators/create-operator.js";
-import { unlockSecondFactor } from "../../../admin/factor-lockout.js";
-import { findOperator, listOperators, readFactorStates } from "../../../operators/list-operators.js";
-import { operatorNotFound } from "../../../operators/update-operator.js";
+import { listOperators, readFactorStates } from "../../../operators/list-operators.js";
+import { unlockSecondFactor } from "../../../operators/unlock-second-factor.js";
 import { toOperatorReply } from "../../../operators/operator-replies.js";
 import { resetOperatorTotp } from "../../../operators/totp-enrolment.js";
 import { updateOperator } from "../../../operators/update-operator.js";
@@ -89,8 +88,12 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/operators/:id/unlock-second-factor",
     { schema: unlockSecondFactorSchema, config: { permission: "operators.manage" } },
     async (request) => {
-      if (!(await findOperator(request.ctx, request.params.id))) throw operatorNotFound();
-      const wasLocked = await unlockSecondFactor(request.ctx, request.params.id, auditOriginOf(request));
+      const wasLocked = await unlockSecondFactor(request.ctx, request.params.id, {
+        operator: request.operator,
+        totpCode: request.body?.totp_code,
+        passkey: request.body?.passkey,
+        origin: auditOriginOf(request),
+      });
       return { ok: true as const, was_locked: wasLocked };
     },
   );

@@ -96,7 +96,11 @@ export function OperatorsPage() {
                       data-testid="operator-unlock"
                       title={`Locked until ${new Date(o.second_factor_locked_until).toLocaleString()}`}
                       onClick={() =>
-                        void action.run(() => api.post(`/operators/${o.id}/unlock-second-factor`))
+                        void action.run(async () => {
+                          const factor = await askStepUp(me, "Unlock a second factor");
+                          if (factor !== undefined)
+                            await api.post(`/operators/${o.id}/unlock-second-factor`, factor);
+                        })
                       }
                     >
                       Unlock second factor
