@@ -531,6 +531,30 @@ export const operatorRecoveryCodes = pgTable("operator_recovery_codes", {
   createdAt: ts("created_at").notNull(),
 });
 
+export const operatorFactorFailures = pgTable("operator_factor_failures", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  operatorId: uuid("operator_id").notNull(),
+  failedAt: ts("failed_at").notNull(),
+  context: text("context", { enum: ["login", "step_up"] }).notNull(),
+});
+
+export const operatorPasskeys = pgTable("operator_passkeys", {
+  id: uuid("id").primaryKey(),
+  operatorId: uuid("operator_id").notNull(),
+  credentialId: text("credential_id").notNull().unique(),
+  publicKey: text("public_key").notNull(),
+  counter: bigint("counter", { mode: "number" }).notNull().default(0),
+  transports: text("transports").array().notNull().default([]),
+  name: text("name").notNull(),
+  createdAt: ts("created_at").notNull(),
+  lastUsedAt: ts("last_used_at"),
+});
+
+export const webauthnUsedChallenges = pgTable("webauthn_used_challenges", {
+  challenge: text("challenge").primaryKey(),
+  expiresAt: ts("expires_at").notNull(),
+});
+
 export const operatorSessions = pgTable("operator_sessions", {
   id: uuid("id").primaryKey(),
   operatorId: uuid("operator_id").notNull(),
