@@ -63,7 +63,13 @@ export function actorColumns(actor: PayoutActor) {
     createdByKind: actor.kind,
     createdById: actor.kind === "system" ? null : actor.id,
     createdByLabel: actor.label,
+    apiKeyIssuedBy: actor.kind === "merchant" ? (actor.keyIssuedBy ?? null) : null,
   };
+}
+
+/** The actor as a payout event records it: who acted, without the key's issuer. */
+export function eventActor(actor: PayoutActor): PayoutActor {
+  return actor.kind === "system" ? actor : { kind: actor.kind, id: actor.id, label: actor.label };
 }
 
 export function claimTokenHash(token: string): string {
@@ -139,7 +145,7 @@ export async function insertPayout(
     eventType: `${row.kind}_created`,
     fromStatus: null,
     toStatus: status,
-    actor,
+    actor: eventActor(actor),
     payload: { amount: formatAmount(row.amount), auto_approved: approved },
     createdAt: now,
   });
