@@ -25,6 +25,8 @@ export const merchants = pgTable("merchants", {
   apiKeyHash: text("api_key_hash").notNull().unique(),
   apiKeyPrefix: text("api_key_prefix").notNull(),
   webhookSecret: text("webhook_secret").notNull(),
+  /** The operator who created or last rotated the API key (migration 0019); null: no operator saw it. */
+  apiKeyIssuedBy: text("api_key_issued_by"),
   isActive: boolean("is_active").notNull().default(true),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
@@ -372,6 +374,8 @@ export const payouts = pgTable("payouts", {
   createdByKind: text("created_by_kind", { enum: ["merchant", "operator", "system"] }).notNull(),
   createdById: text("created_by_id"),
   createdByLabel: text("created_by_label").notNull(),
+  /** The issuer of the merchant API key it was created with (migration 0019): never its approver. */
+  apiKeyIssuedBy: text("api_key_issued_by"),
   decidedById: text("decided_by_id"),
   decidedByLabel: text("decided_by_label"),
   decidedAt: ts("decided_at"),
