@@ -182,3 +182,21 @@ export async function stepUpPasskey(
   if (options.statusCode !== 200) throw new Error(`step-up challenge: ${options.statusCode} ${options.body}`);
   return authenticator.assert(options.json<{ challenge: string }>().challenge);
 }
+
+/**
+ * Second factors for approvals in tests that act as several operators: `enrol` registers a software
+ * passkey for a cookie's operator, `factor` returns the step-up body fields for that cookie (none for
+ * an operator without one, so the server's own refusal shows).
+ */
+export function approvalFactors(app: FastifyInstance, origin: string) {
+  const keys = new Map<string, SoftwarePasskey>();
+  return {
+    async enrol(cookie: string, currentPassword: string): Promise<void> {
+      keys.set(cookie, await registerSoftwarePasskey(app, cookie, origin, { currentPassword }));
+    },
+    async factor(cookie: string): Promise<Record<string, unknown>> {
+      const key = keys.get(cookie);
+      return key === undefined ? {} : { passkey: await stepUpPasskey(app, cookie, key) };
+    },
+  };
+}

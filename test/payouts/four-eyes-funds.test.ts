@@ -13,12 +13,15 @@ import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { HOUSE_MERCHANT_ID } from "../../src/payouts/house-account.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { adminCookie } from "../helpers/admin.js";
-import { createOperatorViaApi, operatorCookie } from "../helpers/operators.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { createOperatorViaApi, OPERATOR_PASSWORD, operatorCookie } from "../helpers/operators.js";
+import { approvalFactors } from "../helpers/software-passkey.js";
 import { payAndConfirm, startStrayTest, straysTo, USDT, type StrayTest } from "../strays/helpers.js";
 
 let s: StrayTest;
 let second: string;
 let third: string;
+let factors: ReturnType<typeof approvalFactors>;
 
 beforeAll(async () => {
   s = await startStrayTest({ SWEEP_ENABLED: "false" });
@@ -26,11 +29,23 @@ beforeAll(async () => {
   await createOperatorViaApi(s.app, s.cookie, { email: "third@example.com", role: "admin" });
   second = await operatorCookie(s.app, "second@example.com");
   third = await operatorCookie(s.app, "third@example.com");
+  factors = approvalFactors(s.app, s.t.ctx.config.publicBaseUrl);
+  await factors.enrol(s.cookie, TEST_ADMIN_PASSWORD);
+  await factors.enrol(second, OPERATOR_PASSWORD);
+  await factors.enrol(third, OPERATOR_PASSWORD);
 }, 180_000);
 afterAll(() => s?.close());
 
-const call = (cookie: string, method: "POST" | "PUT", url: string, payload: Record<string, unknown> = {}) =>
-  s.app.inject({ method, url, headers: { cookie }, payload });
+/** Approvals carry the operator's passkey: every approver gives a second factor. */
+const call = async (
+  cookie: string,
+  method: "POST" | "PUT",
+  url: string,
+  payload: Record<string, unknown> = {},
+) => {
+  const body = /\/(approve|reject)$/.test(url) ? { ...payload, ...(await factors.factor(cookie)) } : payload;
+  return s.app.inject({ method, url, headers: { cookie }, payload: body });
+};
 const approve = (cookie: string, id: string) => call(cookie, "POST", `/api/v1/admin/payouts/${id}/approve`);
 const statusOf = async (id: string) =>
   (await s.t.ctx.db.select().from(payouts).where(eq(payouts.id, id)))[0]?.status;

@@ -11,24 +11,40 @@ import { merchants, payouts } from "../../src/db/schema.js";
 import { creditMerchant } from "../../src/ledger/post-ledger.js";
 import { adminCookie, createMerchantViaApi } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { createOperatorViaApi, operatorCookie } from "../helpers/operators.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { createOperatorViaApi, OPERATOR_PASSWORD, operatorCookie } from "../helpers/operators.js";
+import { approvalFactors } from "../helpers/software-passkey.js";
 
 const USDT = 1_000_000n;
 const RECIPIENT = "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8";
 let t: TestApp;
 let owner: string;
 let second: string;
+let factors: ReturnType<typeof approvalFactors>;
 
 beforeAll(async () => {
   t = await createTestApp();
   owner = await adminCookie(t.app);
   await createOperatorViaApi(t.app, owner, { email: "second@example.com", role: "admin" });
   second = await operatorCookie(t.app, "second@example.com");
+  factors = approvalFactors(t.app, t.ctx.config.publicBaseUrl);
+  await factors.enrol(owner, TEST_ADMIN_PASSWORD);
+  await factors.enrol(second, OPERATOR_PASSWORD);
 });
 afterAll(() => t.close());
 
-const call = (cookie: string, method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>
-  t.app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+/** Approvals carry the operator's passkey: every approver gives a second factor. */
+const call = async (
+  cookie: string,
+  method: "GET" | "POST",
+  url: string,
+  payload?: Record<string, unknown>,
+) => {
+  const body = /\/(approve|reject|rotate-api-key)$/.test(url)
+    ? { ...payload, ...(await factors.factor(cookie)) }
+    : payload;
+  return t.app.inject({ method, url, headers: { cookie }, ...(body === undefined ? {} : { payload: body }) });
+};
 const withKey = (apiKey: string, url: string, payload?: Record<string, unknown>) =>
   t.app.inject({ method: "POST", url, headers: { "x-api-key": apiKey }, ...(payload ? { payload } : {}) });
 
@@ -66,7 +82,7 @@ describe("four eyes through a merchant key", () => {
   it("the operator who rotated the key cannot approve what it created; a second operator can", async () => {
     const shop = await fundedMerchant(second);
     const rotated = await call(owner, "POST", `/api/v1/admin/merchants/${shop.id}/rotate-api-key`);
-    expect(rotated.statusCode).toBe(200);
+    expect(rotated.statusCode, rotated.body).toBe(200);
     const id = await payoutWith(rotated.json().api_key as string);
     const alone = await call(owner, "POST", `/api/v1/admin/payouts/${id}/approve`, {});
     expect(alone.statusCode).toBe(403);
@@ -82,7 +98,8 @@ describe("four eyes through a merchant key", () => {
     const id = await payoutWith(shop.apiKey);
     const alone = await call(owner, "POST", `/api/v1/admin/payouts/${id}/approve`, {});
     expect(alone.json()).toMatchObject({ code: "FOUR_EYES_REQUIRED" });
-    expect((await call(second, "POST", `/api/v1/admin/payouts/${id}/approve`, {})).statusCode).toBe(200);
+    const byOther = await call(second, "POST", `/api/v1/admin/payouts/${id}/approve`, {});
+    expect(byOther.statusCode, byOther.body).toBe(200);
   });
 
   it("a key the merchant rotated itself has no issuer: the old key stops at once, and the earlier issuer may approve", async () => {
