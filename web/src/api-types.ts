@@ -79,4 +79,6 @@ export type PayoutStatus = Payout["status"];
 export type PayoutFloat = Reply<"getAdminPayoutsFloat">;
 export type PayoutDetail = Reply<"getAdminPayoutsId">;
 /** A refund as created: `claim_url` when it was created without an address. */
+export type SearchResult = Reply<"getAdminSearch">;
+
 export type CreatedRefund = Reply<"postAdminOrdersIdRefunds", 201>;

@@ -16,6 +16,7 @@ import { adminMerchantRoutes } from "./merchants.js";
 import { adminOperatorRoutes } from "./operators.js";
 import { adminOrderRoutes } from "./orders.js";
 import { adminResolutionRoutes } from "./resolutions.js";
+import { adminSearchRoutes } from "./search.js";
 import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
 import { adminWalletRoutes } from "./wallet.js";
@@ -40,6 +41,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminPayoutRoutes, { ctx });
   await app.register(adminResolutionRoutes, { ctx });
   await app.register(adminDepositAddressRoutes, { ctx });
+  await app.register(adminSearchRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 
