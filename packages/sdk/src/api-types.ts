@@ -1721,6 +1721,8 @@ export interface operations {
                         /** Format: date-time */
                         expires_at: string;
                         explorer_url: string | null;
+                        /** @description what the payment came to, whatever the merchant's webhook did: paid (exactly the amount), overpaid, underpaid (still short), accepted (short, accepted by the merchant as settled); null while there is no outcome */
+                        outcome?: ("paid" | "overpaid" | "underpaid" | "accepted") | null;
                     };
                 };
             };
