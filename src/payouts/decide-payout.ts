@@ -17,7 +17,8 @@ import { transitionPayout } from "./transition-payout.js";
 
 export type PayoutDecision = "approve" | "reject" | "cancel";
 
-const FROM: Record<PayoutDecision, readonly PayoutStatus[]> = {
+/** The statuses each decision starts from. */
+export const DECISION_FROM: Record<PayoutDecision, readonly PayoutStatus[]> = {
   approve: ["pending_approval"],
   reject: ["awaiting_address", "pending_approval"],
   cancel: ["awaiting_address", "pending_approval", "approved"],
@@ -79,20 +80,24 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
   });
 }
 
+/** Whether PAYOUT_FOUR_EYES keeps `actor` from approving `row`: they created it. */
+export function fourEyesRefuses(ctx: Context, row: PayoutRow, actor: PayoutActor): boolean {
+  return (
+    ctx.config.payoutFourEyes &&
+    actor.kind === "operator" &&
+    row.createdByKind === "operator" &&
+    row.createdById === actor.id
+  );
+}
+
 function assertDecidable(ctx: Context, row: PayoutRow, input: Pick<DecideInput, "decision" | "actor">): void {
-  if (!FROM[input.decision].includes(row.status)) {
+  if (!DECISION_FROM[input.decision].includes(row.status)) {
     throw new AppError(
       "INVALID_STATE",
       `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,
     );
   }
-  if (
-    input.decision === "approve" &&
-    ctx.config.payoutFourEyes &&
-    input.actor.kind === "operator" &&
-    row.createdByKind === "operator" &&
-    row.createdById === input.actor.id
-  ) {
+  if (input.decision === "approve" && fourEyesRefuses(ctx, row, input.actor)) {
     throw new AppError(
       "FOUR_EYES_REQUIRED",
       `the operator who created this ${row.kind} cannot approve it: a second operator must (PAYOUT_FOUR_EYES)`,

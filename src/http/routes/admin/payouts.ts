@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { requireStepUp } from "../../../admin/step-up.js";
 import { appendAudit } from "../../../audit/append-audit.js";
 import { formatAmount } from "../../../money.js";
-import { auditActorOf, requestMeta } from "../../audit-context.js";
+import { auditActorOf, auditOriginOf, requestMeta } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
 import { createStrayRefund } from "../../../payouts/stray-refund.js";
@@ -15,7 +15,9 @@ import { checkDecision, decidePayout, type PayoutDecision } from "../../../payou
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { readPayoutFloat } from "../../../payouts/read-float.js";
-import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { getAdminPayoutDetail } from "../../../payouts/admin-payout-detail.js";
+import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { reissueRefundClaim } from "../../../payouts/refund-claim-link.js";
 import {
   adminCreateRefundSchema,
   adminCreateStrayRefundSchema,
@@ -23,6 +25,7 @@ import {
   adminGetPayoutSchema,
   adminListPayoutsSchema,
   adminPayoutFloatSchema,
+  adminReissueClaimLinkSchema,
   adminRetryPayoutWebhookSchema,
 } from "../../schemas/payouts.js";
 import { claimUrl } from "../merchant/payouts.js";
@@ -61,11 +64,26 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id",
     { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
     async (request) => {
-      const payout = await getPayout(request.ctx, request.params.id);
+      const detail = await getAdminPayoutDetail(request.ctx, request.params.id, {
+        actor: operatorActor(request),
+        role: request.operator.role,
+      });
       return {
-        payout: toPayoutReply(request.ctx, payout),
-        ...(await getPayoutHistory(request.ctx, payout.id)),
+        payout: toPayoutReply(request.ctx, detail.payout),
+        ...detail.history,
+        webhook: detail.webhook,
+        claim_expires_at: detail.claimExpiresAt,
+        actions: detail.actions,
       };
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/payouts/:id/claim-link",
+    { schema: adminReissueClaimLinkSchema, config: { permission: "refunds.create" } },
+    async (request) => {
+      const claim = await reissueRefundClaim(request.ctx, request.params.id, auditOriginOf(request));
+      return { claim_url: claim.claimUrl, claim_expires_at: claim.claimExpiresAt.toISOString() };
     },
   );
 
