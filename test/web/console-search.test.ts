@@ -4,7 +4,8 @@
  * (test/web/console-demo.ts): the overview lists the order whose webhook receiver answers 500 first,
  * under "Failing webhooks"; the search box finds that order by the hash of the transfer that paid it
  * and opens its page, which says its webhook is failing; a key of nothing says so. Each page is
- * checked for overflow at 390 px.
+ * checked for overflow at 390 px. A refund waiting for its payer shows its link's expiry and issues a
+ * new one; a sent payout offers no webhook retry and says why.
  */
 import { eq } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -98,8 +99,44 @@ describe("on a 390 px phone", () => {
     expect(await fitsTheScreen(none)).toBe(true);
     await none.close();
   });
+});
 
-  it("ran without a script error", () => {
-    expect(errors).toEqual([]);
+describe("refunds and payouts offer what their state allows", () => {
+  it("a refund waiting for its payer shows when its link expires, and a new link to copy that works", async () => {
+    const page = await open(`/admin/payouts/${demo.refund.id}`);
+    const panel = page.getByTestId("claim-link");
+    await expect.poll(() => panel.count(), { timeout: 30_000 }).toBe(1);
+    expect(await panel.innerText()).toMatch(/It expires/);
+    // Approve waits for the payer's address, and says so.
+    expect(await page.getByTestId("approve-payout").count()).toBe(0);
+    expect(await page.getByTestId("payout-unavailable").innerText()).toContain(
+      "Approve: It waits for the payer's address",
+    );
+    await page.getByTestId("reissue-claim-link").click();
+    await expect.poll(() => page.getByTestId("claim-url").count(), { timeout: 30_000 }).toBe(1);
+    const url = await page.getByTestId("claim-url").innerText();
+    expect(url).toMatch(/\/refund\/[A-Za-z0-9_-]{20,}$/);
+    expect(await fitsTheScreen(page)).toBe(true);
+    await page.close();
+    // The new link opens the payer's page; the one first given no longer does.
+    const claim = await fetch(`${demo.base}/api/v1/refund-claims/${url.split("/").pop()}`);
+    expect(claim.status).toBe(200);
+    const old = await fetch(`${demo.base}/api/v1/refund-claims/${demo.refund.claimPath.split("/").pop()}`);
+    expect(old.status).toBe(404);
   });
+
+  it("a sent payout offers no retry of a webhook it never had, and says why", async () => {
+    const page = await open(`/admin/payouts/${demo.payouts.sent}`);
+    await expect.poll(() => page.getByTestId("payout-fields").count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.getByTestId("payout-retry-webhook").count()).toBe(0);
+    for (const decision of ["approve-payout", "reject-payout", "cancel-payout"]) {
+      expect(await page.getByTestId(decision).count(), decision).toBe(0);
+    }
+    expect(await page.getByTestId("payout-unavailable").innerText()).toMatch(/Retry webhook: No webhook/);
+    await page.close();
+  });
+});
+
+it("ran without a script error", () => {
+  expect(errors).toEqual([]);
 });
