@@ -25,6 +25,39 @@ const ABOVE_THE_LAYERS = ["src/server.ts", "src/main.ts"];
 // database into 503 is the one database module the HTTP layer needs.
 const DATABASE_DRIVERS = ["pg", "pg-*", "postgres", "@electric-sql/pglite", "drizzle-orm"];
 
+// The chain boundary (ARCHITECTURE.md, "Chains"): each family's toolkit and code stay in its folder
+// of src/chains/, and no code outside src/chains/ branches on a chain's or family's name.
+const CHAIN_FAMILY_TOOLKITS = {
+  tron: ["@stablegate/tron", "tronweb", "bs58", "base58*"],
+  evm: ["viem", "ethers", "@ethersproject/*"],
+};
+const CHAIN_NAMES = ["tron", "ethereum", "bsc", "polygon", "arbitrum", "base", "evm"];
+const CHAIN_BOUNDARY_EXCEPTIONS = [
+  {
+    paths: ["src/sweeps", "src/payouts"],
+    reason: "money out signs and broadcasts with TRON's toolkit until sending moves behind the boundary",
+  },
+  {
+    paths: ["src/config.ts", "src/config"],
+    reason: "TRON's variables are checked with its toolkit until each family parses its own",
+  },
+  {
+    paths: ["src/server.ts"],
+    reason: "the process starts TRON's embedded devnet and stops its derivation thread",
+  },
+  {
+    paths: [
+      "src/chain/node-pool.ts",
+      "src/chain/chain-access.ts",
+      "src/chain/extract-transfers.ts",
+      "src/chain/embedded-devnet.ts",
+      "src/wallet/pool-derivation.ts",
+      "src/wallet/address-deriver.ts",
+    ],
+    reason: "former paths of TRON's modules, re-exported for tests and benchmarks",
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -47,6 +80,21 @@ export default tseslint.config(
     },
   },
   { plugins: { stablegate: { rules: { ...boundaries.rules, ...layers.rules } } } },
+  // Chain families stay behind the chain boundary.
+  {
+    files: ["src/**/*.ts"],
+    rules: {
+      "stablegate/chain-families": [
+        "error",
+        {
+          root: "src/chains",
+          families: CHAIN_FAMILY_TOOLKITS,
+          names: CHAIN_NAMES,
+          allow: CHAIN_BOUNDARY_EXCEPTIONS,
+        },
+      ],
+    },
+  },
   // The service, tests, benchmarks and scripts reach a package by its name, never by a path into it.
   { files: ["**/*.{ts,tsx,js,mjs}"], rules: boundary({ package: null }) },
   // @stablegate/tron imports nothing of ours: only Node built-ins and its own npm dependencies.

@@ -115,4 +115,104 @@ const rule = {
   },
 };
 
-export default { rules: { layers: rule } };
+/**
+ * `stablegate/chain-families`: chain families stay behind the chain boundary (src/chains/chain.ts).
+ *
+ *   { root: "src/chains",
+ *     families: { tron: ["@stablegate/tron", "tronweb"], evm: ["viem", "ethers"] },
+ *     names: ["tron", "ethereum", ..., "evm"],
+ *     allow: [{ paths: ["src/sweeps"], reason }] }
+ *
+ * - a family's toolkit (`families[f]`, npm names as in `modules` above) is imported only under
+ *   `root/f/`;
+ * - nothing outside `root` imports a family's folder (`root/<family>/`): the rest of the service
+ *   reaches a chain through the boundary's own modules (root/*.ts, which build the families) and
+ *   ctx.chains; one family's folder does not import another's;
+ * - `allow` lifts both import rules for named files or folders, each with its reason;
+ * - outside `root`, no code compares a value with a chain or family name (`chain === "tron"`,
+ *   `case "evm":`): what differs between chains is a method of the boundary, not a branch.
+ */
+const familiesRule = {
+  meta: {
+    type: "problem",
+    docs: { description: "keeps each chain family's code and toolkit behind the chain boundary" },
+    schema: [
+      {
+        type: "object",
+        properties: {
+          root: { type: "string" },
+          families: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+          names: { type: "array", items: { type: "string" } },
+          allow: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { paths: { type: "array", items: { type: "string" } }, reason: { type: "string" } },
+              required: ["paths", "reason"],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ["root", "families"],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      toolkit:
+        "only {{folder}}/ may import '{{specifier}}' (the {{family}} family's toolkit): call the chain boundary",
+      folder:
+        "'{{specifier}}' is inside the {{family}} family's folder: reach a chain through src/chains/*.ts and ctx.chains",
+      branch:
+        "domain code may not branch on the chain name '{{name}}': make what differs a method of the chain boundary (src/chains/chain.ts)",
+    },
+  },
+  create(context) {
+    const { root, families, names = [], allow = [] } = context.options[0];
+    const file = modulePath(context.filename);
+    const familyOf = (path) => Object.keys(families).find((family) => coversPath(`${root}/${family}`, path));
+    const ownFamily = familyOf(file);
+    const insideRoot = coversPath(root, file);
+    const allowed = allow.some((entry) => entry.paths.some((path) => coversPath(path, file)));
+
+    function check(node, specifier) {
+      if (typeof specifier !== "string" || allowed) return;
+      const relativePath = specifier.startsWith("./") || specifier.startsWith("../");
+      if (!relativePath) {
+        for (const [family, modules] of Object.entries(families)) {
+          if (family !== ownFamily && modules.some((entry) => coversModule(entry, specifier)))
+            context.report({
+              node,
+              messageId: "toolkit",
+              data: { folder: `${root}/${family}`, specifier, family },
+            });
+        }
+        return;
+      }
+      const family = familyOf(modulePath(resolve(dirname(context.filename), specifier)));
+      const outsider = !insideRoot || (ownFamily !== undefined && ownFamily !== family);
+      if (family !== undefined && family !== ownFamily && outsider)
+        context.report({ node, messageId: "folder", data: { specifier, family } });
+    }
+
+    const nameOf = (node) =>
+      node?.type === "Literal" && typeof node.value === "string" && names.includes(node.value)
+        ? node.value
+        : undefined;
+    const branchVisitors = insideRoot
+      ? {}
+      : {
+          BinaryExpression(node) {
+            if (!["===", "!==", "==", "!="].includes(node.operator)) return;
+            const name = nameOf(node.left) ?? nameOf(node.right);
+            if (name !== undefined) context.report({ node, messageId: "branch", data: { name } });
+          },
+          SwitchCase(node) {
+            const name = nameOf(node.test);
+            if (name !== undefined) context.report({ node, messageId: "branch", data: { name } });
+          },
+        };
+    return { ...importVisitors(check), ...branchVisitors };
+  },
+};
+
+export default { rules: { layers: rule, "chain-families": familiesRule } };

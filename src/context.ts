@@ -4,7 +4,8 @@
  * what a process remembers lives in ctx.local.
  */
 import type { Config } from "./config.js";
-import { createChainAccess, type ChainAccess } from "./chain/chain-access.js";
+import { createChains, type ChainAccess } from "./chains/create-chains.js";
+import type { ChainRegistry } from "./chains/registry.js";
 import type { Clock } from "./clock.js";
 import { systemClock } from "./clock.js";
 import type { Database, Db } from "./db/connection.js";
@@ -23,7 +24,15 @@ export interface Context {
   readonly db: Db;
   readonly log: Logger;
   readonly clock: Clock;
-  /** The TRON node client and the watched USDT contract (creating it never connects). */
+  /**
+   * The enabled chains behind the chain boundary (src/chains/): what scanning, confirmation, the
+   * address pool and payments use. Creating them never connects.
+   */
+  readonly chains: ChainRegistry;
+  /**
+   * TRON's node client and USDT contract, the same nodes as ctx.chains' tron: sweeps and payouts
+   * sign and broadcast through it until sending moves behind the boundary.
+   */
   readonly chain: ChainAccess;
   /** This process's Prometheus registry and metric families. */
   readonly metrics: Metrics;
@@ -79,13 +88,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   const clock = options.clock ?? systemClock;
   const metrics = options.metrics ?? createMetrics({ role: options.role, now: () => clock.now().getTime() });
+  const chains = createChains(config, { log, metrics, clock, tron: options.chain });
   return {
     config,
     database,
     db: database.db,
     log,
     clock,
-    chain: options.chain ?? createChainAccess(config, { log, metrics, clock }),
+    chains: chains.registry,
+    chain: chains.tron,
     metrics,
     local: new LocalState(),
   };

@@ -4,13 +4,13 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Devnet } from "@stablegate/devnet";
-import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chain/embedded-devnet.js";
+import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chains/tron/embedded-devnet.js";
 import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import type { Workers } from "./workers/index.js";
 import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
 import type { Loop } from "./workers/loop.js";
-import { stopAddressDeriver } from "./wallet/address-deriver.js";
+import { stopAddressDeriver } from "./chains/tron/address-deriver.js";
 
 import type { Role } from "./commands.js";
 
@@ -76,7 +76,7 @@ export async function startService(
     await app?.close();
     await workers?.stop();
     await ctx.database.close();
-    await ctx.chain.close();
+    await ctx.chains.close();
     await devnet?.close();
     throw error;
   }
@@ -93,7 +93,7 @@ export async function startService(
         await snapshotReader?.stop();
         await stopAddressDeriver();
         await ctx.database.close();
-        await ctx.chain.close();
+        await ctx.chains.close();
         await devnet?.close();
       })();
       return stopping;

@@ -11,8 +11,7 @@ import { CHAIN_STATUS_PUBLISH_MS, readChainStatus } from "../chain/chain-status.
 import { readCursor } from "../chain/cursor.js";
 import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
-import { formatAmount } from "../money.js";
-import { FLOAT_LOW_MESSAGE } from "../payouts/payout-types.js";
+import { waitingForFloat } from "../payouts/payout-float.js";
 
 export type Severity = "info" | "warning" | "critical";
 
@@ -87,7 +86,7 @@ export async function readAlertConditions(
   });
 
   const silentFor = Math.max(0, Math.floor((now - answeredAt) / 1000));
-  const nodes = ctx.chain.client.status().map((n) => n.name);
+  const nodes = ctx.chains.primary.nodes().map((n) => n.name);
   readings.push({
     alert: "node_down",
     severity: "critical",
@@ -111,14 +110,15 @@ export async function readAlertConditions(
   });
 
   // DESIGN.md 14: approved refunds and payouts the hot wallet's USDT cannot cover wait for a top-up.
-  const short = await waitingForFloat(ctx);
+  const short = await waitingForFloat(ctx.db);
+  const hot = ctx.config.hotWalletAddress;
   readings.push({
     alert: "payout_float_low",
     severity: "warning",
     firing: short.count > 0,
-    text: `${short.count} approved refunds and payouts (${short.amount} USDT) wait: the hot wallet's USDT float is too small; top up ${short.hot ?? "the hot wallet"}`,
+    text: `${short.count} approved refunds and payouts (${short.amount} USDT) wait: the hot wallet's USDT float is too small; top up ${hot ?? "the hot wallet"}`,
     resolvedText: "The hot wallet's USDT float covers the approved refunds and payouts again",
-    details: { waiting: short.count, amount_usdt: short.amount, address: short.hot ?? null },
+    details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
   return readings;
 }
@@ -132,9 +132,11 @@ async function currentHead(
   freshMs: number,
 ): Promise<{ number: number; at: number } | undefined> {
   const now = ctx.clock.now().getTime();
-  const seen = ctx.chain.lastHead();
-  if (seen && now - seen.at < freshMs) return seen;
-  const published = await readChainStatus(ctx).catch(() => undefined);
+  const seen = ctx.chains.primary.lastHead();
+  // freshMs 0 asks the node itself: no head seen or published earlier counts, whatever the clock
+  // says (a stepped test clock may stand before the time a head was stamped with).
+  if (freshMs > 0 && seen && now - seen.at < freshMs) return seen;
+  const published = freshMs > 0 ? await readChainStatus(ctx).catch(() => undefined) : undefined;
   if (
     published?.head != null &&
     published.headAt != null &&
@@ -144,14 +146,13 @@ async function currentHead(
   }
   let timer: NodeJS.Timeout | undefined;
   try {
-    const block = await Promise.race([
-      ctx.chain.client.getNowBlock(),
+    const head = await Promise.race([
+      ctx.chains.primary.headNumber(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error("timeout")), HEAD_TIMEOUT_MS);
       }),
     ]);
-    const head = block.block_header.raw_data.number ?? 0;
-    ctx.chain.observeHead(head);
+    ctx.chains.primary.observeHead(head);
     return { number: head, at: ctx.clock.now().getTime() };
   } catch {
     return undefined;
@@ -177,21 +178,6 @@ async function nodeAnsweredAt(ctx: Context, answeredNow: number | undefined, now
             RETURNING (extract(epoch FROM updated_at) * 1000)::bigint::text AS at`,
   );
   return rows[0] ? Number(rows[0].at) : (answeredNow ?? now);
-}
-
-async function waitingForFloat(
-  ctx: Context,
-): Promise<{ count: number; amount: string; hot: string | undefined }> {
-  const [row] = await queryRows<{ n: number; amount: string }>(
-    ctx.db,
-    sql`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS amount FROM payouts
-        WHERE status = 'approved' AND last_error LIKE ${`${FLOAT_LOW_MESSAGE}%`}`,
-  );
-  return {
-    count: Number(row?.n ?? 0),
-    amount: formatAmount(BigInt(row?.amount ?? "0")),
-    hot: ctx.config.hotWalletAddress,
-  };
 }
 
 // The pool's counters (migration 0013): no index of addresses covers status since 0016.

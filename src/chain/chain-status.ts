@@ -9,7 +9,7 @@
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
-import type { NodeState } from "./node-pool.js";
+import type { NodeState } from "../chains/chain.js";
 
 const CHAIN_STATUS_KEY = "chain_status";
 /** How often the scanning worker writes the row. */
@@ -41,13 +41,13 @@ export interface PublishedChainStatus {
 }
 
 export async function publishChainStatus(ctx: Context): Promise<void> {
-  const seen = ctx.chain.lastHead();
+  const seen = ctx.chains.primary.lastHead();
   const status: PublishedChainStatus = {
     at: ctx.clock.now().getTime(),
     head: seen?.number ?? null,
     headAt: seen?.at ?? null,
     // lastError is left out: a driver message may quote a node URL with its provider key.
-    nodes: ctx.chain.client.status().map((n) => ({
+    nodes: ctx.chains.primary.nodes().map((n) => ({
       index: n.index,
       name: n.name,
       state: n.state,

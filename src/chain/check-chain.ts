@@ -9,7 +9,7 @@
 import type { Context } from "../context.js";
 import { localSlot } from "../local-state.js";
 import { readCursor } from "./cursor.js";
-import type { NodeState } from "./node-pool.js";
+import type { NodeState } from "../chains/chain.js";
 
 export const MAX_HEALTHY_LAG = 20;
 const HEAD_MAX_AGE_MS = 2000;
@@ -51,7 +51,7 @@ interface Probe {
 const headProbe = localSlot("node head probe", (): { last?: Probe; inFlight?: Promise<Probe> } => ({}));
 
 async function nodeHead(ctx: Context): Promise<number | null> {
-  const observed = ctx.chain.lastHead();
+  const observed = ctx.chains.primary.lastHead();
   const now = ctx.clock.now().getTime();
   if (observed && now - observed.at <= HEAD_MAX_AGE_MS) return observed.number;
   const cache = ctx.local.get(headProbe);
@@ -59,14 +59,13 @@ async function nodeHead(ctx: Context): Promise<number | null> {
   cache.inFlight ??= (async (): Promise<Probe> => {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const block = await Promise.race([
-        ctx.chain.client.getNowBlock(),
+      const head = await Promise.race([
+        ctx.chains.primary.headNumber(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error("timeout")), HEAD_TIMEOUT_MS);
         }),
       ]);
-      const head = block.block_header.raw_data.number ?? 0;
-      ctx.chain.observeHead(head);
+      ctx.chains.primary.observeHead(head);
       return { at: ctx.clock.now().getTime(), head };
     } catch {
       return { at: ctx.clock.now().getTime(), head: null };
@@ -85,7 +84,7 @@ export async function checkChain(ctx: Context): Promise<ChainCheck> {
   const [head, cursor] = await Promise.all([nodeHead(ctx), readCursor(ctx).catch(() => undefined)]);
   const scanned = cursor?.number ?? null;
   const lag = head !== null && scanned !== null ? Math.max(0, head - scanned) : null;
-  const nodes = ctx.chain.client.status().map((n, index): NodeCheck => ({
+  const nodes = ctx.chains.primary.nodes().map((n, index): NodeCheck => ({
     node: `node-${index + 1}`,
     state: n.state,
     active: n.active,
@@ -94,12 +93,12 @@ export async function checkChain(ctx: Context): Promise<ChainCheck> {
     calls: n.calls,
     errors: n.errors,
   }));
-  const check: ChainCheck = { status: "ok", network: ctx.chain.network, head, scanned, lag, nodes };
+  const check: ChainCheck = { status: "ok", network: ctx.chains.primary.network, head, scanned, lag, nodes };
   // The messages are fixed phrases: a node URL or driver text never reaches the public endpoint.
   if (head === null) return { ...check, status: "degraded", error: "node unreachable" };
   if (scanned === null) return { ...check, status: "degraded", error: "not scanned yet" };
   if (lag !== null && lag > MAX_HEALTHY_LAG) return { ...check, status: "degraded", error: "scanner behind" };
-  if (ctx.chain.client.degraded())
+  if (ctx.chains.primary.degraded())
     return { ...check, status: "degraded", error: "only a fallback node answers" };
   return check;
 }

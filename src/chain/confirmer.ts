@@ -5,19 +5,19 @@
  *  - confirmations >= CONFIRMATIONS, where confirmations = scanned head - transfer block + 1 (the
  *    transfer's own block counts as the first; the scanned head is the cursor, i.e. the newest block
  *    whose ancestry the scanner has verified), and
- *  - the transfer's block is in the solidified chain: the solidified head S (walletsolidity/getnowblock)
- *    is a scanned block with the hash the scanner recorded, and the scanner verified every parentHash
- *    link below it, so every scanned block at or below S (and the transfers read from them) is in the
- *    solidified chain. Solidified blocks are final, so that proof holds for good: transfers at or
- *    below a proven block later need no node call at all.
+ *  - the transfer's block is in the chain's final chain (chain.finalHead(): TRON's solidified head,
+ *    EVM's `finalized` tag): the final head F is a scanned block with the hash the scanner recorded,
+ *    and the scanner verified every parentHash link below it, so every scanned block at or below F
+ *    (and the transfers read from them) is final. Final blocks stay final, so that proof holds for
+ *    good: transfers at or below a proven block later need no node call at all.
  *
- * Node calls: one walletsolidity/getnowblock per reading, whatever the number of transfers. One
- * reading when the process starts (to learn how far the solidified head trails), then one only when
- * a transfer with its confirmations sits above the proven block and is predicted to be solidified
- * (from that lag as of the last reading), at most once per scanned block: an outcome is recorded
- * one call after its block enters the solidified chain, and a gateway paid in every block pays one
- * call per block for it. A caller may space readings that prove something by `minMsBetweenProofs`
- * (fewer calls, later outcomes); the scanner does not by default.
+ * Node calls: one final-head reading at a time, whatever the number of transfers. One reading when
+ * the process starts (to learn how far the final head trails), then one only when a transfer with
+ * its confirmations sits above the proven block and is predicted to be final (from that lag as of
+ * the last reading), at most once per scanned block: an outcome is recorded one call after its
+ * block becomes final, and a gateway paid in every block pays one call per block for it. A caller
+ * may space readings that prove something by `minMsBetweenProofs` (fewer calls, later outcomes);
+ * the scanner does not by default.
  */
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
@@ -25,7 +25,8 @@ import { listConfirmableTransfers, settleOrderTransfers } from "../payments/conf
 import { confirmStrayTransfers, listConfirmableStrays } from "../strays/confirm-stray-transfers.js";
 import { confirmDeposits, listConfirmableDeposits } from "../deposits/confirm-deposits.js";
 import { sql } from "drizzle-orm";
-import { retryNode, type RetryTiming } from "./backoff.js";
+import type { RetryTiming } from "../chains/backoff.js";
+import type { Chain } from "../chains/chain.js";
 
 export interface ConfirmResult {
   /** Transfers verified final this run. */
@@ -55,6 +56,7 @@ export function initialSolidState(): SolidState {
 }
 
 export interface ConfirmInput {
+  chain: Chain;
   scannedHead: number;
   /** Updated in place. */
   solid: SolidState;
@@ -66,8 +68,8 @@ export interface ConfirmInput {
 
 export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promise<ConfirmResult> {
   const result: ConfirmResult = { confirmed: 0, outcomes: 0, waiting: 0 };
-  // Order transfers, stray transfers (orderId null) and deposits to static addresses (issue 25)
-  // are proven final alike.
+  // Order transfers, stray transfers (orderId null) and deposits to static addresses are proven
+  // final alike.
   const [payments, strays, depositCandidates] = await Promise.all([
     listConfirmableTransfers(ctx, input.scannedHead),
     listConfirmableStrays(ctx, input.scannedHead),
@@ -97,35 +99,25 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
     firstReading ||
     (unproven.length > 0 && readingDue(ctx, input, Math.min(...unproven.map((c) => c.blockNumber))))
   ) {
-    const head = await retryNode(() => ctx.chain.client.getSolidifiedNowBlock(), {
-      ...input.retry,
-      signal,
-      log: ctx.log,
-      what: "solidified head",
-    });
-    const number = head.block_header.raw_data.number ?? 0;
+    const call = { signal, log: ctx.log, retry: input.retry };
+    const head = await input.chain.finalHead(call);
+    const number = head.number;
     solid.lag = Math.max(0, scannedHead - number);
     solid.readAtHead = scannedHead;
     let proof: { number: number; hash: string } | undefined;
     if (number <= scannedHead) {
       if (number > solid.number) {
         const at = (await scannedHashes(ctx, [number])).get(number);
-        if (at === head.blockID.toLowerCase()) proof = { number, hash: at };
+        if (at === head.hash) proof = { number, hash: at };
         // Not scanned (below where the scanner started): nothing to prove yet.
         else if (at !== undefined) mismatch(ctx, number);
       }
     } else if (unproven.length > 0) {
       // The scanner trails the solidified head: prove the highest candidate's block instead.
       const top = Math.max(...unproven.map((c) => c.blockNumber));
-      const header = await retryNode(() => ctx.chain.client.getBlockHeader(top, { solidified: true }), {
-        ...input.retry,
-        signal,
-        log: ctx.log,
-        what: `solidified block ${top}`,
-      });
+      const finalHash = await input.chain.finalBlockHash(top, call);
       const at = stored.get(top);
-      if (header && at !== undefined && header.blockID.toLowerCase() === at)
-        proof = { number: top, hash: at };
+      if (finalHash !== undefined && at !== undefined && finalHash === at) proof = { number: top, hash: at };
       else mismatch(ctx, top);
     }
     if (proof) {

@@ -7,10 +7,12 @@
 import type { Context } from "../context.js";
 import type { BlockRef } from "./cursor.js";
 import { scannedRange, storedBlockHash } from "./cursor.js";
-import { retryNode, type RetryTiming } from "./backoff.js";
+import type { RetryTiming } from "../chains/backoff.js";
+import type { Chain } from "../chains/chain.js";
 
 export async function findForkPoint(
   ctx: Context,
+  chain: Chain,
   highest: number,
   signal: AbortSignal,
   retry?: RetryTiming,
@@ -20,13 +22,8 @@ export async function findForkPoint(
   const onChain = async (n: number): Promise<string | undefined> => {
     const stored = await storedBlockHash(ctx, n);
     if (stored === undefined) return undefined;
-    const block = await retryNode(() => ctx.chain.client.getBlockByNum(n), {
-      ...retry,
-      signal,
-      log: ctx.log,
-      what: `block ${n}`,
-    });
-    return block && block.blockID.toLowerCase() === stored ? stored : undefined;
+    const hash = await chain.blockHash(n, { signal, log: ctx.log, retry });
+    return hash === stored ? stored : undefined;
   };
 
   let low = range.low;

@@ -14,7 +14,7 @@ import type { Context } from "../context.js";
 import { isDatabaseUnavailable } from "../db/database-error.js";
 import { LOCK_KEYS } from "../db/locks.js";
 import type { Loop } from "../workers/loop.js";
-import { sleep } from "./backoff.js";
+import { sleep } from "../chains/backoff.js";
 import { CHAIN_STATUS_PUBLISH_MS, publishChainStatus } from "./chain-status.js";
 import { createScanner, type Scanner, type ScannerOptions } from "./scanner.js";
 

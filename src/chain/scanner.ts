@@ -1,24 +1,24 @@
 /**
- * The USDT scanner (DESIGN.md section 5). It walks every block in order from the persisted cursor:
- * the head from wallet/getnowblock, headers from wallet/getblock without transactions (or the head
- * block itself), transaction infos from gettransactioninfobyblocknum. Each block's parentHash must equal the hash
- * of the block before it; a mismatch at the cursor is a fork, and the cursor is rewound to the fork
- * point (transfers above it dropped, orders reverted). Transfers, scanned_blocks rows and the cursor
- * advance commit in one transaction per batch, guarded by a compare-and-set on the cursor, so a
- * restart (or a second scanner that wrongly believes it leads) can neither skip nor repeat a block.
+ * The scanner (DESIGN.md section 5). It walks every block in order from the persisted cursor,
+ * reading the head and the blocks' watched-token transfers through the chain boundary
+ * (src/chains/chain.ts: TRON reads each block's header and transaction infos, EVM reads log
+ * ranges). Each block's parentHash must equal the hash of the block before it; a mismatch at the
+ * cursor is a fork, and the cursor is rewound to the fork point (transfers above it dropped, orders
+ * reverted). Transfers, scanned_blocks rows and the cursor advance commit in one transaction per
+ * batch, guarded by a compare-and-set on the cursor, so a restart (or a second scanner that wrongly believes it leads) can neither skip nor repeat a block.
  *
  * Only one scanner should run at a time (see scanner-leader.ts); this module assumes nothing about
  * leadership beyond the cursor check.
  */
 import type { Context } from "../context.js";
-import { hexToBase58 } from "@stablegate/tron/address";
-import type { BlockJson } from "@stablegate/tron/node-types";
+import { AbortedError, backoffMs, sleep, type RetryTiming } from "../chains/backoff.js";
+import { InconsistentBlockError, type Chain, type ChainHead, type ReadBlock } from "../chains/chain.js";
+import { unitsToMicro } from "../chains/token-units.js";
 import { addressHolders } from "../payments/address-holders.js";
 import { applyTransfers, type ChainTransfer } from "../payments/apply-transfers.js";
 import { revertTransfersAbove } from "../payments/revert-fork.js";
 import { creditDeposits, staticHoldersByAddress } from "../deposits/credit-deposits.js";
 import { revertDepositsAbove } from "../deposits/revert-deposits.js";
-import { AbortedError, backoffMs, retryNode, sleep, type RetryTiming } from "./backoff.js";
 import { BlockTiming } from "./block-timing.js";
 import { confirmTransfers, initialSolidState, type ConfirmResult } from "./confirmer.js";
 import {
@@ -32,11 +32,11 @@ import {
   storedBlockHash,
   type BlockRef,
 } from "./cursor.js";
-import { readHeader } from "./extract-transfers.js";
-import { fetchBlocks, InconsistentBlockError, type FetchedBlock } from "./fetch-blocks.js";
 import { findForkPoint } from "./find-fork-point.js";
 
 export interface ScannerOptions {
+  /** The chain to scan (default: the primary chain, ctx.chains.primary). */
+  chain?: Chain;
   /** Node calls in flight while catching up. */
   concurrency?: number;
   /** Blocks per database transaction. */
@@ -102,21 +102,10 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     maxIdleMs: options.maxIdleMs ?? 3000,
     minIdleMs: options.minIdleMs ?? 20,
   });
-  const usdtEvm = ctx.chain.usdtEvm;
+  const chain = options.chain ?? ctx.chains.primary;
   const solid = initialSolidState();
   let lastHead = -1;
   let sincePrune = 0;
-  const base58 = new Map<string, string>();
-
-  const toBase58 = (evm: string): string => {
-    let b = base58.get(evm);
-    if (b === undefined) {
-      b = hexToBase58(evm);
-      if (base58.size > 50_000) base58.clear();
-      base58.set(evm, b);
-    }
-    return b;
-  };
 
   async function scanOnce(signal: AbortSignal = NEVER): Promise<ScanResult> {
     const result = await scanPass(signal);
@@ -127,17 +116,10 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   }
 
   async function scanPass(signal: AbortSignal): Promise<ScanResult> {
-    if (!usdtEvm) throw new Error("USDT_CONTRACT is not configured");
-    // The head and, when the pass reaches it, the head block's infos come from the same node.
-    let headNode = ctx.chain.client.select();
-    const headJson = await retryNode(() => (headNode = ctx.chain.client.select()).getNowBlock(), {
-      ...options.retry,
-      signal,
-      log: ctx.log,
-      what: "head",
-    });
-    const head = readHeader(headJson);
-    ctx.chain.observeHead(head.number);
+    if (chain.tokens.length === 0) throw new Error(`${chain.id}: no token contract is configured`);
+    // When the pass reaches the head, the chain reads the head block as it gave it (same node).
+    const head = await chain.head({ signal, log: ctx.log, retry: options.retry });
+    chain.observeHead(head.number);
     const newHead = timing.observe(head) || head.number !== lastHead;
     lastHead = head.number;
 
@@ -162,7 +144,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
         if (!newHead) timing.miss();
         return { ...base, cursor: cursor.number, caughtUp: true };
       }
-      return rewind(cursor, head.number, headJson, signal, base);
+      return rewind(cursor, head.number, head, signal, base);
     }
 
     const from = cursor.number + 1;
@@ -171,17 +153,15 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     const abort = () => controller.abort();
     signal.addEventListener("abort", abort, { once: true });
     try {
-      const blocks = fetchBlocks(from, to, {
-        select: () => ctx.chain.client.select(),
-        usdtEvm,
+      const blocks = chain.readBlocks(from, to, {
         log: ctx.log,
         signal: controller.signal,
         concurrency,
         retry: options.retry,
-        known: to === head.number ? { block: headJson, node: headNode } : undefined,
+        head: to === head.number ? head : undefined,
       });
       let at: BlockRef = cursor;
-      let batch: FetchedBlock[] = [];
+      let batch: ReadBlock[] = [];
       let scanned = 0;
       let credited = 0;
       let fetchWaitMs = 0;
@@ -191,27 +171,27 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
         const started = performance.now();
         credited += await applyBatch(at, batch);
         applyMs += performance.now() - started;
-        const last = batch[batch.length - 1] as FetchedBlock;
+        const last = batch[batch.length - 1] as ReadBlock;
         at = { number: last.header.number, hash: last.header.hash };
         scanned += batch.length;
         batch = [];
       };
       for (let i = 0; i < blocks.length; i++) {
-        let block: FetchedBlock;
+        let block: ReadBlock;
         const waitStarted = performance.now();
         try {
-          block = await (blocks[i] as Promise<FetchedBlock>);
+          block = await (blocks[i] as Promise<ReadBlock>);
           fetchWaitMs += performance.now() - waitStarted;
         } catch (error) {
           // Keep what is linked and final so far; the next pass starts from it.
           await flush();
           throw error;
         }
-        const previous = batch.length > 0 ? (batch[batch.length - 1] as FetchedBlock).header : at;
+        const previous = batch.length > 0 ? (batch[batch.length - 1] as ReadBlock).header : at;
         if (block.header.parentHash !== previous.hash) {
           await flush();
           // Nothing linked to the cursor: the chain forked below it.
-          if (at.number === cursor.number) return rewind(cursor, cursor.number, headJson, signal, base);
+          if (at.number === cursor.number) return rewind(cursor, cursor.number, head, signal, base);
           // The node reorganised while we fetched: the next pass meets the fork at its cursor.
           return { ...base, cursor: at.number, caughtUp: false, blocks: scanned, credited };
         }
@@ -236,33 +216,35 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   }
 
   /** One transaction: the batch's transfers, its scanned_blocks rows and the cursor. */
-  async function applyBatch(expected: BlockRef, batch: FetchedBlock[]): Promise<number> {
+  async function applyBatch(expected: BlockRef, batch: ReadBlock[]): Promise<number> {
     const candidates = batch.flatMap((b) => b.transfers);
-    const last = (batch[batch.length - 1] as FetchedBlock).header;
+    const last = (batch[batch.length - 1] as ReadBlock).header;
     sincePrune += batch.length;
     const prune = sincePrune >= 100;
     const credited = await ctx.db.transaction(async (tx) => {
       await lockCursor(ctx, tx, expected);
       let count = 0;
       if (candidates.length > 0) {
-        const recipients = candidates.map((c) => toBase58(c.toEvm));
+        const recipients = candidates.map((c) => c.to);
         // Every derived address, by holder (payments/address-holders.ts); static deposit addresses
-        // (issue 25) are credited by creditDeposits below.
+        // are credited by creditDeposits below.
         const owners = await addressHolders(tx, recipients);
         const statics = await staticHoldersByAddress(tx, recipients);
         const matched: ChainTransfer[] = [];
         for (const t of candidates) {
-          const to = toBase58(t.toEvm);
+          const to = t.to;
           if (!owners.has(to) && !statics.has(to)) continue;
+          // Orders count micro-units; a sub-micro remainder (18-decimal tokens) is not credited.
+          const { micro } = unitsToMicro(t.units, t.decimals);
           matched.push({
             txHash: t.txHash,
             logIndex: t.logIndex,
             blockNumber: t.blockNumber,
             blockHash: t.blockHash,
             blockTimestamp: new Date(t.blockTimestamp),
-            from: toBase58(t.fromEvm),
+            from: t.from,
             to,
-            amount: t.amount,
+            amount: micro,
           });
         }
         count = (await applyTransfers(ctx, tx, matched, owners)).credited;
@@ -294,12 +276,17 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   async function rewind(
     cursor: BlockRef,
     highest: number,
-    headJson: BlockJson,
+    head: ChainHead,
     signal: AbortSignal,
     base: Omit<ScanResult, "cursor" | "caughtUp">,
   ): Promise<ScanResult> {
-    const forkPoint = await findForkPoint(ctx, Math.min(highest, cursor.number), signal, options.retry);
-    const head = readHeader(headJson);
+    const forkPoint = await findForkPoint(
+      ctx,
+      chain,
+      Math.min(highest, cursor.number),
+      signal,
+      options.retry,
+    );
     const target: BlockRef = forkPoint ?? {
       number: Math.max(0, head.number - 1),
       hash: head.number > 0 ? head.parentHash : head.hash,
@@ -340,6 +327,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     const cursor = await readCursor(ctx);
     if (!cursor) return { confirmed: 0, outcomes: 0, waiting: 0 };
     const result = await confirmTransfers(ctx, {
+      chain,
       scannedHead: cursor.number,
       solid,
       signal,

@@ -11,7 +11,6 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import { deriveAddress, STATIC_BRANCH } from "@stablegate/tron/hd";
 
 export interface StaticAddress {
   addressId: number;
@@ -26,7 +25,7 @@ export async function deriveStaticAddress(ctx: Context, tx: Executor): Promise<S
   );
   if (!counter) throw new Error("static_index_counter has no row (migration 0012 not applied)");
   const staticIndex = Number(counter.next_index);
-  const address = deriveAddress(ctx.config.walletXpub, staticIndex, STATIC_BRANCH);
+  const address = ctx.chains.primary.derivation.deriveAddress(ctx.config.walletXpub, staticIndex, 1);
   const [row] = await queryRows<{ id: string }>(
     tx,
     sql`INSERT INTO addresses (static_index, address, status, created_at)

@@ -5,12 +5,13 @@
  */
 import { and, eq, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
+import { appendAudit } from "../audit/append-audit.js";
+import type { AuditOrigin } from "../audit/audit-types.js";
 import { depositAddresses } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
-import { TronNodeError } from "@stablegate/tron/node-errors";
+import { isNodeCallError } from "../chains/node-call-error.js";
 
 export interface SimulatedDeposit {
   deposit_address_id: string;
@@ -24,8 +25,11 @@ export interface SimulatedDeposit {
 export async function simulateDeposit(
   ctx: Context,
   input: { depositAddressId: string; merchantId?: string; amount: string },
+  origin?: AuditOrigin,
 ): Promise<SimulatedDeposit> {
-  if (ctx.config.tronNetwork !== "devnet")
+  const chain = ctx.chains.primary;
+  const faucet = chain.faucet;
+  if (!faucet)
     throw new AppError("NOT_FOUND", "simulated deposits exist only on the devnet (TRON_NETWORK=devnet)");
   const conditions: SQL[] = [eq(depositAddresses.id, input.depositAddressId)];
   if (input.merchantId !== undefined) conditions.push(eq(depositAddresses.merchantId, input.merchantId));
@@ -39,12 +43,22 @@ export async function simulateDeposit(
   const micro = parseAmount(input.amount);
   if (micro === null || micro <= 0n)
     throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
-  const usdtContract = ctx.chain.usdtContract;
-  if (!usdtContract)
+  if (chain.tokens.length === 0)
     throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
   try {
-    const sent = await sendFaucetUsdt(ctx.chain.client, { usdtContract, to: found.address, amount: micro });
+    const sent = await faucet.pay(found.address, "USDT", micro);
     ctx.log.info({ depositAddressId: found.id, txHash: sent.txHash }, "deposit simulated");
+    // As simulatePayment: the change is a devnet transfer, its audit row follows the broadcast.
+    if (origin) {
+      await appendAudit(ctx.db, {
+        ...origin,
+        action: "deposit_address.simulate_deposit",
+        targetType: "deposit_address",
+        targetId: found.id,
+        after: { amount: formatAmount(micro), tx_hash: sent.txHash },
+        at: ctx.clock.now(),
+      });
+    }
     return {
       deposit_address_id: found.id,
       tx_hash: sent.txHash,
@@ -54,7 +68,7 @@ export async function simulateDeposit(
       network: "devnet",
     };
   } catch (error) {
-    if (error instanceof TronNodeError) {
+    if (isNodeCallError(error)) {
       throw new AppError("SERVICE_UNAVAILABLE", "the devnet did not accept the transfer, retry shortly", {
         retryAfter: 2,
         cause: error,

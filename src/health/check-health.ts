@@ -55,8 +55,8 @@ async function boundedChainCheck(ctx: Context): Promise<ChainCheck> {
           () =>
             resolve({
               status: "degraded",
-              network: ctx.chain.network,
-              head: ctx.chain.lastHead()?.number ?? null,
+              network: ctx.chains.primary.network,
+              head: ctx.chains.primary.lastHead()?.number ?? null,
               scanned: null,
               lag: null,
               nodes: [],

@@ -9,12 +9,11 @@ import { and, eq, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
 import type { AuditOrigin } from "../audit/audit-types.js";
-import { sendFaucetUsdt } from "../chain/faucet-transfer.js";
 import { orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
-import { TronNodeError } from "@stablegate/tron/node-errors";
+import { isNodeCallError } from "../chains/node-call-error.js";
 
 export interface SimulatedPayment {
   order_id: string;
@@ -36,7 +35,9 @@ export async function simulatePayment(
   input: { orderId: string; merchantId?: string; amount?: string },
   origin?: AuditOrigin,
 ): Promise<SimulatedPayment> {
-  if (ctx.config.tronNetwork !== "devnet") {
+  const chain = ctx.chains.primary;
+  const faucet = chain.faucet;
+  if (!faucet) {
     throw new AppError("NOT_FOUND", "simulated payments exist only on the devnet (TRON_NETWORK=devnet)");
   }
   const conditions: SQL[] = [eq(orders.id, input.orderId)];
@@ -52,11 +53,10 @@ export async function simulatePayment(
   if (micro === null || micro <= 0n) {
     throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
   }
-  const usdtContract = ctx.chain.usdtContract;
-  if (!usdtContract)
+  if (chain.tokens.length === 0)
     throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
   try {
-    const sent = await sendFaucetUsdt(ctx.chain.client, { usdtContract, to: order.address, amount: micro });
+    const sent = await faucet.pay(order.address, "USDT", micro);
     ctx.log.info(
       { orderId: order.id, txHash: sent.txHash, amount: formatAmount(micro) },
       "payment simulated",
@@ -81,7 +81,7 @@ export async function simulatePayment(
       network: "devnet",
     };
   } catch (error) {
-    if (error instanceof TronNodeError) {
+    if (isNodeCallError(error)) {
       ctx.log.warn(
         { orderId: order.id, kind: error.kind, nodeCode: error.code },
         "payment simulation failed",

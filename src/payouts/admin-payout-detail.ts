@@ -9,7 +9,7 @@ import type { Context } from "../context.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { payoutActions, type ActionState } from "./payout-actions.js";
 import type { PayoutActor, PayoutRow } from "./payout-types.js";
-import { getPayout, getPayoutHistory } from "./read-payouts.js";
+import { getPayoutDetail, type getPayoutHistory } from "./read-payouts.js";
 
 export interface PayoutWebhookView {
   status: "pending" | "delivered" | "failed";
@@ -35,16 +35,13 @@ export async function getAdminPayoutDetail(
   id: string,
   operator: { actor: PayoutActor; role: OperatorRole },
 ): Promise<AdminPayoutDetail> {
-  const payout = await getPayout(ctx, id);
-  const [history, [delivery]] = await Promise.all([
-    getPayoutHistory(ctx, payout.id),
-    ctx.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.payoutId, payout.id), ne(webhookDeliveries.status, "superseded")))
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(1),
-  ]);
+  const { payout, ...history } = await getPayoutDetail(ctx, id);
+  const [delivery] = await ctx.db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.payoutId, payout.id), ne(webhookDeliveries.status, "superseded")))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(1);
   const webhook: PayoutWebhookView | null = delivery
     ? {
         status: delivery.status === "superseded" ? "pending" : delivery.status,

@@ -15,6 +15,7 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { claimTokenHash } from "./create-payout.js";
 import { CLAIM_TTL_MS } from "./payout-types.js";
+import { claimUrl } from "./refund-claim.js";
 
 export interface ReissuedClaim {
   /** the payer's page, PUBLIC_BASE_URL/refund/<token>; shown once */
@@ -55,6 +56,6 @@ export async function reissueRefundClaim(
       ...(origin.userAgent === undefined ? {} : { userAgent: origin.userAgent }),
       at: now,
     });
-    return { claimUrl: `${ctx.config.publicBaseUrl}/refund/${token}`, claimExpiresAt };
+    return { claimUrl: claimUrl(ctx, token)!, claimExpiresAt };
   });
 }

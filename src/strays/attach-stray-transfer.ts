@@ -4,15 +4,15 @@
  * or additional_payment), and the stray row points at the order. Checked twice:
  *  - against our record: a confirmed stray to one of our addresses, not attached or dismissed, and
  *    never credited to any order ((tx_hash, log_index) has no `transfers` row);
- *  - against the chain: the solidified node's transaction info holds a SUCCESS USDT Transfer log at
- *    that index, to that address, of that amount.
+ *  - against the chain: the final chain's record of the transaction holds a successful Transfer
+ *    of the watched token at that index, to that address, of that amount.
  * The money stays where it is: the address's own settlement sweeps it, so the order's sweep is not
  * queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
  * row commit in one transaction.
  */
 import { and, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { extractUsdtTransfers } from "../chain/extract-transfers.js";
+import { unitsToMicro } from "../chains/token-units.js";
 import type { Executor } from "../db/connection.js";
 import { orders, strayTransfers, transfers } from "../db/schema.js";
 import { AppError, assertNever } from "../errors.js";
@@ -23,7 +23,6 @@ import { actorRecord, type ResolutionActor, type ResolutionOrigin } from "../ord
 import { recordResolutionAudit } from "../orders/resolution-audit.js";
 import { appendOrderEvent, transitionOrder, type OrderRow } from "../orders/transitions.js";
 import { settleLockedOrder } from "../payments/confirm-transfers.js";
-import { evmHex } from "@stablegate/tron/address";
 
 export interface AttachInput {
   orderId: string;
@@ -56,26 +55,18 @@ async function findStray(tx: Executor, txHash: string, logIndex: number | undefi
 
 /** The solidified chain's own record of the transfer must match the stray row. */
 async function checkOnChain(ctx: Context, stray: StrayRow): Promise<void> {
-  const usdtEvm = ctx.chain.usdtEvm;
-  if (!usdtEvm) throw new AppError("INVALID_STATE", "USDT_CONTRACT is not configured");
-  const info = await ctx.chain.client.getTransactionInfoById(stray.txHash, { solidified: true });
-  if (!info) {
+  const chain = ctx.chains.primary;
+  if (chain.tokens.length === 0) throw new AppError("INVALID_STATE", "no token contract is configured");
+  const recorded = await chain.finalTransfers(stray.txHash);
+  if (!recorded) {
     throw new AppError("INVALID_STATE", "the transaction is not in the solidified chain");
   }
-  const header = {
-    number: info.blockNumber ?? 0,
-    hash: stray.blockHash,
-    parentHash: "",
-    timestamp: info.blockTimeStamp ?? 0,
-    txIds: undefined,
-    mayHaveLogs: true,
-  };
-  const found = extractUsdtTransfers(header, [info], usdtEvm).find((t) => t.logIndex === stray.logIndex);
+  const found = recorded.find((t) => t.logIndex === stray.logIndex);
   if (
     !found ||
-    found.toEvm !== evmHex(stray.toAddress) ||
-    found.amount !== stray.amount ||
-    (info.blockNumber ?? -1) !== stray.blockNumber
+    found.to !== stray.toAddress ||
+    unitsToMicro(found.units, found.decimals).micro !== stray.amount ||
+    found.blockNumber !== stray.blockNumber
   ) {
     throw new AppError(
       "INVALID_STATE",

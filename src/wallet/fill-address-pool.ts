@@ -5,7 +5,7 @@
  * addresses. From the taken counter it measures the take rate, and it keeps
  * max(POOL_MIN_FREE, rate x POOL_HEADROOM_SECONDS) addresses free, deriving batches of about one
  * second of takes (at least POOL_BATCH_SIZE, at most POOL_MAX_BATCH_SIZE) per run, on a worker thread
- * (address-deriver.ts), so the requests the process serves meanwhile keep the event loop.
+ * (the chain's derivation: src/chains/), so the requests the process serves meanwhile keep the event loop.
  *
  * Derivation indexes are reserved from the one row of address_pool_state, which every writer of
  * the pool's chain goes through (this filler and the inline derivation), so no two writers ever
@@ -20,8 +20,6 @@ import type { Context } from "../context.js";
 import { localSlot } from "../local-state.js";
 import { queryRows } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
-import { deriveAddressesOffThread } from "./address-deriver.js";
-import { poolDerivationBackend } from "./pool-derivation.js";
 
 /** The smallest batch: below it the round trips cost more than the derivation. */
 export const POOL_BATCH_SIZE = 100;
@@ -84,7 +82,7 @@ async function derivePool(ctx: Context, from: number, count: number): Promise<st
   const state = ctx.local.get(fillerState);
   if (!state.backendLogged) {
     state.backendLogged = true;
-    const { backend, reason } = poolDerivationBackend();
+    const { backend, reason } = ctx.chains.primary.derivation.backend();
     if (reason === undefined)
       ctx.log.info({ backend }, "address pool: deriving with the native libsecp256k1");
     else
@@ -93,7 +91,7 @@ async function derivePool(ctx: Context, from: number, count: number): Promise<st
         "address pool: deriving with @noble/curves (pure JavaScript, slower)",
       );
   }
-  return deriveAddressesOffThread(ctx.config.walletXpub, from, count);
+  return ctx.chains.primary.derivation.deriveAddresses(ctx.config.walletXpub, from, count);
 }
 
 /**

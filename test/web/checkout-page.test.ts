@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { launchChromium } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 import { startReceiver, type Receiver } from "../webhooks/fixtures.js";
 
 // The hosted checkout page in a real Chromium, served by the real app, with orders paid over the
@@ -27,8 +27,7 @@ beforeAll(async () => {
   t = await startChainTest();
   t.clock.set(new Date()); // the page counts down with the browser's clock
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   hook = await startReceiver();
   browser = await launchChromium();
   context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });

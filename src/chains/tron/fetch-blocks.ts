@@ -4,10 +4,11 @@
  * block without transactions), both from the same node, several blocks in flight. Results come back as one promise per block, in
  * order, so the scanner applies them in chain order while later ones are still arriving.
  */
-import type { Logger } from "../logger.js";
+import type { Logger } from "../../logger.js";
 import type { NodeClient } from "@stablegate/tron/node-client";
 import type { BlockJson } from "@stablegate/tron/node-types";
-import { Limiter, retryNode, type RetryTiming } from "./backoff.js";
+import { Limiter, retryNode, type RetryTiming } from "../backoff.js";
+import { InconsistentBlockError } from "../chain.js";
 import {
   extractUsdtTransfers,
   infosMatchBlock,
@@ -22,13 +23,7 @@ export interface FetchedBlock {
   transfers: CandidateTransfer[];
 }
 
-/** The node's answers for one block disagree (it reorganised between two calls): fetch again. */
-export class InconsistentBlockError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InconsistentBlockError";
-  }
-}
+export { InconsistentBlockError };
 
 export interface FetchOptions {
   /** The node for one block's calls (a pool's select()): header and infos come from the same node. */

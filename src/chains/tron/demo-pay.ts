@@ -9,11 +9,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../config.js";
-import { formatAmount, parseAmount } from "../money.js";
+import { ConfigError, loadConfig } from "../../config.js";
+import { formatAmount, parseAmount } from "../../money.js";
 import { isValidAddress } from "@stablegate/tron/address";
 import { createNodeClient } from "@stablegate/tron/node-client";
-import type { CheckoutStatus } from "../payments/checkout-status.js";
+import type { CheckoutStatus } from "../../payments/checkout-status.js";
 import { DEVNET_INFO_FILE, type EmbeddedDevnetInfo } from "./embedded-devnet.js";
 import { sendFaucetUsdt } from "./faucet-transfer.js";
 

@@ -4,7 +4,7 @@
  * error is retried until it succeeds or the scanner stops.
  */
 import type { Logger } from "../logger.js";
-import { TronNodeError } from "@stablegate/tron/node-client";
+import { isNodeCallError } from "./node-call-error.js";
 
 export class AbortedError extends Error {
   constructor() {
@@ -45,9 +45,9 @@ export interface RetryOptions extends RetryTiming {
 }
 
 /**
- * Runs a node call until it succeeds. Retryable TronNodeErrors (429, 5xx, timeouts, connection
- * errors, malformed bodies) wait with jitter (at least the node's Retry-After); anything else is
- * thrown to the caller. Throws AbortedError once the signal aborts.
+ * Runs a node call until it succeeds. Retryable node errors of any family (node-call-error.ts:
+ * 429, 5xx, timeouts, connection errors, malformed bodies) wait with jitter (at least the node's
+ * Retry-After); anything else is thrown to the caller. Throws AbortedError once the signal aborts.
  */
 export async function retryNode<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
   let failures = 0;
@@ -57,7 +57,7 @@ export async function retryNode<T>(fn: () => Promise<T>, options: RetryOptions):
       return await fn();
     } catch (error) {
       if (options.signal.aborted) throw new AbortedError();
-      if (!(error instanceof TronNodeError) || !error.retryable) throw error;
+      if (!isNodeCallError(error) || !error.retryable) throw error;
       failures += 1;
       const wait = Math.max(backoffMs(failures, options.baseMs, options.capMs), error.retryAfterMs ?? 0);
       const entry = { what: options.what, kind: error.kind, failures, waitMs: Math.round(wait) };

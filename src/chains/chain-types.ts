@@ -1,0 +1,34 @@
+/**
+ * The names the whole service shares about chains: which chains exist, which currencies, and which
+ * family implements each chain. A chain is one network the service watches (`tron`, `ethereum`,
+ * ...); a family is one implementation of the chain boundary (chain.ts) shared by the chains that
+ * work alike (every EVM network is `evm`). Domain code carries a ChainId as data and never branches
+ * on its value: what differs lives in src/chains/<family>/.
+ */
+
+export const CHAIN_IDS = ["tron", "ethereum", "bsc", "polygon", "arbitrum", "base"] as const;
+export type ChainId = (typeof CHAIN_IDS)[number];
+
+export const CURRENCIES = ["USDT", "USDC"] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+export const CHAIN_FAMILIES = ["tron", "evm"] as const;
+export type ChainFamilyName = (typeof CHAIN_FAMILIES)[number];
+
+/** Which family implements each chain: a new EVM network is one row here and a config entry. */
+export const FAMILY_OF: Readonly<Record<ChainId, ChainFamilyName>> = Object.freeze({
+  tron: "tron",
+  ethereum: "evm",
+  bsc: "evm",
+  polygon: "evm",
+  arbitrum: "evm",
+  base: "evm",
+});
+
+export function isChainId(value: string): value is ChainId {
+  return (CHAIN_IDS as readonly string[]).includes(value);
+}
+
+export function isCurrency(value: string): value is Currency {
+  return (CURRENCIES as readonly string[]).includes(value);
+}

@@ -1,0 +1,209 @@
+/**
+ * The chain boundary: what the domain (scanner, confirmer, address pool, payments, strays) needs
+ * of a chain, and nothing of how the chain provides it. One family implements it per folder
+ * (src/chains/tron/, src/chains/evm/); the registry (registry.ts) holds one instance per enabled
+ * chain on the context (ctx.chains).
+ *
+ * Designed for both families:
+ *  - TRON reads a block at a time (its header, then its transaction infos) and its final chain is
+ *    the solidified head (walletsolidity/getnowblock).
+ *  - EVM reads Transfer logs over block ranges (eth_getLogs, the range shrunk when a provider
+ *    refuses it) and its final chain is the `finalized` block tag, or N confirmations where the
+ *    chain is configured so.
+ * Both answer a range as one promise per block, in block order, so the scanner links and applies
+ * blocks in chain order while later ones are still arriving, and checks every block's parent hash
+ * against the block before it whatever the family.
+ */
+import type { Logger } from "../logger.js";
+import type { RetryTiming } from "./backoff.js";
+import type { ChainFamilyName, ChainId, Currency } from "./chain-types.js";
+
+/** One token the chain watches. */
+export interface TokenConfig {
+  currency: Currency;
+  /** The contract, in the chain's stored address form. */
+  contract: string;
+  /** The contract's decimals (6 for TRON USDT, 18 for BSC's tokens). */
+  decimals: number;
+}
+
+/** How a family writes addresses. */
+export interface AddressFormat {
+  /** True for a well-formed address of this family, checksum included where it has one. */
+  isValid(address: string): boolean;
+  /** The form the database stores and compares (TRON: base58; EVM: lowercase 0x hex), or undefined. */
+  normalise(address: string): string | undefined;
+  /** The form shown to people (TRON: base58; EVM: EIP-55 checksummed). */
+  display(stored: string): string;
+}
+
+/** Branch 0: the order pool's addresses; branch 1: static deposit addresses. */
+export type DerivationBranch = 0 | 1;
+
+/** Deposit addresses from the account-level xpub: public derivation, no private key. */
+export interface AddressDerivation {
+  /** The address at `index` of `branch`, at once (one address: a static deposit address). */
+  deriveAddress(xpub: string, index: number, branch: DerivationBranch): string;
+  /** Indexes from .. from + count - 1 of `branch`; large batches off the event loop. */
+  deriveAddresses(xpub: string, from: number, count: number, branch?: DerivationBranch): Promise<string[]>;
+  /** Which implementation derives here, and why not the fastest one. */
+  backend(): { backend: string; reason?: string };
+}
+
+/** A block as the scanner links it. */
+export interface BlockHeader {
+  number: number;
+  /** Lowercase hex, without 0x. */
+  hash: string;
+  parentHash: string;
+  /** Unix ms. */
+  timestamp: number;
+}
+
+/** A block number and hash: a cursor, a proven final block. */
+export interface BlockRef {
+  number: number;
+  hash: string;
+}
+
+/**
+ * A successful token transfer as the chain recorded it: a Transfer log of a watched token in a
+ * transaction that succeeded, with a value above zero. The amount is in the token's units with its
+ * decimals; token-units.ts turns it into micro-units. Addresses are in the stored form.
+ */
+export interface TokenTransfer {
+  txHash: string;
+  /** Position of the log, unique with txHash. */
+  logIndex: number;
+  blockNumber: number;
+  blockHash: string;
+  /** Unix ms. */
+  blockTimestamp: number;
+  currency: Currency;
+  from: string;
+  to: string;
+  units: bigint;
+  decimals: number;
+}
+
+/** One block of a range: its header and its watched-token transfers (to any address). */
+export interface ReadBlock {
+  header: BlockHeader;
+  transfers: TokenTransfer[];
+}
+
+/** The head as read from a node; a family may keep what it fetched with it for readBlocks. */
+export type ChainHead = BlockHeader;
+
+export interface CallOptions {
+  signal: AbortSignal;
+  log: Logger;
+  /** Backoff of retryable node errors (a block is never skipped: they are retried until aborted). */
+  retry?: RetryTiming | undefined;
+}
+
+export interface ReadOptions extends CallOptions {
+  /** Node calls in flight. */
+  concurrency: number;
+  /** The head this pass read, when the range ends at it. */
+  head?: ChainHead | undefined;
+}
+
+/** What a node says of a transaction. */
+export type TransactionStatus =
+  { state: "unknown" } | { state: "included"; blockNumber: number; success: boolean; final: boolean };
+
+export type NodeState = "healthy" | "failing" | "lagging";
+
+/** One configured node (or RPC endpoint) as this process sees it. */
+export interface NodeStatus {
+  /** Position in the configured list (0 = preferred). */
+  index: number;
+  /** scheme://host:port only: paths and queries may hold provider keys. */
+  name: string;
+  state: NodeState;
+  /** Calls now go to this node. */
+  active: boolean;
+  head: number | null;
+  /** ISO time the head was reported. */
+  headAt: string | null;
+  /** Blocks behind the best head of the last comparison. */
+  lag: number | null;
+  calls: number;
+  errors: number;
+  lastError: string | null;
+  /** ISO time the node is tried again (set aside only). */
+  retryAt: string | null;
+}
+
+export interface HeadObservation {
+  number: number;
+  /** When it was observed (ms), on the context's clock. */
+  at: number;
+}
+
+/** A devnet's faucet: sandbox payments. Present only where the chain runs on a devnet. */
+export interface Faucet {
+  /** A real signed transfer of `micro` micro-units from the faucet to `to`, broadcast, not mined. */
+  pay(to: string, currency: Currency, micro: bigint): Promise<{ txHash: string; from: string }>;
+}
+
+/** One enabled chain. */
+export interface Chain {
+  readonly id: ChainId;
+  readonly family: ChainFamilyName;
+  /** The network's name (`mainnet`, a testnet's, `devnet`), as SPEC's `network` field shows it. */
+  readonly network: string;
+  /** The watched tokens; empty until a devnet has started and deployed them. */
+  readonly tokens: readonly TokenConfig[];
+  readonly address: AddressFormat;
+  readonly derivation: AddressDerivation;
+  /** Only on a devnet. */
+  readonly faucet: Faucet | undefined;
+
+  /** The newest block (node errors retried until the signal aborts). */
+  head(options: CallOptions): Promise<ChainHead>;
+  /** The newest block's number, one attempt (health checks and alerts bound it with a timeout). */
+  headNumber(): Promise<number>;
+  /**
+   * Blocks from .. to (inclusive): one promise per block, in order. A block whose answers disagree
+   * (the node reorganised between two calls) fails with InconsistentBlockError (read again).
+   */
+  readBlocks(from: number, to: number, options: ReadOptions): Promise<ReadBlock>[];
+  /** The hash of block n on the node's chain now, or undefined when it has none. */
+  blockHash(n: number, options: CallOptions): Promise<string | undefined>;
+  /**
+   * The newest final block: one that can no longer be reorganised away. TRON: the solidified head;
+   * EVM: the `finalized` tag, or head - N + 1 where the chain counts confirmations.
+   */
+  finalHead(options: CallOptions): Promise<BlockRef>;
+  /** The hash of block n in the final chain, or undefined when it is not final (yet). */
+  finalBlockHash(n: number, options: CallOptions): Promise<string | undefined>;
+  /**
+   * Where a transaction stands, read from the chain's own record (one attempt: node errors are
+   * thrown to the caller).
+   */
+  transactionStatus(txHash: string): Promise<TransactionStatus>;
+  /**
+   * The watched-token transfers of a transaction as the final chain records them, or undefined
+   * when the transaction is not final (one attempt).
+   */
+  finalTransfers(txHash: string): Promise<TokenTransfer[] | undefined>;
+
+  /** The head as last seen by anyone in this process (scanner or health probe). */
+  observeHead(number: number, at?: number): void;
+  lastHead(): HeadObservation | undefined;
+  /** The configured nodes as this process sees them. */
+  nodes(): NodeStatus[];
+  /** Only a fallback node answers (the preferred one is set aside). */
+  degraded(): boolean;
+  close(): Promise<void>;
+}
+
+/** The node's answers for one block disagree (it reorganised between two calls): fetch again. */
+export class InconsistentBlockError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InconsistentBlockError";
+  }
+}

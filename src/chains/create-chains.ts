@@ -1,0 +1,33 @@
+/**
+ * Builds ctx.chains from the configuration: each enabled chain by its family's factory. Adding a
+ * family adds a folder and a factory here; adding a network of a known family adds a row to
+ * FAMILY_OF (chain-types.ts) and its configuration.
+ */
+import type { Clock } from "../clock.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { chainRegistry, type ChainRegistry } from "./registry.js";
+import { createChainAccess, type ChainAccess } from "./tron/chain-access.js";
+import { createTronChain } from "./tron/tron-chain.js";
+
+export type { ChainAccess };
+
+export interface ChainDependencies {
+  log: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  /** TRON's node access of the caller's (tests, benchmarks); default one from TRON_NODE_URL. */
+  tron?: ChainAccess | undefined;
+}
+
+export interface Chains {
+  registry: ChainRegistry;
+  /** TRON's node access, which sweeps and payouts still sign and broadcast through. */
+  tron: ChainAccess;
+}
+
+export function createChains(config: Config, deps: ChainDependencies): Chains {
+  const tron = deps.tron ?? createChainAccess(config, deps);
+  return { registry: chainRegistry([createTronChain(tron)]), tron };
+}
