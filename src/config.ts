@@ -17,6 +17,7 @@ import {
   urlList,
   type ReadVariable,
 } from "./config/env-values.js";
+import { chainsConfig, type ChainsConfig } from "./config/evm.js";
 import { trustProxy, type TrustProxy } from "./config/trust-proxy.js";
 import { checkWallets } from "./config/wallets.js";
 import { parseAmount } from "./money.js";
@@ -31,7 +32,9 @@ export type SweepMode = (typeof SWEEP_MODES)[number];
 export const SWEEP_DELEGATE_FALLBACKS = ["burn", "wait"] as const;
 export type SweepDelegateFallback = (typeof SWEEP_DELEGATE_FALLBACKS)[number];
 
-export interface Config {
+export type { EvmChainConfig, EvmWalletConfig } from "./config/evm.js";
+
+export interface Config extends ChainsConfig {
   readonly nodeEnv: string;
   readonly isProduction: boolean;
   readonly port: number;
@@ -234,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     confirmations: integer(read("CONFIRMATIONS"), "CONFIRMATIONS", 19, 1, 1000),
     orderTtlSeconds: integer(read("ORDER_TTL_SECONDS"), "ORDER_TTL_SECONDS", 1800, 60, 86400),
     ...wallets,
+    ...chainsConfig(read, isProduction, wallets.walletMnemonic),
     sweepMode: oneOf(read("SWEEP_MODE") ?? "burn", "SWEEP_MODE", SWEEP_MODES),
     sweepDelegateFallback: oneOf(
       read("SWEEP_DELEGATE_FALLBACK") ?? "burn",

@@ -1,12 +1,16 @@
 /**
- * Builds ctx.chains from the configuration: each enabled chain by its family's factory. Adding a
- * family adds a folder and a factory here; adding a network of a known family adds a row to
- * FAMILY_OF (chain-types.ts) and its configuration.
+ * Builds ctx.chains from the configuration: each enabled chain (CHAINS, in its order: the first is
+ * an order's default) by its family's factory. Adding a family adds a folder and a factory here;
+ * adding a network of a known family adds a row to FAMILY_OF (chain-types.ts) and its
+ * configuration.
  */
 import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
+import type { Chain } from "./chain.js";
+import type { ChainId } from "./chain-types.js";
+import { buildEvmChain, checkEvmWallet, type EvmChainDependencies } from "./evm/create-evm-chain.js";
 import { chainRegistry, type ChainRegistry } from "./registry.js";
 import { createChainAccess, type ChainAccess } from "./tron/chain-access.js";
 import { createTronChain } from "./tron/tron-chain.js";
@@ -19,6 +23,8 @@ export interface ChainDependencies {
   clock: Clock;
   /** TRON's node access of the caller's (tests, benchmarks); default one from TRON_NODE_URL. */
   tron?: ChainAccess | undefined;
+  /** Per EVM chain, endpoints or contracts of the caller's (a devnet started in-process). */
+  evm?: Partial<Record<ChainId, EvmChainDependencies>> | undefined;
 }
 
 export interface Chains {
@@ -29,5 +35,17 @@ export interface Chains {
 
 export function createChains(config: Config, deps: ChainDependencies): Chains {
   const tron = deps.tron ?? createChainAccess(config, deps);
-  return { registry: chainRegistry([createTronChain(tron)]), tron };
+  const evm = new Map(config.evmChains.map((c) => [c.id, c]));
+  if (evm.size > 0) checkEvmWallet(config);
+  const chains: Chain[] = config.chains.map((id) => {
+    const evmConfig = evm.get(id);
+    if (!evmConfig) return createTronChain(tron);
+    return buildEvmChain(config, evmConfig, {
+      log: deps.log,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      ...deps.evm?.[id],
+    });
+  });
+  return { registry: chainRegistry(chains), tron };
 }

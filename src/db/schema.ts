@@ -25,6 +25,8 @@ export const merchants = pgTable("merchants", {
   apiKeyHash: text("api_key_hash").notNull().unique(),
   apiKeyPrefix: text("api_key_prefix").notNull(),
   webhookSecret: text("webhook_secret").notNull(),
+  /** The operator who created or last rotated the API key (migration 0019); null: no operator saw it. */
+  apiKeyIssuedBy: text("api_key_issued_by"),
   isActive: boolean("is_active").notNull().default(true),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
@@ -372,6 +374,8 @@ export const payouts = pgTable("payouts", {
   createdByKind: text("created_by_kind", { enum: ["merchant", "operator", "system"] }).notNull(),
   createdById: text("created_by_id"),
   createdByLabel: text("created_by_label").notNull(),
+  /** The issuer of the merchant API key it was created with (migration 0019): never its approver. */
+  apiKeyIssuedBy: text("api_key_issued_by"),
   decidedById: text("decided_by_id"),
   decidedByLabel: text("decided_by_label"),
   decidedAt: ts("decided_at"),
@@ -529,6 +533,30 @@ export const operatorRecoveryCodes = pgTable("operator_recovery_codes", {
   codeHash: text("code_hash").notNull().unique(),
   usedAt: ts("used_at"),
   createdAt: ts("created_at").notNull(),
+});
+
+export const operatorFactorFailures = pgTable("operator_factor_failures", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  operatorId: uuid("operator_id").notNull(),
+  failedAt: ts("failed_at").notNull(),
+  context: text("context", { enum: ["login", "step_up"] }).notNull(),
+});
+
+export const operatorPasskeys = pgTable("operator_passkeys", {
+  id: uuid("id").primaryKey(),
+  operatorId: uuid("operator_id").notNull(),
+  credentialId: text("credential_id").notNull().unique(),
+  publicKey: text("public_key").notNull(),
+  counter: bigint("counter", { mode: "number" }).notNull().default(0),
+  transports: text("transports").array().notNull().default([]),
+  name: text("name").notNull(),
+  createdAt: ts("created_at").notNull(),
+  lastUsedAt: ts("last_used_at"),
+});
+
+export const webauthnUsedChallenges = pgTable("webauthn_used_challenges", {
+  challenge: text("challenge").primaryKey(),
+  expiresAt: ts("expires_at").notNull(),
 });
 
 export const operatorSessions = pgTable("operator_sessions", {

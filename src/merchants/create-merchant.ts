@@ -38,6 +38,7 @@ export async function createMerchant(
         apiKeyHash: hashApiKey(ctx.config.apiKeyPepper, key),
         apiKeyPrefix: prefix,
         webhookSecret: input.webhookSecret,
+        apiKeyIssuedBy: origin.actor.kind === "operator" ? origin.actor.id : null,
         isActive: true,
         createdAt: now,
         updatedAt: now,

@@ -16,8 +16,9 @@ export interface RotatedApiKey {
 }
 
 /**
- * Replaces the merchant's API key. The old key stops working with this UPDATE: authentication looks
- * keys up by hash on every request, so nothing caches the old one. A step-up action (DESIGN.md 12).
+ * An operator replaces a merchant's API key. The old key stops working with this UPDATE:
+ * authentication looks keys up by hash on every request, so nothing caches the old one. A step-up
+ * action (DESIGN.md 12); the operator is recorded as the new key's issuer (four eyes, DESIGN.md 14).
  */
 export async function rotateApiKey(
   ctx: Context,
@@ -25,20 +26,43 @@ export async function rotateApiKey(
   origin: AuditOrigin,
   stepUp: StepUp,
 ): Promise<RotatedApiKey> {
-  await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
+  await requireStepUp(ctx, stepUp);
   if (!isUuid(input.id)) throw merchantNotFound();
+  return replaceApiKey(ctx, input.id, origin);
+}
+
+/**
+ * POST /api/v1/merchant/rotate-api-key: the merchant replaces its own key (step-free, the old key
+ * invalid at once). No operator is shown the new key, so it has no issuer: an operator who created
+ * or rotated the old key may approve what the new key creates (DESIGN.md 14).
+ */
+export async function rotateOwnApiKey(
+  ctx: Context,
+  merchantId: string,
+  origin: AuditOrigin,
+): Promise<RotatedApiKey> {
+  return replaceApiKey(ctx, merchantId, origin);
+}
+
+/** The new key's issuer is the operator who asked for it; none when the merchant or system did. */
+async function replaceApiKey(ctx: Context, id: string, origin: AuditOrigin): Promise<RotatedApiKey> {
   const { key, prefix } = generateApiKey(ctx.config.tronNetwork);
   const now = ctx.clock.now();
   const merchant = await ctx.db.transaction(async (tx) => {
     const [before] = await tx
       .select({ prefix: merchants.apiKeyPrefix })
       .from(merchants)
-      .where(eq(merchants.id, input.id))
+      .where(eq(merchants.id, id))
       .for("update");
     const [row] = await tx
       .update(merchants)
-      .set({ apiKeyHash: hashApiKey(ctx.config.apiKeyPepper, key), apiKeyPrefix: prefix, updatedAt: now })
-      .where(eq(merchants.id, input.id))
+      .set({
+        apiKeyHash: hashApiKey(ctx.config.apiKeyPepper, key),
+        apiKeyPrefix: prefix,
+        apiKeyIssuedBy: origin.actor.kind === "operator" ? origin.actor.id : null,
+        updatedAt: now,
+      })
+      .where(eq(merchants.id, id))
       .returning();
     if (!row || !before) throw merchantNotFound();
     await appendAudit(tx, {

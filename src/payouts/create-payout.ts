@@ -4,9 +4,10 @@
  * the ledger reservation commit together, so a refusal (INSUFFICIENT_BALANCE,
  * REFUND_EXCEEDS_RECEIVED, EXTERNAL_ID_CONFLICT ...) changes nothing.
  *
- * Approval at creation: at or below PAYOUT_AUTO_APPROVE_USDT (default 0: never) and within
- * PAYOUT_DAILY_LIMIT_USDT for the merchant's UTC day, a refund or payout is approved at once;
- * otherwise it waits in pending_approval for an operator (four-eyes, decide-payout.ts).
+ * Approval at creation: created by the merchant, at or below PAYOUT_AUTO_APPROVE_USDT (default 0:
+ * never) and within PAYOUT_DAILY_LIMIT_USDT for the merchant's UTC day (checked under a
+ * per-merchant lock), a refund or payout is approved at once; otherwise, and always when an
+ * operator created it, it waits in pending_approval for an operator (four-eyes, decide-payout.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, sql, type SQL } from "drizzle-orm";
@@ -62,35 +63,52 @@ export function actorColumns(actor: PayoutActor) {
     createdByKind: actor.kind,
     createdById: actor.kind === "system" ? null : actor.id,
     createdByLabel: actor.label,
+    apiKeyIssuedBy: actor.kind === "merchant" ? (actor.keyIssuedBy ?? null) : null,
   };
+}
+
+/** The actor as a payout event records it: who acted, without the key's issuer. */
+export function eventActor(actor: PayoutActor): PayoutActor {
+  return actor.kind === "system" ? actor : { kind: actor.kind, id: actor.id, label: actor.label };
 }
 
 export function claimTokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
+/** Advisory-lock class of the daily auto-approve check; the second key is the merchant id's hash. */
+const AUTO_APPROVE_LOCK_CLASS = 740_100_103;
+
 /**
- * Whether a refund or payout of `amount` is approved at creation: at or below the auto-approve
- * limit, and within the merchant's daily limit together with what was already approved today.
+ * Whether a refund or payout is approved at creation: one a merchant created (never one an operator
+ * or the system created), at or below the auto-approve limit, and within the merchant's daily limit
+ * together with what was already auto-approved in the same UTC day. The check holds a per-merchant
+ * transaction lock, so concurrent creations are summed one after another and the day's auto-approved
+ * total never exceeds PAYOUT_DAILY_LIMIT_USDT; the lock ends with the caller's transaction.
  */
 export async function autoApproves(
   ctx: Context,
   tx: Executor,
-  merchantId: string,
-  amount: bigint,
+  payout: Pick<PayoutRow, "merchantId" | "amount" | "createdByKind">,
 ): Promise<boolean> {
   const { payoutAutoApproveUsdt: limit, payoutDailyLimitUsdt: daily } = ctx.config;
-  if (limit <= 0n || amount > limit) return false;
+  if (payout.createdByKind !== "merchant") return false;
+  if (limit <= 0n || payout.amount > limit) return false;
   if (daily === undefined) return true;
+  await queryRows(
+    tx,
+    sql`SELECT pg_advisory_xact_lock(${AUTO_APPROVE_LOCK_CLASS}, hashtext(${payout.merchantId}))`,
+  );
   const now = ctx.clock.now();
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const [row] = await queryRows<{ total: string }>(
     tx,
     sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
-        WHERE merchant_id = ${merchantId}::uuid AND approved_at >= ${dayStart.toISOString()}::timestamptz
+        WHERE merchant_id = ${payout.merchantId}::uuid AND auto_approved
+          AND approved_at >= ${dayStart.toISOString()}::timestamptz
           AND status NOT IN ('rejected', 'cancelled')`,
   );
-  return BigInt(row?.total ?? "0") + amount <= daily;
+  return BigInt(row?.total ?? "0") + payout.amount <= daily;
 }
 
 export async function insertPayout(
@@ -101,7 +119,13 @@ export async function insertPayout(
 ): Promise<PayoutRow> {
   const now = ctx.clock.now();
   const hasAddress = values.address !== null && values.address !== undefined;
-  const approved = hasAddress && (await autoApproves(ctx, tx, values.merchantId, values.amount));
+  const approved =
+    hasAddress &&
+    (await autoApproves(ctx, tx, {
+      merchantId: values.merchantId,
+      amount: values.amount,
+      createdByKind: values.createdByKind,
+    }));
   const status = !hasAddress ? "awaiting_address" : approved ? "approved" : "pending_approval";
   const [row] = await tx
     .insert(payouts)
@@ -121,7 +145,7 @@ export async function insertPayout(
     eventType: `${row.kind}_created`,
     fromStatus: null,
     toStatus: status,
-    actor,
+    actor: eventActor(actor),
     payload: { amount: formatAmount(row.amount), auto_approved: approved },
     createdAt: now,
   });

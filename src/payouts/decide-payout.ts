@@ -1,17 +1,18 @@
 /**
  * An operator's decisions on a refund or payout (DESIGN.md 14):
- *   approve  pending_approval -> approved   (never by the operator who created it: PAYOUT_FOUR_EYES)
+ *   approve  pending_approval -> approved   (never by an operator who could have authored it: four eyes)
  *   reject   awaiting_address | pending_approval -> rejected   (the reservation is released)
  *   cancel   awaiting_address | pending_approval | approved -> cancelled (before sending)
  * Each is a compare-and-set transition with its event, ledger postings and audit row
  * (`refund.approve`, `payout.cancel` ...) in one transaction. An approval through the API carries
  * a step-up (a fresh TOTP code), asked for only after the refusals: a refused approval spends no code.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import { appendAudit, type AuditOrigin } from "../audit/append-audit.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
 import { payouts } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
@@ -40,7 +41,10 @@ export interface DecideInput {
   reason?: string | undefined;
   /** Who asked, from where: the audit row, written in the decision's transaction. */
   origin?: AuditOrigin;
-  /** The operator's fresh TOTP code, checked after the refusals (approvals through the API). */
+  /**
+   * The operator's fresh second factor (TOTP code or passkey), checked after the refusals:
+   * approvals and rejections through the API. Money out needs one always (DESIGN.md 12).
+   */
   stepUp?: StepUp;
 }
 
@@ -60,6 +64,7 @@ export async function checkDecision(
   const [row] = lock ? await query.for("update") : await query;
   if (!row) throw new AppError("NOT_FOUND", "payout not found");
   assertDecidable(ctx, row, input);
+  if (input.decision === "approve") await assertFourEyes(ctx, db, row, input.actor);
   return row;
 }
 
@@ -67,7 +72,7 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
   if (input.stepUp) {
     // Refusals first (404, 409, four eyes), then the step-up.
     await checkDecision(ctx, input);
-    await requireStepUp(ctx, input.stepUp.operator, input.stepUp.totpCode);
+    await requireStepUp(ctx, input.stepUp, { always: true });
   }
   return ctx.db.transaction(async (tx) => {
     const row = await checkDecision(ctx, input, tx, true);
@@ -104,7 +109,10 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
   });
 }
 
-/** Whether PAYOUT_FOUR_EYES keeps `actor` from approving `row`: they created it. */
+/**
+ * Whether PAYOUT_FOUR_EYES keeps `actor` from approving `row` because they created it: what the
+ * console can tell in advance. The approval itself checks every case (assertFourEyes).
+ */
 export function fourEyesRefuses(ctx: Context, row: PayoutRow, actor: PayoutActor): boolean {
   return (
     ctx.config.payoutFourEyes &&
@@ -121,10 +129,39 @@ function assertDecidable(ctx: Context, row: PayoutRow, input: Pick<DecideInput, 
       `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,
     );
   }
-  if (input.decision === "approve" && fourEyesRefuses(ctx, row, input.actor)) {
-    throw new AppError(
+}
+
+/** How far back attaching funds bars an operator from approving what spends them. */
+export const ATTACH_BARS_APPROVAL_MS = 24 * 3600 * 1000;
+
+/**
+ * Four eyes (PAYOUT_FOUR_EYES, DESIGN.md 14): no single operator can move money out alone. Whoever
+ * could have authored a refund or payout cannot approve it: the operator who created it; the
+ * operator who created or rotated the merchant API key it was created with; an operator who
+ * attached a stray transfer to an order of its merchant within the last 24 hours (the funds it
+ * spends). docs/payouts.md lists the cases.
+ */
+async function assertFourEyes(ctx: Context, db: Executor, row: PayoutRow, actor: PayoutActor): Promise<void> {
+  if (!ctx.config.payoutFourEyes || actor.kind !== "operator") return;
+  const refuse = (why: string) =>
+    new AppError(
       "FOUR_EYES_REQUIRED",
-      `the operator who created this ${row.kind} cannot approve it: a second operator must (PAYOUT_FOUR_EYES)`,
+      `${why}, so you cannot approve this ${row.kind}: a second operator must (PAYOUT_FOUR_EYES)`,
     );
+  if (row.createdByKind === "operator" && row.createdById === actor.id) {
+    throw refuse(`you created this ${row.kind}`);
   }
+  if (row.apiKeyIssuedBy === actor.id) {
+    throw refuse(`you created or rotated the merchant API key it was created with`);
+  }
+  const since = new Date(ctx.clock.now().getTime() - ATTACH_BARS_APPROVAL_MS);
+  const [attached] = await queryRows<{ one: number }>(
+    db,
+    sql`SELECT 1 AS one FROM stray_transfers s JOIN orders o ON o.id = s.order_id
+        WHERE o.merchant_id = ${row.merchantId}::uuid AND s.resolution = 'attached'
+          AND s.resolved_by->>'kind' = 'operator' AND s.resolved_by->>'id' = ${actor.id}
+          AND s.resolved_at >= ${since.toISOString()}::timestamptz
+        LIMIT 1`,
+  );
+  if (attached) throw refuse(`you attached funds it spends within the last 24 hours`);
 }

@@ -9,10 +9,14 @@ export { PAYOUT_STATUSES, type PayoutStatus };
 export type PayoutRow = typeof payouts.$inferSelect;
 export type PayoutKind = PayoutRow["kind"];
 
-/** Who did something (the same shape as the audit log's AuditActor). */
+/**
+ * Who did something (the shape of the audit log's actor). A merchant acting through its API key
+ * carries the key's issuer (the operator who created or rotated it, null if none), which the
+ * payout records and four eyes refuses as its approver.
+ */
 export type PayoutActor =
   | { kind: "operator"; id: string; label: string }
-  | { kind: "merchant"; id: string; label: string }
+  | { kind: "merchant"; id: string; label: string; keyIssuedBy?: string | null }
   | { kind: "system"; label: string };
 
 /** The states whose amount the ledger holds in `reserved`. */

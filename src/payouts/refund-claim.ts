@@ -96,7 +96,7 @@ export async function submitRefundClaim(
       throw new AppError("INVALID_STATE", "this refund already has an address");
     }
     const now = ctx.clock.now();
-    const approved = await autoApproves(ctx, tx, row.merchantId, row.amount);
+    const approved = await autoApproves(ctx, tx, row);
     await transitionPayout(ctx, tx, {
       payout: row,
       to: approved ? "approved" : "pending_approval",

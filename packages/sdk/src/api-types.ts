@@ -337,6 +337,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merchant/rotate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace this merchant's API key; the old key stops working at once
+         * @description Bodiless and step-free. The new key is shown once, to the caller only: no operator has seen it, so an operator who created or rotated the old key may approve refunds and payouts the new key creates.
+         */
+        post: operations["postMerchantRotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/auth/login": {
         parameters: {
             query?: never;
@@ -348,9 +368,26 @@ export interface paths {
         put?: never;
         /**
          * Log in; sets the admin_token cookie
-         * @description `{password}` alone logs in the built-in owner (ADMIN_PASSWORD, SPEC 4.3). `{email, password}` logs in a named operator. An operator with two-factor authentication also sends `totp_code` (a 6-digit code, or one of their recovery codes): 401 TOTP_REQUIRED without it, 401 TOTP_INVALID when it is wrong or already used. Limited to 5 attempts per 15 minutes per client address and 10 failed attempts per 15 minutes per account.
+         * @description `{password}` alone logs in the built-in owner (ADMIN_PASSWORD, SPEC 4.3). `{email, password}` logs in a named operator. An operator with two-factor authentication also sends `totp_code` (a 6-digit code, or one of their recovery codes) or `passkey` (an assertion over a challenge of POST /api/v1/admin/auth/passkey-options): 401 TOTP_REQUIRED without either, 401 TOTP_INVALID / PASSKEY_INVALID when it is wrong or already used, 429 RATE_LIMITED for 15 minutes after 5 wrong second factors. Limited to 5 attempts per 15 minutes per client address and 10 failed attempts per 15 minutes per account.
          */
         post: operations["postAdminAuthLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/auth/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A sign-in challenge for a passkey (discoverable credentials; valid 5 minutes, single use) */
+        post: operations["postAdminAuthPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -438,7 +475,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a merchant's API key; the old key stops working at once
-         * @description Bodiless, or `{totp_code}`: an operator with two-factor authentication confirms with a fresh code (401 TOTP_REQUIRED without it, 401 TOTP_INVALID when wrong or reused).
+         * @description Bodiless, or `{totp_code}` or `{passkey}`: an operator with a second factor confirms with a fresh one (401 TOTP_REQUIRED without it, 401 TOTP_INVALID / PASSKEY_INVALID when wrong or reused, 429 RATE_LIMITED while the operator's second factor is locked).
          */
         post: operations["postAdminMerchantsIdRotateApiKey"];
         delete?: never;
@@ -669,7 +706,7 @@ export interface paths {
         put?: never;
         /**
          * Create an operator account (owner)
-         * @description With `password` (12 to 1024 characters) the account can log in at once. Without it the reply carries `invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here.
+         * @description With `password` (12 to 1024 characters) the account can log in at once. Without it the reply carries `invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here. A step-up action: an owner with a second factor sends `totp_code` or `passkey`.
          */
         post: operations["postAdminOperators"];
         delete?: never;
@@ -688,7 +725,7 @@ export interface paths {
         get?: never;
         /**
          * Rename an operator, change their role, or disable / re-enable them (owner)
-         * @description Changing the role or disabling revokes the operator's sessions. Changing a role is a step-up action: an owner with two-factor authentication sends `totp_code`.
+         * @description Changing the role or disabling revokes the operator's sessions. Changing a role and re-enabling are step-up actions: an owner with a second factor sends `totp_code` or `passkey`.
          */
         put: operations["putAdminOperatorsId"];
         post?: never;
@@ -707,8 +744,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn off an operator's two-factor authentication after a lost device (owner) */
+        /**
+         * Remove an operator's second factors (TOTP and passkeys) after a lost device (owner)
+         * @description Needs the owner's current password and, where the owner has a second factor, a fresh one. The operator's sessions end.
+         */
         post: operations["postAdminOperatorsIdReset2fa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/operators/{id}/unlock-second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift an operator's second-factor lockout (owner; never one's own; a step-up action) */
+        post: operations["postAdminOperatorsIdUnlockSecondFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -758,7 +815,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start TOTP enrolment: a new secret and its otpauth:// URI (confirm with the first code) */
+        /**
+         * Start TOTP enrolment: a new secret and its otpauth:// URI (confirm with the first code)
+         * @description Needs the current password and, where the operator has a passkey, a fresh passkey assertion.
+         */
         post: operations["postAdminMeTotpSetup"];
         delete?: never;
         options?: never;
@@ -792,7 +852,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn one's TOTP off (refused while ADMIN_REQUIRE_2FA is on) */
+        /**
+         * Turn one's TOTP off; one's other sessions end
+         * @description Needs the current password and a fresh second factor. Refused while ADMIN_REQUIRE_2FA is on unless a passkey remains.
+         */
         post: operations["postAdminMeTotpDisable"];
         delete?: never;
         options?: never;
@@ -809,7 +872,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace one's recovery codes with 10 new ones (shown once) */
+        /**
+         * Replace one's recovery codes with 10 new ones (shown once)
+         * @description Needs the current password and a fresh second factor.
+         */
         post: operations["postAdminMeRecoveryCodes"];
         delete?: never;
         options?: never;
@@ -849,6 +915,76 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One's passkeys */
+        get: operations["getAdminMePasskeys"];
+        put?: never;
+        /** Finish registering a passkey with the authenticator's response */
+        post: operations["postAdminMePasskeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/passkeys/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A step-up challenge for one's passkeys (send the assertion as `passkey` with the action) */
+        get: operations["getAdminMePasskeysChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start registering a passkey: needs the current password and, where enrolled, a fresh second factor */
+        post: operations["postAdminMePasskeysRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of one's passkeys (a step-up action); one's other sessions end */
+        delete: operations["deleteAdminMePasskeysId"];
+        options?: never;
+        head?: never;
+        /** Rename one of one's passkeys */
+        patch: operations["patchAdminMePasskeysId"];
         trace?: never;
     };
     "/api/v1/admin/audit": {
@@ -1432,7 +1568,7 @@ export interface components {
             /** @description a human-readable message; never internals or secrets */
             error: string;
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
         };
     };
     responses: never;
@@ -3392,10 +3528,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -6949,22 +7085,14 @@ export interface operations {
             };
         };
     };
-    postAdminAuthLogin: {
+    postMerchantRotateApiKey: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    password: string;
-                    email?: string;
-                    totp_code?: string;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Default Response */
             200: {
@@ -6973,12 +7101,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        ok: true;
+                        api_key: string;
+                        api_key_prefix: string;
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6992,11 +7120,11 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
                     };
                 };
             };
-            /** @description Error. code: INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID */
+            /** @description Error. code: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,12 +7133,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "a human-readable message",
-                     *       "code": "INVALID_PASSWORD"
+                     *       "code": "UNAUTHORIZED"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                        code?: "UNAUTHORIZED";
+                    };
+                };
+            };
+            /** @description Error. code: MERCHANT_INACTIVE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "MERCHANT_INACTIVE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "MERCHANT_INACTIVE";
                     };
                 };
             };
@@ -7101,6 +7247,403 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminAuthLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    email?: string;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_PASSWORD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminAuthPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebAuthn options JSON, for navigator.credentials (via @simplewebauthn/browser) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
                     };
                 };
             };
@@ -8163,6 +8706,27 @@ export interface operations {
                     webhook_secret?: string;
                     /** @deprecated */
                     webhookSecret?: string;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 } | null;
             };
         };
@@ -8201,7 +8765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8215,7 +8779,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -8252,6 +8816,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
                     };
                 };
             };
@@ -8324,6 +8906,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -8395,7 +8995,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 } | null;
             };
         };
@@ -8432,7 +9052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8446,7 +9066,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -8555,6 +9175,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -11436,6 +12074,10 @@ export interface operations {
                             is_builtin: boolean;
                             is_active: boolean;
                             totp_enabled: boolean;
+                            /** @description how many passkeys the operator has registered */
+                            passkeys: number;
+                            /** @description while 5 wrong second factors within 15 minutes lock the account's step-ups */
+                            second_factor_locked_until: string | null;
                             invitation_pending: boolean;
                             created_at: string;
                         }[];
@@ -11603,6 +12245,27 @@ export interface operations {
                     /** @enum {string} */
                     role: "owner" | "admin" | "support" | "viewer";
                     password?: string;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -11624,6 +12287,10 @@ export interface operations {
                             is_builtin: boolean;
                             is_active: boolean;
                             totp_enabled: boolean;
+                            /** @description how many passkeys the operator has registered */
+                            passkeys: number;
+                            /** @description while 5 wrong second factors within 15 minutes lock the account's step-ups */
+                            second_factor_locked_until: string | null;
                             invitation_pending: boolean;
                             created_at: string;
                         };
@@ -11649,7 +12316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11663,7 +12330,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -11775,6 +12442,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
             /** @description Error. code: HEADERS_TOO_LARGE */
             431: {
                 headers: {
@@ -11849,6 +12534,25 @@ export interface operations {
                     is_active?: boolean;
                     /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -11869,6 +12573,10 @@ export interface operations {
                         is_builtin: boolean;
                         is_active: boolean;
                         totp_enabled: boolean;
+                        /** @description how many passkeys the operator has registered */
+                        passkeys: number;
+                        /** @description while 5 wrong second factors within 15 minutes lock the account's step-ups */
+                        second_factor_locked_until: string | null;
                         invitation_pending: boolean;
                         created_at: string;
                     };
@@ -11892,7 +12600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11906,7 +12614,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -12033,6 +12741,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -12104,9 +12830,30 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the operator's current password (ADMIN_PASSWORD for the built-in owner) */
+                    current_password: string;
                     /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
-                } | null;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
             };
         };
         responses: {
@@ -12140,7 +12887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12154,7 +12901,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -12281,6 +13028,310 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminOperatorsIdUnlockSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        was_locked: boolean;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -12364,6 +13415,8 @@ export interface operations {
                         is_builtin: boolean;
                         session_id: string;
                         totp_enabled: boolean;
+                        passkeys: number;
+                        second_factor_locked_until: string | null;
                         /** @description ADMIN_REQUIRE_2FA is on and this operator has not enrolled */
                         totp_required: boolean;
                         recovery_codes_left: number;
@@ -12754,7 +13807,35 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the operator's current password (ADMIN_PASSWORD for the built-in owner) */
+                    current_password: string;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -12786,7 +13867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12800,7 +13881,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -12909,6 +13990,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -13205,8 +14304,29 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the operator's current password (ADMIN_PASSWORD for the built-in owner) */
+                    current_password: string;
                     /** @description a fresh 6-digit code from the operator's authenticator app */
-                    totp_code: string;
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -13220,6 +14340,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                        sessions_revoked: number;
                     };
                 };
             };
@@ -13241,7 +14362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13255,7 +14376,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -13364,6 +14485,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -13433,8 +14572,29 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the operator's current password (ADMIN_PASSWORD for the built-in owner) */
+                    current_password: string;
                     /** @description a fresh 6-digit code from the operator's authenticator app */
-                    totp_code: string;
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -13468,7 +14628,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13482,7 +14642,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
@@ -13591,6 +14751,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -13850,6 +15028,1356 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminMePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            created_at: string;
+                            last_used_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    response: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            attestationObject: string;
+                            authenticatorData?: string;
+                            transports?: ("ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb")[];
+                            publicKeyAlgorithm?: number;
+                            publicKey?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        created_at: string;
+                        last_used_at: string | null;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, PASSKEY_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    getAdminMePasskeysChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebAuthn options JSON, for navigator.credentials (via @simplewebauthn/browser) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    postAdminMePasskeysRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description WebAuthn options JSON, for navigator.credentials (via @simplewebauthn/browser) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, INVALID_PASSWORD, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminMePasskeysId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
+                    totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        sessions_revoked: number;
+                    };
+                };
+            };
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_UNAUTHORIZED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "ADMIN_FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                    };
+                };
+            };
+            /** @description Error. code: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error. code: INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INVALID_STATE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INVALID_STATE";
+                    };
+                };
+            };
+            /** @description Error. code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "PAYLOAD_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: URI_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "URI_TOO_LONG"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "URI_TOO_LONG";
+                    };
+                };
+            };
+            /** @description Error. code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "UNSUPPORTED_MEDIA_TYPE";
+                    };
+                };
+            };
+            /** @description Error. code: EXPECTATION_FAILED */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "EXPECTATION_FAILED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
+                    };
+                };
+            };
+            /** @description Error. code: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "HEADERS_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "HEADERS_TOO_LARGE";
+                    };
+                };
+            };
+            /** @description Error. code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "INTERNAL_ERROR"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "INTERNAL_ERROR";
+                    };
+                };
+            };
+            /** @description Error. code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "SERVICE_UNAVAILABLE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    patchAdminMePasskeysId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        created_at: string;
+                        last_used_at: string | null;
                     };
                 };
             };
@@ -15178,8 +17706,27 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
-                    /** @description a fresh TOTP code when the operator has enrolled */
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -15244,7 +17791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15258,11 +17805,11 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
-            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED, FOUR_EYES_REQUIRED */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED, FOUR_EYES_REQUIRED, SECOND_FACTOR_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15276,7 +17823,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED" | "FOUR_EYES_REQUIRED";
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED" | "FOUR_EYES_REQUIRED" | "SECOND_FACTOR_REQUIRED";
                     };
                 };
             };
@@ -15385,6 +17932,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -15457,8 +18022,27 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
-                    /** @description a fresh TOTP code when the operator has enrolled */
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -15523,7 +18107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID */
+            /** @description Error. code: ADMIN_UNAUTHORIZED, ADMIN_TOKEN_INVALID, TOTP_REQUIRED, TOTP_INVALID, PASSKEY_INVALID */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15537,11 +18121,11 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID";
+                        code?: "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "TOTP_REQUIRED" | "TOTP_INVALID" | "PASSKEY_INVALID";
                     };
                 };
             };
-            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED */
+            /** @description Error. code: ADMIN_FORBIDDEN, TOTP_ENROLMENT_REQUIRED, SECOND_FACTOR_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15555,7 +18139,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED";
+                        code?: "ADMIN_FORBIDDEN" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED";
                     };
                 };
             };
@@ -15664,6 +18248,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Error. code: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "a human-readable message",
+                     *       "code": "RATE_LIMITED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code?: "RATE_LIMITED";
                     };
                 };
             };
@@ -15736,8 +18338,27 @@ export interface operations {
             content: {
                 "application/json": {
                     reason?: string;
-                    /** @description a fresh TOTP code when the operator has enrolled */
+                    /** @description a fresh 6-digit code from the operator's authenticator app */
                     totp_code?: string;
+                    /** @description a passkey assertion (WebAuthn), instead of totp_code */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                    };
                 };
             };
         };
@@ -15943,6 +18564,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code?: "EXPECTATION_FAILED";
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a human-readable message; never internals or secrets */
+                        error: string;
+                        /**
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @enum {string}
+                         */
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -17060,10 +19698,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -17437,10 +20075,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -17814,10 +20452,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -18567,10 +21205,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };

@@ -7,6 +7,7 @@ import type { Context } from "../../../context.js";
 import { merchantAuth } from "../../plugins/merchant-auth.js";
 import { merchantRateLimit } from "../../plugins/merchant-rate-limit.js";
 import { RateLimiter } from "../../rate-limiter.js";
+import { merchantApiKeyRoutes } from "./api-key.js";
 import { merchantMeRoutes } from "./me.js";
 import { depositAddressRoutes } from "./deposit-addresses.js";
 import { paymentRoutes } from "./payments.js";
@@ -23,6 +24,7 @@ const rateLimitedScope: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { 
   await app.register(paymentRoutes, { ctx });
   await app.register(depositAddressRoutes, { ctx });
   await app.register(merchantPayoutRoutes, { ctx });
+  await app.register(merchantApiKeyRoutes, { ctx });
 };
 
 export const merchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app, { ctx }) => {

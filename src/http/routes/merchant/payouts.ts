@@ -18,10 +18,15 @@ import {
 } from "../../schemas/payouts.js";
 
 export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
-  const actorOf = (merchant: { id: string; apiKeyPrefix: string }): PayoutActor => ({
+  const actorOf = (merchant: {
+    id: string;
+    apiKeyPrefix: string;
+    apiKeyIssuedBy: string | null;
+  }): PayoutActor => ({
     kind: "merchant",
     id: merchant.id,
     label: merchant.apiKeyPrefix,
+    keyIssuedBy: merchant.apiKeyIssuedBy,
   });
 
   app.post("/api/v1/payouts", { schema: createPayoutSchema }, async (request, reply) => {
