@@ -26,6 +26,10 @@ export async function getChainOverview(ctx: Context): Promise<AdminChainStatus> 
     scanned = check.scanned;
     nodes = ctx.chains.primary.nodes();
   }
+  // The head was observed earlier than the cursor was read (up to a publication interval ago), so
+  // the scanner may have passed it meanwhile. A scanned block is on the chain: the head is at least
+  // that high, and the panel never shows "scanned" past "head".
+  if (head !== null && scanned !== null && scanned > head) head = scanned;
   return {
     network: ctx.chains.primary.network,
     source: published ? "scanner" : "this process",

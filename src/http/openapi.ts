@@ -123,6 +123,7 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
   ],
   "post /api/v1/admin/payouts/{id}/cancel": ["INVALID_STATE", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/retry-webhook": ["INVALID_STATE"],
+  "post /api/v1/admin/payouts/{id}/claim-link": ["INVALID_STATE"],
   "post /api/v1/refund-claims/{token}": [
     "VALIDATION_ERROR",
     "INVALID_ADDRESS",

@@ -25,7 +25,8 @@ export interface AcceptInput {
   reason: string;
 }
 
-async function latestOutcomeEvent(tx: Executor, orderId: string): Promise<string | undefined> {
+/** The event that set the outcome in force (OUTCOME_SETTING_EVENTS), if any. */
+export async function latestOutcomeEvent(tx: Executor, orderId: string): Promise<string | undefined> {
   const [latest] = await tx
     .select({ eventType: orderEvents.eventType })
     .from(orderEvents)

@@ -5,6 +5,13 @@
  */
 import type { OrderStatus } from "../orders/order-statuses.js";
 
+/**
+ * What the payer's payment came to, whatever the merchant's webhook did: paid (exactly what was
+ * asked), overpaid, underpaid (still short), accepted (short, but the merchant accepted it as
+ * settled); null while the order has no outcome (awaiting payment, confirming, expired unpaid).
+ */
+export type CheckoutOutcome = "paid" | "overpaid" | "underpaid" | "accepted";
+
 export interface CheckoutStatus {
   id: string;
   status: OrderStatus;
@@ -20,4 +27,5 @@ export interface CheckoutStatus {
   confirmations_required: number;
   expires_at: string;
   explorer_url: string | null;
+  outcome: CheckoutOutcome | null;
 }

@@ -9,7 +9,9 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { addressExplorerUrl, txExplorerUrl } from "./explorer.js";
-import type { CheckoutStatus } from "./checkout-status.js";
+import { latestOutcomeEvent } from "../orders/accept-order.js";
+import { STATUSES_WITH_OUTCOME } from "../orders/transitions.js";
+import type { CheckoutOutcome, CheckoutStatus } from "./checkout-status.js";
 import { confirmationsSql } from "./merchant-order.js";
 
 export type { CheckoutStatus } from "./checkout-status.js";
@@ -35,6 +37,7 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
         .where(eq(orders.id, orderId))
     : [];
   if (!row) throw new AppError("NOT_FOUND", "order not found");
+  const outcome = await outcomeOf(ctx, row);
   return {
     id: row.id,
     status: row.status,
@@ -52,5 +55,21 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
       row.txHash === null
         ? addressExplorerUrl(ctx.config, row.address)
         : txExplorerUrl(ctx.config, row.txHash),
+    outcome,
   };
+}
+
+/**
+ * The outcome in force: the amounts decide, except that a short payment the merchant or an operator
+ * accepted (its latest outcome event is manually_resolved) is settled. Read only for a short order
+ * with an outcome, the one case the amounts cannot tell.
+ */
+async function outcomeOf(
+  ctx: Context,
+  row: { id: string; status: CheckoutStatus["status"]; amountExpected: bigint; amountReceived: bigint },
+): Promise<CheckoutOutcome | null> {
+  if (!STATUSES_WITH_OUTCOME.includes(row.status)) return null;
+  if (row.amountReceived > row.amountExpected) return "overpaid";
+  if (row.amountReceived === row.amountExpected) return "paid";
+  return (await latestOutcomeEvent(ctx.db, row.id)) === "manually_resolved" ? "accepted" : "underpaid";
 }

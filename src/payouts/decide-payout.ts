@@ -22,7 +22,8 @@ import { transitionPayout } from "./transition-payout.js";
 
 export type PayoutDecision = "approve" | "reject" | "cancel";
 
-const FROM: Record<PayoutDecision, readonly PayoutStatus[]> = {
+/** The statuses each decision starts from. */
+export const DECISION_FROM: Record<PayoutDecision, readonly PayoutStatus[]> = {
   approve: ["pending_approval"],
   reject: ["awaiting_address", "pending_approval"],
   cancel: ["awaiting_address", "pending_approval", "approved"],
@@ -108,8 +109,21 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
   });
 }
 
+/**
+ * Whether PAYOUT_FOUR_EYES keeps `actor` from approving `row` because they created it: what the
+ * console can tell in advance. The approval itself checks every case (assertFourEyes).
+ */
+export function fourEyesRefuses(ctx: Context, row: PayoutRow, actor: PayoutActor): boolean {
+  return (
+    ctx.config.payoutFourEyes &&
+    actor.kind === "operator" &&
+    row.createdByKind === "operator" &&
+    row.createdById === actor.id
+  );
+}
+
 function assertDecidable(ctx: Context, row: PayoutRow, input: Pick<DecideInput, "decision" | "actor">): void {
-  if (!FROM[input.decision].includes(row.status)) {
+  if (!DECISION_FROM[input.decision].includes(row.status)) {
     throw new AppError(
       "INVALID_STATE",
       `a ${row.kind} in status ${row.status} cannot be ${input.decision === "approve" ? "approved" : input.decision === "reject" ? "rejected" : "cancelled"}`,

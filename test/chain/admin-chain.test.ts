@@ -97,6 +97,16 @@ describe("GET /api/v1/admin/chain", () => {
       expect(evaluated.fired).not.toContain("scanner_lag");
       expect(evaluated.fired).not.toContain("node_down");
       expect(api.chain.client.status()[0]?.calls).toBe(0);
+      // The scanner moves on before it publishes again: the published head is older than the
+      // cursor, and the reply never shows a block scanned past the head.
+      const before = (await chain(apiApp)).body;
+      t.mine(3);
+      await t.scanner.sync();
+      const after = (await chain(apiApp)).body;
+      expect(after.scanned).toBe(await t.cursor());
+      expect(after.scanned).toBeGreaterThan(before.head!);
+      expect(after.head).toBe(after.scanned);
+      expect(after.scanner_lag_blocks).toBe(0);
     } finally {
       await apiApp.close();
       await api.chain.close();

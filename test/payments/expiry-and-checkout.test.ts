@@ -112,6 +112,7 @@ describe("GET /api/v1/checkout/:id/status", () => {
       confirmations_required: 19,
       expires_at: order.expires_at,
       explorer_url: `${t.ctx.config.explorer.addressBaseUrl}${order.address}`,
+      outcome: null,
     });
     for (const hidden of [
       "callback_url",

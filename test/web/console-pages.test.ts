@@ -185,6 +185,7 @@ describe("every console and payer page at 1440 and 390 px", () => {
     ["security", () => "/admin/security"],
     ["strays", () => "/admin/stray-transfers"],
     ["stray", () => `/admin/stray-transfers/${demo.strayId}`],
+    ["search-nothing", () => "/admin/search?q=NW-9999"],
     ["checkout-pending", () => `/checkout/${demo.orders.pending}`],
     ["checkout-underpaid", () => `/checkout/${demo.orders.underOpen}`],
     ["checkout-underpaid-delivered", () => `/checkout/${demo.orders.under}`],

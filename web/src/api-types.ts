@@ -80,5 +80,9 @@ export type Payout = PayoutList["data"][number];
 export type PayoutStatus = Payout["status"];
 export type PayoutFloat = Reply<"getAdminPayoutsFloat">;
 export type PayoutDetail = Reply<"getAdminPayoutsId">;
+export type PayoutActionState = PayoutDetail["actions"][number];
+export type ClaimLink = Reply<"postAdminPayoutsIdClaimLink">;
 /** A refund as created: `claim_url` when it was created without an address. */
+export type SearchResult = Reply<"getAdminSearch">;
+
 export type CreatedRefund = Reply<"postAdminOrdersIdRefunds", 201>;

@@ -56,10 +56,31 @@ export const getDailyStatsSchema = {
   },
 };
 
+const failingWebhookReply = z.object({
+  delivery_id: z.string(),
+  event: z.string(),
+  subject: z.enum(["order", "payout", "refund"]),
+  subject_id: z.string(),
+  external_id: z.string().nullable(),
+  merchant_id: z.string(),
+  merchant_name: z.string(),
+  status: z.enum(["pending", "failed"]).meta({
+    description:
+      "pending: the next retry is at next_attempt_at; failed: every attempt failed, no retry is left",
+  }),
+  attempts: z.number().int(),
+  max_attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  last_status_code: z.number().int().nullable(),
+  next_attempt_at: z.string().nullable(),
+  updated_at: z.string(),
+  link: z.string().meta({ description: "path of the order's or payout's console page" }),
+});
+
 export const listIncidentsSchema = {
   tags: ["admin"],
   summary:
-    "The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer); deposits_to_disabled_addresses: the 10 most recent deposits to disabled static addresses (incident deposit_to_disabled_address)",
+    "The 10 most recent webhook_failed and sweep_failed events; stray_transfers: the 10 most recent unresolved stray transfers (incident stray_transfer); deposits_to_disabled_addresses: the 10 most recent deposits to disabled static addresses (incident deposit_to_disabled_address); failing_webhooks: webhook deliveries whose last attempt failed",
   response: {
     200: z.object({
       data: z.array(incidentReply),
@@ -67,6 +88,10 @@ export const listIncidentsSchema = {
       deposits_to_disabled_addresses: z.array(adminDepositReply).meta({
         description:
           "deposits to disabled static addresses not dropped by a fork, newest first (credited and reported all the same)",
+      }),
+      failing_webhooks: z.array(failingWebhookReply).meta({
+        description:
+          "order and payout webhook deliveries whose last attempt failed (retrying or given up), the 20 most recently changed first",
       }),
     }),
     401: errorReply,

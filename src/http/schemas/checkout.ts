@@ -18,6 +18,10 @@ export const checkoutStatusReply = z.object({
   confirmations_required: z.number().int(),
   expires_at: isoTimestamp,
   explorer_url: z.string().nullable(),
+  outcome: z.enum(["paid", "overpaid", "underpaid", "accepted"]).nullable().optional().meta({
+    description:
+      "what the payment came to, whatever the merchant's webhook did: paid (exactly the amount), overpaid, underpaid (still short), accepted (short, accepted by the merchant as settled); null while there is no outcome",
+  }),
 });
 
 export const checkoutStatusSchema = {

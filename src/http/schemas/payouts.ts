@@ -1,5 +1,6 @@
 /** Schemas of refunds and payouts (DESIGN.md 14), merchant and admin. */
 import { z } from "zod";
+import { PAYOUT_ACTIONS } from "../../payouts/payout-actions.js";
 import { PAYOUT_STATUSES } from "../../payouts/payout-types.js";
 import { parseAmount } from "../../money.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
@@ -180,8 +181,49 @@ export const adminGetPayoutSchema = {
       payout: payoutReply,
       events: z.array(eventReply),
       transactions: z.array(transactionReply),
+      webhook: z
+        .object({
+          status: z.enum(["pending", "delivered", "failed"]),
+          attempts: z.number().int(),
+          max_attempts: z.number().int(),
+          last_error: z.string().nullable(),
+          last_status_code: z.number().int().nullable(),
+          next_attempt_at: isoTimestamp.nullable(),
+          delivered_at: isoTimestamp.nullable(),
+        })
+        .nullable()
+        .describe(
+          "the latest delivery of its webhook; null when none was enqueued (no callback_url, or not finished)",
+        ),
+      claim_expires_at: isoTimestamp
+        .nullable()
+        .describe("a refund waiting for its payer's address: when its claim link expires"),
+      actions: z
+        .array(
+          z.object({
+            action: z.enum(PAYOUT_ACTIONS),
+            allowed: z.boolean(),
+            reason: z.string().nullable().describe("why not, in words; null when allowed"),
+          }),
+        )
+        .describe("what the operator reading it may do now, each with the reason when not"),
     }),
     404: errorReply,
+  },
+};
+
+export const adminReissueClaimLinkSchema = {
+  ...adminCommon,
+  summary:
+    "Re-issue the claim link of a refund waiting for its payer's address: a new link valid for 7 days replaces the old one, which stops working",
+  params: idParams,
+  response: {
+    200: z.object({
+      claim_url: z.string().describe("the payer's page; shown once"),
+      claim_expires_at: isoTimestamp,
+    }),
+    404: errorReply,
+    409: errorReply,
   },
 };
 const decisionBody = z

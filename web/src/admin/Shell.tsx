@@ -14,6 +14,8 @@ import { PayoutDetailPage } from "./payouts/PayoutDetailPage.js";
 import { PayoutsPage } from "./payouts/PayoutsPage.js";
 import { roleLabel } from "./labels.js";
 import { Link, useLocation } from "./router.js";
+import { SearchBox } from "./search/SearchBox.js";
+import { SearchPage } from "./search/SearchPage.js";
 import { SecurityPage } from "./security/SecurityPage.js";
 import { StrayTransferPage } from "./strays/StrayTransferPage.js";
 import { StrayTransfersPage } from "./strays/StrayTransfersPage.js";
@@ -53,6 +55,7 @@ function pageOf(path: string, query: URLSearchParams, onChanged: () => void): Re
   if (path === "/admin/payouts") return <PayoutsPage query={query} />;
   const payoutId = id(/^\/admin\/payouts\/([^/]+)$/);
   if (payoutId !== null) return <PayoutDetailPage id={payoutId} />;
+  if (path === "/admin/search") return <SearchPage query={query} />;
   if (path === "/admin/wallet") return <WalletPage />;
   if (path === "/admin/operators") return <OperatorsPage />;
   if (path === "/admin/audit") return <AuditPage />;
@@ -110,7 +113,12 @@ export function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () =
           </button>
         </div>
       </nav>
-      <main className="admin-main">{pageOf(path, location.query, onChanged)}</main>
+      <main className="admin-main">
+        {me.permissions.includes("orders.read") && !me.totp_required && (
+          <SearchBox current={path === "/admin/search" ? (location.query.get("q") ?? "") : ""} />
+        )}
+        {pageOf(path, location.query, onChanged)}
+      </main>
     </div>
   );
 }

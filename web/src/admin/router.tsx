@@ -1,9 +1,13 @@
 import { useEffect, useState, type ReactNode } from "react";
 
-/** A tiny history router for /admin/*: pushState navigation, back/forward via popstate. */
-export function navigate(to: string): void {
+/**
+ * A tiny history router for /admin/*: pushState navigation (replaceState with `replace`, so Back
+ * skips the page), back/forward via popstate.
+ */
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === window.location.pathname + window.location.search) return;
-  window.history.pushState(null, "", to);
+  if (options.replace) window.history.replaceState(null, "", to);
+  else window.history.pushState(null, "", to);
   window.dispatchEvent(new PopStateEvent("popstate"));
 }
 

@@ -70,6 +70,15 @@ function outcomeView(s: CheckoutStatus): View {
   const received = trimAmount(s.amount_received);
   const difference = (toMicro(s.amount_received) ?? 0n) - (toMicro(s.amount_expected) ?? 0n);
   const done = { amountToSend: null, showCountdown: false, pollMs: null };
+  if (s.outcome === "accepted") {
+    // Short, but the merchant accepted what arrived as settled: nothing is missing for the payer.
+    return {
+      phase: "paid",
+      headline: "Payment received",
+      detail: `${received} ${s.currency} received and accepted by ${s.merchant_name} as payment in full. Thank you!`,
+      ...done,
+    };
+  }
   if (difference < 0n) {
     const missing = displayAmount(-difference);
     // Only an order still in its underpaid outcome holds its address for this payment. Once the order

@@ -17,6 +17,7 @@ import { adminOperatorRoutes } from "./operators.js";
 import { adminOrderRoutes } from "./orders.js";
 import { adminPasskeyRoutes } from "./passkeys.js";
 import { adminResolutionRoutes } from "./resolutions.js";
+import { adminSearchRoutes } from "./search.js";
 import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
 import { adminWalletRoutes } from "./wallet.js";
@@ -42,6 +43,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminPayoutRoutes, { ctx });
   await app.register(adminResolutionRoutes, { ctx });
   await app.register(adminDepositAddressRoutes, { ctx });
+  await app.register(adminSearchRoutes, { ctx });
   // orders, stats, incidents, wallet, webhooks: `await app.register(adminXxxRoutes, { ctx });`
 };
 

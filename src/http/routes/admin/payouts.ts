@@ -12,8 +12,10 @@ import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payou
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { readPayoutFloat } from "../../../payouts/read-float.js";
-import { getPayoutDetail, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { getAdminPayoutDetail } from "../../../payouts/admin-payout-detail.js";
+import { listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import { claimUrl } from "../../../payouts/refund-claim.js";
+import { reissueRefundClaim } from "../../../payouts/refund-claim-link.js";
 import {
   adminCreateRefundSchema,
   adminCreateStrayRefundSchema,
@@ -21,6 +23,7 @@ import {
   adminGetPayoutSchema,
   adminListPayoutsSchema,
   adminPayoutFloatSchema,
+  adminReissueClaimLinkSchema,
   adminRetryPayoutWebhookSchema,
 } from "../../schemas/payouts.js";
 
@@ -58,8 +61,26 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id",
     { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
     async (request) => {
-      const { payout, ...history } = await getPayoutDetail(request.ctx, request.params.id);
-      return { payout: toPayoutReply(request.ctx, payout), ...history };
+      const detail = await getAdminPayoutDetail(request.ctx, request.params.id, {
+        actor: operatorActor(request),
+        role: request.operator.role,
+      });
+      return {
+        payout: toPayoutReply(request.ctx, detail.payout),
+        ...detail.history,
+        webhook: detail.webhook,
+        claim_expires_at: detail.claimExpiresAt,
+        actions: detail.actions,
+      };
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/payouts/:id/claim-link",
+    { schema: adminReissueClaimLinkSchema, config: { permission: "refunds.create" } },
+    async (request) => {
+      const claim = await reissueRefundClaim(request.ctx, request.params.id, auditOriginOf(request));
+      return { claim_url: claim.claimUrl, claim_expires_at: claim.claimExpiresAt.toISOString() };
     },
   );
 

@@ -26,6 +26,7 @@ export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
         data: incidents.orders,
         stray_transfers: incidents.strayTransfers,
         deposits_to_disabled_addresses: incidents.depositsToDisabledAddresses,
+        failing_webhooks: incidents.failingWebhooks,
       };
     },
   );

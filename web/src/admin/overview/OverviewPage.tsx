@@ -5,6 +5,7 @@ import { useApi } from "../useApi.js";
 import { AddressPoolPanel } from "../wallet/AddressPoolPanel.js";
 import { ChainPanel } from "./ChainPanel.js";
 import { DepositStats } from "./DepositStats.js";
+import { FailingWebhooks } from "./FailingWebhooks.js";
 import { FiringAlerts } from "./FiringAlerts.js";
 import { IncidentsPanel } from "./IncidentsPanel.js";
 import { RecentDeposits } from "./RecentDeposits.js";
@@ -25,7 +26,7 @@ async function loadOverview() {
   return { stats, daily, incidents, alerts, chain };
 }
 
-/** The dashboard's first page: alerts, stats, deposits, the address pool, the chain, revenue, incidents. */
+/** The dashboard's first page: failing webhooks, alerts, stats, deposits, the address pool, the chain, revenue, incidents. */
 export function OverviewPage() {
   const overview = useApi(loadOverview, "overview");
   const { reload } = overview;
@@ -39,6 +40,7 @@ export function OverviewPage() {
   return (
     <>
       <h1>Overview</h1>
+      <FailingWebhooks failing={incidents.failing_webhooks} />
       <FiringAlerts firing={alerts.firing} />
       <div className="grid">
         <StatsCard title="Today" block={stats.today} testId="stats-today" />

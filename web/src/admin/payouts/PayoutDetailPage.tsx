@@ -1,27 +1,48 @@
-import type { PayoutDetail } from "../../api-types.js";
+import type { PayoutActionState, PayoutDetail } from "../../api-types.js";
 import { api } from "../api.js";
 import { formatUsdt, shortId } from "../format.js";
 import { actorLabel, statusLabel } from "../labels.js";
 import { When } from "../ui/When.js";
-import { useCan } from "../me.js";
 import { Link } from "../router.js";
 import { EventTimeline } from "../ui/EventTimeline.js";
 import { FieldList } from "../ui/FieldList.js";
 import { OutcomeLine, useOutcome } from "../ui/Outcome.js";
 import { useApi } from "../useApi.js";
+import { ClaimLinkPanel } from "./ClaimLinkPanel.js";
 import { PayoutActions } from "./PayoutActions.js";
 import { PayoutStatusBadge } from "./PayoutStatusBadge.js";
 import { PayoutTransactions } from "./PayoutTransactions.js";
 
-/** One refund or payout: its fields, decisions, transactions and events. */
+const ROLE_REASON = "Your role does not allow this.";
+
+const ACTION_LABEL: Record<PayoutActionState["action"], string> = {
+  approve: "Approve",
+  reject: "Reject",
+  cancel: "Cancel",
+  retry_webhook: "Retry webhook",
+  reissue_claim_link: "New claim link",
+};
+
+/** "HTTP 500: internal error", the connection error alone, or "Not tried yet". */
+function webhookError(webhook: NonNullable<PayoutDetail["webhook"]>): string {
+  const status = webhook.last_status_code === null ? null : `HTTP ${webhook.last_status_code}`;
+  if (status && webhook.last_error)
+    return webhook.last_error.includes(status) ? webhook.last_error : `${status}: ${webhook.last_error}`;
+  return status ?? webhook.last_error ?? (webhook.attempts === 0 ? "Not tried yet" : "No reply");
+}
+
+/** One refund or payout: its fields, decisions, claim link, webhook, transactions and events. */
 export function PayoutDetailPage({ id }: { id: string }) {
-  const can = useCan();
   const detail = useApi(() => api.get<PayoutDetail>(`/payouts/${encodeURIComponent(id)}`), id);
   const { outcome, report } = useOutcome();
   if (detail.state === "loading") return <p>Loading…</p>;
   if (detail.state === "error") return <p className="error">{detail.message}</p>;
-  const { payout, events, transactions } = detail.data;
-  const final = payout.status === "completed" || payout.status === "failed";
+  const { payout, events, transactions, actions, webhook } = detail.data;
+  const retryAllowed = actions.some((a) => a.action === "retry_webhook" && a.allowed);
+  // Why the rest is not offered; what only the role forbids is simply not shown.
+  const unavailable = actions.filter(
+    (a) => !a.allowed && a.reason !== null && a.reason !== ROLE_REASON && a.action !== "reissue_claim_link",
+  );
   const retry = () =>
     report(async () => {
       await api.post(`/payouts/${payout.id}/retry-webhook`);
@@ -50,15 +71,41 @@ export function PayoutDetailPage({ id }: { id: string }) {
         )}
       </p>
       <p className="actions">
-        <PayoutActions payout={payout} onDone={detail.reload} />
-        {final && payout.callback_url && can("payouts.retry_webhook") && (
+        <PayoutActions payout={payout} actions={actions} onDone={detail.reload} />
+        {retryAllowed && (
           <button type="button" data-testid="payout-retry-webhook" onClick={() => void retry()}>
             Retry webhook
           </button>
         )}
         <Link to="/admin/payouts">Back to payouts</Link>
       </p>
+      {unavailable.length > 0 && (
+        <ul className="why-not" data-testid="payout-unavailable">
+          {unavailable.map((a) => (
+            <li key={a.action} data-action={a.action}>
+              {ACTION_LABEL[a.action]}: {a.reason}
+            </li>
+          ))}
+        </ul>
+      )}
       <OutcomeLine outcome={outcome} />
+      <ClaimLinkPanel detail={detail.data} onDone={detail.reload} />
+      {webhook && webhook.status !== "delivered" && webhook.attempts > 0 && (
+        <section className="panel wide attention" data-testid="payout-webhook-failing">
+          <h2>Webhook failing</h2>
+          <p>
+            The merchant did not accept the webhook after {webhook.attempts} of {webhook.max_attempts}{" "}
+            attempts: <strong>{webhookError(webhook)}</strong>.{" "}
+            {webhook.next_attempt_at ? (
+              <>
+                Next try <When at={webhook.next_attempt_at} />.
+              </>
+            ) : (
+              "No try is left: retry it once the merchant's endpoint is fixed."
+            )}
+          </p>
+        </section>
+      )}
       <section className="panel wide">
         <h2>Details</h2>
         <FieldList
@@ -83,6 +130,8 @@ export function PayoutDetailPage({ id }: { id: string }) {
             tx_explorer_url: payout.tx_explorer_url,
             last_error: payout.last_error,
             callback_url: payout.callback_url,
+            webhook:
+              webhook === null ? null : webhook.status === "delivered" ? "Delivered" : webhookError(webhook),
           }}
         />
       </section>
