@@ -20,7 +20,8 @@ import pg from "pg";
 import { TronWeb } from "tronweb";
 import { startDevnet } from "@stablegate/devnet";
 import { createPgCluster, freePort } from "../test/helpers/pg-cluster.js";
-import { startServiceProcess, waitUntil } from "../test/helpers/service-process.js";
+import { poll } from "../test/helpers/poll.js";
+import { startServiceProcess } from "../test/helpers/service-process.js";
 import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../test/helpers/config.js";
 
 const { values } = parseArgs({
@@ -89,11 +90,10 @@ const createOrder = (apiKey: string) =>
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 try {
-  await waitUntil(
+  await poll(
     "the api to listen",
     async () => ((await fetch(`${apiUrl}/api/v1/health/live`)).ok ? true : undefined),
-    120_000,
-    outputs,
+    { timeoutMs: 120_000, describe: outputs },
   );
   const login = await fetch(`${apiUrl}/api/v1/admin/auth/login`, {
     method: "POST",
@@ -107,7 +107,7 @@ try {
     body: JSON.stringify({ name: "bench", webhook_secret: "whsec_bench_db_restart_0123456789" }),
   });
   const { api_key: apiKey } = (await merchant.json()) as { api_key: string };
-  await waitUntil("the scanner to start", async () => cursor(), 120_000, outputs);
+  await poll("the scanner to start", async () => cursor(), { timeoutMs: 120_000, describe: outputs });
 
   // Baseline with the database up.
   const baseOrder: number[] = [];
@@ -120,13 +120,11 @@ try {
     await new Promise((r) => setTimeout(r, Math.random() * 1000));
     const from = (await cursor()) ?? 0;
     started = performance.now();
-    await waitUntil(
-      "a block",
-      async () => (((await cursor()) ?? 0) > from ? true : undefined),
-      30_000,
-      outputs,
-      50,
-    );
+    await poll("a block", async () => (((await cursor()) ?? 0) > from ? true : undefined), {
+      timeoutMs: 30_000,
+      describe: outputs,
+      intervalMs: 50,
+    });
     baseBlock.push(performance.now() - started);
   }
 
@@ -148,19 +146,15 @@ try {
     await cluster.start();
     const upAt = performance.now();
     const from = (await cursor()) ?? 0;
-    const orderDone = waitUntil(
+    const orderDone = poll(
       "an order",
       async () => ((await createOrder(apiKey)).status === 201 ? performance.now() - upAt : undefined),
-      120_000,
-      outputs,
-      50,
+      { timeoutMs: 120_000, describe: outputs, intervalMs: 50 },
     );
-    const blockDone = waitUntil(
+    const blockDone = poll(
       "a block",
       async () => (((await cursor()) ?? 0) > from ? performance.now() - upAt : undefined),
-      120_000,
-      outputs,
-      50,
+      { timeoutMs: 120_000, describe: outputs, intervalMs: 50 },
     );
     const [orderMs, blockMs] = await Promise.all([orderDone, blockDone]);
     firstOrder.push(orderMs);

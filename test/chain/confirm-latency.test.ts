@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "./helpers.js";
+import { poll } from "../helpers/poll.js";
 
 let t: ChainTest;
 
@@ -33,20 +34,28 @@ describe("confirmation after solidification", () => {
         await new Promise((r) => setTimeout(r, BLOCK_MS));
       }
       await t.devnetPost("/devnet/requests/reset");
-      const deadline = Date.now() + 30_000;
+      // Blocks keep coming every BLOCK_MS while the test looks for the confirmations.
       let nextBlockAt = Date.now();
-      while (outcomeSeenAt.size < orders.length && Date.now() < deadline) {
-        if (Date.now() >= nextBlockAt) {
-          lastBlock = t.mine(1);
-          minedAt.set(lastBlock, Date.now());
-          nextBlockAt += BLOCK_MS;
-        }
-        for (const o of orders) {
-          if (outcomeSeenAt.has(o.id)) continue;
-          if ((await t.orderRow(o.id)).status === "confirmed") outcomeSeenAt.set(o.id, Date.now());
-        }
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await poll(
+        "every order confirmed",
+        async () => {
+          if (Date.now() >= nextBlockAt) {
+            lastBlock = t.mine(1);
+            minedAt.set(lastBlock, Date.now());
+            nextBlockAt += BLOCK_MS;
+          }
+          for (const o of orders) {
+            if (outcomeSeenAt.has(o.id)) continue;
+            if ((await t.orderRow(o.id)).status === "confirmed") outcomeSeenAt.set(o.id, Date.now());
+          }
+          return outcomeSeenAt.size;
+        },
+        {
+          intervalMs: 10,
+          until: (confirmed) => confirmed === orders.length,
+          describe: () => ({ lastBlock }),
+        },
+      );
     } finally {
       controller.abort();
       await loop;

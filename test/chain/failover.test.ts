@@ -6,6 +6,7 @@ import { createNodePool } from "../../src/chain/node-pool.js";
 import { buildApp } from "../../src/http/app.js";
 import { createLogger } from "../../src/logger.js";
 import { chainTransfers, startChainTest, type ChainTest } from "./helpers.js";
+import { poll } from "../helpers/poll.js";
 
 // Listener 0 is the test's own door to the chain (paying, mining); the service knows only
 // listeners 1 (preferred) and 2 (fallback).
@@ -55,18 +56,15 @@ async function resetRequests(): Promise<void> {
 const node = (i: number) =>
   t.ctx.chain.client.status()[i] as ReturnType<ChainTest["ctx"]["chain"]["client"]["status"]>[number];
 
-async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) {
-      const state = { cursor: await t.cursor(), head: t.mine(0), nodes: t.ctx.chain.client.status() };
-      throw new Error(
-        `${what}: not in time\n${JSON.stringify(state)}\nlast log lines:\n${logLines.slice(-40).join("\n")}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Polls `condition`; a timeout prints the cursor, the head, the node pool and the last log lines. */
+const waitFor = (what: string, condition: () => Promise<boolean> | boolean) =>
+  poll(what, condition, {
+    timeoutMs: 20_000,
+    intervalMs: 20,
+    describe: async () =>
+      `${JSON.stringify({ cursor: await t.cursor(), head: t.mine(0), nodes: t.ctx.chain.client.status() })}\n` +
+      `last log lines:\n${logLines.slice(-40).join("\n")}`,
+  });
 
 async function health(): Promise<{
   status: string;

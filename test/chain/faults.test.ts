@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transfers } from "../../src/db/schema.js";
 import { chainTransfers, startChainTest, type ChainTest } from "./helpers.js";
+import { poll } from "../helpers/poll.js";
 
 let t: ChainTest;
 let watched: Set<string>;
@@ -16,14 +17,6 @@ beforeAll(async () => {
   orderIds = orders.map((o) => o.id);
 });
 afterAll(() => t.close());
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 25_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("a flaky node", () => {
   it("recovers from 429, 5xx and malformed bodies without losing or repeating a block", async () => {
@@ -45,12 +38,17 @@ describe("a flaky node", () => {
     const scanner = t.newScanner({ concurrency: 8, batchSize: 5 });
     const running = scanner.run(controller.signal);
     try {
-      await waitFor(async () => (await t.cursor()) === to);
+      await poll("the scanner to reach the last block", () => t.cursor(), {
+        timeoutMs: 25_000,
+        intervalMs: 20,
+        until: (cursor) => cursor === to,
+      });
       // Confirmations under faults too: mine past the solidified mark and wait for the outcomes.
       t.mine(5);
-      await waitFor(async () => {
-        const rows = await Promise.all(orderIds.map((id) => t.orderRow(id)));
-        return rows.every((r) => r.status !== "detected");
+      await poll("every order past detected", () => Promise.all(orderIds.map((id) => t.orderRow(id))), {
+        timeoutMs: 25_000,
+        intervalMs: 20,
+        until: (rows) => rows.every((r) => r.status !== "detected"),
       });
     } finally {
       controller.abort();

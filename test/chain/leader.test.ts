@@ -7,8 +7,9 @@ import { startScannerLeader, type ScannerLeader } from "../../src/chain/scanner-
 import type { Context } from "../../src/context.js";
 import type { Database, HeldLock } from "../../src/db/connection.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { CONFIRMATIONS, FAST_RETRY, startChainTest, type ChainTest } from "./helpers.js";
+import { poll } from "../helpers/poll.js";
 
 const USDT = 1_000_000n;
 
@@ -19,21 +20,16 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - started;
-}
-
 /** A payment mined now is detected by whichever scanner leads. */
 async function paymentIsDetected(timeoutMs: number): Promise<void> {
   const order = await t.order("1");
   await t.pay(order.address, 1n * USDT);
   t.mine();
-  await waitFor(async () => (await t.orderRow(order.id)).status === "detected", timeoutMs);
+  await poll("the payment to be detected", () => t.orderRow(order.id), {
+    timeoutMs,
+    intervalMs: 20,
+    until: (row) => row.status === "detected",
+  });
 }
 
 /** A database whose scanner lock can be "lost" on demand, as when its connection dies. */
@@ -74,13 +70,9 @@ if (process.env.TEST_DATABASE_URL) {
             LOG_LEVEL: "silent",
             DATA_DIR: mkdtempSync(join(tmpdir(), "stablegate-worker-")),
             DATABASE_URL: t.testDb.url,
-            ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-            SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-            API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
+            ...TEST_SECRETS,
             WALLET_MNEMONIC: TEST_MNEMONIC,
-            TRON_NETWORK: "devnet",
-            TRON_NODE_URL: t.devnet.url,
-            USDT_CONTRACT: t.devnet.usdtContract,
+            ...devnetEnv(t.devnet),
             CONFIRMATIONS: String(CONFIRMATIONS),
           },
           stdio: ["ignore", "pipe", "inherit"],
@@ -99,15 +91,29 @@ if (process.env.TEST_DATABASE_URL) {
 
     it("runs exactly one scanner among two processes and fails over within seconds of kill -9", async () => {
       const a = worker();
-      await waitFor(() => a.lines.some((l) => l.startsWith("LEADER")), 20_000);
+      await poll("A to lead", () => a.lines.some((l) => l.startsWith("LEADER")), {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        describe: () => a.lines,
+      });
       const b = worker();
-      await waitFor(() => b.lines.some((l) => l.startsWith("READY")), 20_000);
+      await poll("B to be ready", () => b.lines.some((l) => l.startsWith("READY")), {
+        timeoutMs: 20_000,
+        intervalMs: 20,
+        describe: () => b.lines,
+      });
       await paymentIsDetected(10_000);
       // B waited through several lock retries without ever leading.
       expect(b.lines.some((l) => l.startsWith("LEADER"))).toBe(false);
 
       a.child.kill("SIGKILL");
-      const takeover = await waitFor(() => b.lines.some((l) => l.startsWith("LEADER")), 10_000);
+      const killedAt = Date.now();
+      await poll("B to take over", () => b.lines.some((l) => l.startsWith("LEADER")), {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        describe: () => b.lines,
+      });
+      const takeover = Date.now() - killedAt;
       expect(takeover).toBeLessThan(5_000);
       await paymentIsDetected(10_000);
       // A scanner process killed mid-work left the admin rollups equal to a recount.
@@ -128,7 +134,7 @@ describe("scanner leadership within one process", () => {
     const options = { lockRetryMs: 100, maxIdleMs: 20, retry: FAST_RETRY };
     const a = startScannerLeader(ctxA, options);
     leaders.push(a);
-    await waitFor(() => a.isLeader(), 10_000);
+    await poll("A to lead", () => a.isLeader(), { timeoutMs: 10_000, intervalMs: 20 });
     const b = startScannerLeader(t.ctx, options);
     leaders.push(b);
     await paymentIsDetected(10_000);
@@ -136,8 +142,8 @@ describe("scanner leadership within one process", () => {
 
     // The lock's connection "dies": A stops scanning at once and B takes over.
     first.loseLock();
-    await waitFor(() => !a.isLeader(), 10_000);
-    await waitFor(() => b.isLeader(), 10_000);
+    await poll("A to stop leading", () => !a.isLeader(), { timeoutMs: 10_000, intervalMs: 20 });
+    await poll("B to lead", () => b.isLeader(), { timeoutMs: 10_000, intervalMs: 20 });
     await paymentIsDetected(10_000);
     await a.stop();
     leaders = leaders.filter((l) => l !== a);
@@ -148,7 +154,7 @@ describe("scanner leadership within one process", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(c.isLeader()).toBe(false);
     await b.stop();
-    await waitFor(() => c.isLeader(), 10_000);
+    await poll("C to lead", () => c.isLeader(), { timeoutMs: 10_000, intervalMs: 20 });
     await paymentIsDetected(10_000);
     leaders = leaders.filter((l) => l !== b);
   }, 60_000);

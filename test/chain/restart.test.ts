@@ -3,6 +3,7 @@ import { TronWeb } from "tronweb";
 import { transfers } from "../../src/db/schema.js";
 import { chainTransfers, startChainTest, type ChainTest } from "./helpers.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
+import { poll } from "../helpers/poll.js";
 
 let t: ChainTest;
 let watched: Set<string>;
@@ -37,14 +38,6 @@ async function recorded(): Promise<string[]> {
   return rows.map((r) => `${r.tx}:${r.i}`).sort();
 }
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe("a scanner restarted mid-run", () => {
   it("misses and duplicates nothing when stopped between passes and restarted", async () => {
     const { to } = await load(40);
@@ -69,7 +62,11 @@ describe("a scanner restarted mid-run", () => {
       const controller = new AbortController();
       const running = scanner.run(controller.signal);
       const start = (await t.cursor()) as number;
-      await waitFor(async () => ((await t.cursor()) as number) >= Math.min(to, start + 9));
+      await poll("the scanner to move nine blocks", () => t.cursor(), {
+        timeoutMs: 20_000,
+        intervalMs: 5,
+        until: (cursor) => (cursor as number) >= Math.min(to, start + 9),
+      });
       controller.abort();
       await running;
     }

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from "../../src/db/database-error.js";
 import { retryWhileUnavailable } from "../../src/db/wait-for-database.js";
 import { createLogger } from "../../src/logger.js";
 import { startLoop, UNAVAILABLE_BACKOFF_MS } from "../../src/workers/loop.js";
+import { poll } from "../helpers/poll.js";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -108,11 +109,19 @@ describe("a loop during a database outage", () => {
         return false;
       },
     });
-    const deadline = Date.now() + 20_000;
-    while (!lines.some((l) => l.msg === "background task resumed") && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
+    try {
+      await poll(
+        "the loop to log that it resumed",
+        () => lines.some((l) => l.msg === "background task resumed"),
+        {
+          timeoutMs: 20_000,
+          intervalMs: 20,
+          describe: () => lines,
+        },
+      );
+    } finally {
+      await loop.stop();
     }
-    await loop.stop();
     expect(runs.length, JSON.stringify(lines)).toBe(2);
     expect(runs[1]! - runs[0]!).toBeLessThanOrEqual(UNAVAILABLE_BACKOFF_MS + 200);
     expect(lines.filter((l) => l.msg === "background task failed: database unavailable")).toHaveLength(1);

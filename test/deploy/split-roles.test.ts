@@ -14,10 +14,8 @@ import { TronWeb } from "tronweb";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevnet, type Devnet } from "@stablegate/devnet";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
-import { createNodeClient } from "@stablegate/tron/node-client";
 import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { fund } from "../devnet/helpers.js";
 import { createOrder } from "../../src/payments/create-order.js";
@@ -26,6 +24,8 @@ import { newId } from "../../src/ids.js";
 import { addressFromPrivateKey } from "@stablegate/tron/address";
 import { adminCookie } from "../helpers/admin.js";
 import { createTestApp } from "../helpers/app.js";
+import { poll } from "../helpers/poll.js";
+import { usdtBalance } from "../helpers/usdt.js";
 import { addMerchant } from "../payments/helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -56,16 +56,6 @@ async function freePort(): Promise<number> {
   await new Promise<void>((done) => server.close(() => done()));
   if (address === null || typeof address === "string") throw new Error("no port");
   return address.port;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe("a keyless api on this engine (in-process)", () => {
@@ -189,12 +179,8 @@ if (process.env.TEST_DATABASE_URL) {
         NODE_ENV: "development",
         LOG_LEVEL: "warn",
         DATABASE_URL: testDb.url as string,
-        ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-        SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-        API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-        TRON_NETWORK: "devnet",
-        TRON_NODE_URL: devnet.url,
-        USDT_CONTRACT: devnet.usdtContract,
+        ...TEST_SECRETS,
+        ...devnetEnv(devnet),
         CONFIRMATIONS: "2",
         COLD_WALLET_ADDRESS: cold,
         SWEEP_ENABLED: "true",
@@ -203,13 +189,11 @@ if (process.env.TEST_DATABASE_URL) {
       };
       const apiProcess = serve("api", { ...apiEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), "sg-api-")) });
       started.push(apiProcess);
-      await waitFor(
+      await poll(
         "the api to listen",
         async () => ((await fetch(`${apiUrl}/api/v1/health/live`)).ok ? true : undefined),
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${apiProcess.output()}`);
-      });
+        { timeoutMs: 60_000, describe: () => apiProcess.output() },
+      );
       const login = await fetch(`${apiUrl}/api/v1/admin/auth/login`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -292,45 +276,31 @@ if (process.env.TEST_DATABASE_URL) {
       const worker = serve("worker", { ...workerEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), "sg-worker-")) });
       started.push(worker);
       // The scanner starts at the head it first sees: pay only once it has a cursor.
-      await waitFor(
+      await poll(
         "the worker's scanner to start",
         async () => ((await sql("SELECT 1 FROM scanner_cursor")).length > 0 ? true : undefined),
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${worker.output()}`);
-      });
+        { timeoutMs: 60_000, describe: () => worker.output() },
+      );
       await fund(devnet, order.address, "0", "5");
 
-      const swept = await waitFor(
+      const swept = await poll(
         "the worker to sweep",
         async () => {
           const { body } = await api(`/api/v1/admin/orders/${order.id}`);
           return body.settlement?.status === "completed" ? body : undefined;
         },
-        120_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${worker.output()}`);
-      });
+        { timeoutMs: 120_000, describe: () => worker.output() },
+      );
       expect(swept.settlement.sweep_tx_hash).toMatch(/^[0-9a-f]{64}$/);
-      const client = createNodeClient({ baseUrl: devnet.url });
-      try {
-        const balance = await client.triggerConstantContract({
-          owner: cold,
-          contract: devnet.usdtContract,
-          data: encodeBalanceOf(cold),
-        });
-        expect(BigInt(`0x${balance.constant_result?.[0] ?? "0"}`)).toBe(5_000_000n);
-      } finally {
-        await client.close();
-      }
+      expect(await usdtBalance(devnet, cold)).toBe(5_000_000n);
       // The hot wallet paid the fees: the api shows the lower live balance.
-      const after = await waitFor(
+      const after = await poll(
         "the balance cache to expire",
         async () => {
           const { body } = await api("/api/v1/admin/wallet");
           return body.hot_wallet.trx_balance !== "500.000000" ? body : undefined;
         },
-        30_000,
+        { timeoutMs: 30_000 },
       );
       expect(Number(after.hot_wallet.trx_balance)).toBeLessThan(500);
 
@@ -341,13 +311,13 @@ if (process.env.TEST_DATABASE_URL) {
       ]);
       const retry = await api(`/api/v1/admin/orders/${order.id}/retry-sweep`, { method: "POST" });
       expect(retry.status).toBe(200);
-      await waitFor(
+      await poll(
         "the worker to settle the retried sweep",
         async () => {
           const { body } = await api(`/api/v1/admin/orders/${order.id}`);
           return body.settlement?.status === "completed" ? true : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       const events = (await api(`/api/v1/admin/orders/${order.id}`)).body.events as { event_type: string }[];
       expect(events.map((event) => event.event_type)).toContain("sweep_retry_requested");

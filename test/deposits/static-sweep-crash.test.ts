@@ -21,8 +21,10 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import type { SweepStep } from "../../src/sweeps/sweep-types.js";
-import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
-import { newAccount, usdtBalance } from "../sweeps/delegate-helpers.js";
+import { chainTransfers, type ChainTest } from "../chain/helpers.js";
+import { startWalletChainTest } from "../sweeps/delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
+import { poll } from "../helpers/poll.js";
 
 const SCRIPT = fileURLToPath(new URL("./static-sweeper-process.ts", import.meta.url));
 const USDT = 1_000_000n;
@@ -37,19 +39,10 @@ let credited = 0n;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  hot = await newAccount();
-  cold = await newAccount();
-  t = await startChainTest({
-    env: {
-      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-      COLD_WALLET_ADDRESS: cold.address,
-      SWEEP_ENABLED: "true",
-      SWEEP_MODE: "burn",
-      SWEEP_MIN_USDT,
-      DEPOSIT_MIN_USDT: "1",
-    },
-  });
-  await t.devnetPost("/devnet/fund", { address: hot.address, trx: "10000", solidify: true });
+  ({ t, hot, cold } = await startWalletChainTest(
+    { SWEEP_ENABLED: "true", SWEEP_MODE: "burn", SWEEP_MIN_USDT, DEPOSIT_MIN_USDT: "1" },
+    { trx: "10000" },
+  ));
   await t.scanner.sync();
   // The worker processes use the real time; so does the survivor from here on.
   t.clock.set(new Date());
@@ -69,27 +62,6 @@ async function settlementOf(address: string) {
 
 const json = (value: unknown) =>
   JSON.stringify(value, (_, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
-
-/**
- * Polls `check` with a deadline; mines a block between looks while `mine()` says so (the chain
- * moves only until the sweep transfer is stored, so a worker to die while waiting finds it waiting).
- * A timeout prints the state it waited on.
- */
-async function until(
-  what: string,
-  check: () => Promise<boolean>,
-  state: () => Promise<unknown>,
-  mine: () => Promise<boolean>,
-  ms = 120_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    if (await mine()) t.devnet.mine(1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-  throw new Error(`timed out waiting for ${what}: ${json(await state())}`);
-}
 
 /** A real worker process that SIGKILLs itself at `step` of the sweep transfer. */
 async function killProcessAt(address: string, step: SweepStep): Promise<void> {
@@ -112,12 +84,19 @@ async function killProcessAt(address: string, step: SweepStep): Promise<void> {
     child.once("exit", (code, signal) => resolve(signal ?? String(code))),
   );
   const dead = () => child.exitCode !== null || child.signalCode !== null;
-  await until(
-    `the worker to die after ${step}`,
-    async () => dead(),
-    async () => ({ settlement: await settlementOf(address), exit: child.exitCode ?? child.signalCode }),
-    async () => (await settlementOf(address))?.step !== "sweep_sent",
-  );
+  // The chain moves only until the sweep transfer is stored, so a worker to die while waiting
+  // finds it waiting.
+  await poll(`the worker to die after ${step}`, dead, {
+    timeoutMs: 120_000,
+    intervalMs: 150,
+    between: async () => {
+      if ((await settlementOf(address))?.step !== "sweep_sent") t.devnet.mine(1);
+    },
+    describe: async () => ({
+      settlement: await settlementOf(address),
+      exit: child.exitCode ?? child.signalCode,
+    }),
+  });
   expect(await exited).toBe("SIGKILL");
 }
 
@@ -203,8 +182,8 @@ describe("a static-address sweep whose worker dies at each step of the sweep tra
         coldExpected += 18n * USDT;
         const head = (await t.cursor()) ?? 0;
         expect(await chainTransfers(t, new Set([cold.address]), startBlock, head)).toHaveLength(1);
-        expect(await usdtBalance(t, cold.address)).toBe(coldExpected);
-        expect(await usdtBalance(t, da.address)).toBe(0n);
+        expect(await usdtBalance(t.devnet, cold.address)).toBe(coldExpected);
+        expect(await usdtBalance(t.devnet, da.address)).toBe(0n);
         const sweeps = await t.ctx.db
           .select()
           .from(sweepTransactions)

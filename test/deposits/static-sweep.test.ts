@@ -11,8 +11,9 @@ import { deposits, settlements, sweepCosts } from "../../src/db/schema.js";
 import { createDepositAddress } from "../../src/deposits/create-deposit-address.js";
 import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-status.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
-import { newAccount, stake, usdtBalance } from "../sweeps/delegate-helpers.js";
+import { chainTransfers, type ChainTest } from "../chain/helpers.js";
+import { stake, startWalletChainTest } from "../sweeps/delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 
@@ -21,20 +22,18 @@ describe.each(["burn", "delegate"] as const)("sweep by balance, %s mode", (mode)
   let cold: { address: string };
 
   beforeAll(async () => {
-    const hot = await newAccount();
-    cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
+    const started = await startWalletChainTest(
+      {
         SWEEP_ENABLED: "true",
         SWEEP_MODE: mode,
         SWEEP_DELEGATE_FALLBACK: "burn",
         SWEEP_MIN_USDT: "15",
         DEPOSIT_MIN_USDT: "1",
       },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "200000", solidify: true });
+      { trx: "200000" },
+    );
+    const hot = started.hot;
+    ({ t, cold } = started);
     if (mode === "delegate") await stake(t, hot.privateKey, 100_000, "ENERGY");
     await t.scanner.sync();
   }, 120_000);
@@ -84,7 +83,7 @@ describe.each(["burn", "delegate"] as const)("sweep by balance, %s mode", (mode)
     let rows = await sweepUntilIdle(da.address);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: "completed", round: 1, amount: 18n * USDT });
-    expect(await usdtBalance(t, cold.address)).toBe(18n * USDT);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(18n * USDT);
 
     // Below the minimum, a forked one, and one after disabling: 0.5 + 2 = 2.5 confirmed, not enough.
     await pay(500_000n);
@@ -103,8 +102,8 @@ describe.each(["burn", "delegate"] as const)("sweep by balance, %s mode", (mode)
     await t.finalize();
     rows = await sweepUntilIdle(da.address);
     expect(rows[0]).toMatchObject({ status: "completed", round: 2, amount: 22_500_000n });
-    expect(await usdtBalance(t, cold.address)).toBe(40_500_000n);
-    expect(await usdtBalance(t, da.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(40_500_000n);
+    expect(await usdtBalance(t.devnet, da.address)).toBe(0n);
 
     // Every confirmed deposit in exactly one round; the forked one in none.
     const all = await t.ctx.db

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TronWeb } from "tronweb";
 import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, fund, newAccount, post, postStatus, tronWebFor, type Info } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 let devnet: Devnet;
 let tw: TronWeb;
@@ -26,17 +27,6 @@ type DevnetInfo = {
 
 async function devnetInfo(): Promise<DevnetInfo> {
   return (await (await fetch(devnet.url + "/devnet/info")).json()) as DevnetInfo;
-}
-
-async function usdtBalance(address: string): Promise<bigint> {
-  const r = await tw.transactionBuilder.triggerConstantContract(
-    devnet.usdtContract,
-    "balanceOf(address)",
-    {},
-    [{ type: "address", value: address }],
-    devnet.faucetAddress,
-  );
-  return BigInt("0x" + (r.constant_result[0] as string));
 }
 
 describe("devnet control endpoints", () => {
@@ -66,7 +56,7 @@ describe("devnet control endpoints", () => {
     });
     expect(f.txids).toHaveLength(2);
     expect(await tw.trx.getUnconfirmedBalance(a.base58)).toBe(12_500_000);
-    expect(await usdtBalance(a.base58)).toBe(2_500_000n);
+    expect(await usdtBalance(devnet, a.base58)).toBe(2_500_000n);
     const tx = (await post(devnet, "/wallet/gettransactionbyid", { value: f.txids[0] })) as {
       raw_data?: unknown;
     };
@@ -91,7 +81,7 @@ describe("devnet control endpoints", () => {
       ),
     );
     expect(((await post(devnet, "/wallet/gettransactioninfobyid", { value: txid })) as Info).id).toBe(txid);
-    expect(await usdtBalance(to.base58)).toBe(777n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(777n);
 
     const r = await post<{ head: number; dropped: { transactions: string[] }[] }>(devnet, "/devnet/fork", {
       depth: 2,
@@ -100,7 +90,7 @@ describe("devnet control endpoints", () => {
     expect(r.dropped.flatMap((d) => d.transactions)).toContain(txid);
     expect(await post(devnet, "/wallet/gettransactioninfobyid", { value: txid })).toEqual({});
     expect(await post(devnet, "/wallet/gettransactionbyid", { value: txid })).toEqual({});
-    expect(await usdtBalance(to.base58)).toBe(0n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(0n);
     const newIds = await Promise.all(
       [head - 1, head].map(
         async (n) =>

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TronWeb } from "tronweb";
 import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, newAccount, post, tronWebFor, type Info } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
@@ -52,17 +53,7 @@ describe("devnet load", () => {
       expect(block.transactions.map((t) => t.txID)).toEqual(infos.map((i) => i.id));
     }
     expect(toTargets).toBe(6n * 15n * 2_500_000n);
-    const balance = async (addr: string): Promise<bigint> => {
-      const res = await tw.transactionBuilder.triggerConstantContract(
-        devnet.usdtContract,
-        "balanceOf(address)",
-        {},
-        [{ type: "address", value: addr }],
-        devnet.faucetAddress,
-      );
-      return BigInt("0x" + (res.constant_result[0] as string));
-    };
-    expect((await balance(a.base58)) + (await balance(b.base58))).toBe(toTargets);
+    expect((await usdtBalance(devnet, a.base58)) + (await usdtBalance(devnet, b.base58))).toBe(toTargets);
     // generated transactions are well-formed: txID = sha256(raw_data_hex), raw_data decodes
     const tx = (await post(devnet, "/wallet/getblockbynum", { num: r.to })) as {
       transactions: { txID: string; raw_data_hex: string; raw_data: { contract: { type: string }[] } }[];

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TronWeb } from "tronweb";
 import type { Devnet } from "@stablegate/devnet";
 import { freshDevnet, fund, hexToUtf8, newAccount, post, tronWebFor, type Info } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
@@ -14,17 +15,6 @@ beforeAll(async () => {
 });
 afterAll(() => devnet.close());
 
-async function usdtBalance(address: string): Promise<bigint> {
-  const r = await tw.transactionBuilder.triggerConstantContract(
-    devnet.usdtContract,
-    "balanceOf(address)",
-    {},
-    [{ type: "address", value: address }],
-    devnet.faucetAddress,
-  );
-  return BigInt("0x" + (r.constant_result[0] as string));
-}
-
 async function info(txid: string): Promise<Info> {
   devnet.mine(4);
   return (await tw.trx.getTransactionInfo(txid)) as unknown as Info;
@@ -36,7 +26,7 @@ describe("devnet USDT", () => {
     expect(await usdt.name().call()).toBe("Tether USD");
     expect(await usdt.symbol().call()).toBe("USDT");
     expect(Number(await usdt.decimals().call())).toBe(6);
-    expect(await usdtBalance(devnet.faucetAddress)).toBe(1_000_000_000n * 1_000_000n);
+    expect(await usdtBalance(devnet, devnet.faucetAddress)).toBe(1_000_000_000n * 1_000_000n);
   });
 
   it("transfers through contract().at().transfer().send() with a SUCCESS receipt and a Transfer log", async () => {
@@ -57,7 +47,7 @@ describe("devnet USDT", () => {
     expect(TronWeb.address.fromHex("41" + (log.topics[1] as string).slice(24))).toBe(devnet.faucetAddress);
     expect(TronWeb.address.fromHex("41" + (log.topics[2] as string).slice(24))).toBe(to.base58);
     expect(BigInt("0x" + log.data)).toBe(12_340_000n);
-    expect(await usdtBalance(to.base58)).toBe(12_340_000n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(12_340_000n);
   });
 
   it("transfers through triggerSmartContract + sign + sendRawTransaction, cheaper to an existing holder", async () => {
@@ -79,7 +69,7 @@ describe("devnet USDT", () => {
     expect(sent).toMatchObject({ result: true, txid: signed.txID });
     const i = await info(signed.txID);
     expect(i.receipt).toMatchObject({ result: "SUCCESS", energy_usage_total: 64_285 });
-    expect(await usdtBalance(to.base58)).toBe(3_500_000n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(3_500_000n);
   });
 
   it("answers estimateenergy and a solidified balanceOf", async () => {
@@ -108,7 +98,7 @@ describe("devnet USDT", () => {
       );
       return BigInt("0x" + (r.constant_result[0] as string));
     };
-    expect(await usdtBalance(to.base58)).toBe(7n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(7n);
     expect(await confirmed()).toBe(0n);
     devnet.mine(3);
     expect(await confirmed()).toBe(7n);
@@ -129,8 +119,8 @@ describe("devnet USDT", () => {
     expect(i.fee).toBe(2_000_000);
     expect(i.log).toBeUndefined();
     expect(await tw.trx.getBalance(poor.base58)).toBe(0);
-    expect(await usdtBalance(poor.base58)).toBe(10_000_000n);
-    expect(await usdtBalance(to.base58)).toBe(1_000_000n);
+    expect(await usdtBalance(devnet, poor.base58)).toBe(10_000_000n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(1_000_000n);
   });
 
   it("caps the burn at fee_limit", async () => {
@@ -164,8 +154,8 @@ describe("devnet USDT", () => {
     expect(hexToUtf8(data.slice(136)).replace(/\0+$/, "")).toBe("ERC20: transfer amount exceeds balance");
     expect(i.fee).toBe((i.receipt.energy_usage_total as number) * 100);
     expect(await tw.trx.getBalance(sender.base58)).toBe(50_000_000 - (i.fee as number));
-    expect(await usdtBalance(sender.base58)).toBe(1_000_000n);
-    expect(await usdtBalance(to.base58)).toBe(0n);
+    expect(await usdtBalance(devnet, sender.base58)).toBe(1_000_000n);
+    expect(await usdtBalance(devnet, to.base58)).toBe(0n);
   });
 
   it("refuses triggersmartcontract from an account that does not exist", async () => {

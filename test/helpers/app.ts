@@ -1,6 +1,7 @@
 /**
  * build(t)-style helper: a real app on a fresh database per test file, closed after it.
  */
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../src/config.js";
 import { createContext, type Context } from "../../src/context.js";
@@ -41,4 +42,10 @@ export async function createTestApp(
       await testDb.drop();
     },
   };
+}
+
+/** Listens on a free port of `host` and answers the base URL (`http://host:port`). */
+export async function listenLocal(app: FastifyInstance, host = "127.0.0.1"): Promise<string> {
+  await app.listen({ port: 0, host });
+  return `http://${host}:${(app.server.address() as AddressInfo).port}`;
 }

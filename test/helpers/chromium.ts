@@ -23,7 +23,7 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 const SYSTEM_PATHS = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
@@ -117,4 +117,24 @@ export async function launchChromium(choice: ChromiumChoice = findChromium()): P
     args: ["--no-sandbox", "--disable-dev-shm-usage"],
     ...(choice.env ? { env: { ...process.env, ...choice.env } } : {}),
   });
+}
+
+/**
+ * A fresh context and page whose uncaught errors (and, with `consoleErrors`, console errors) are
+ * pushed to `problems`, for the test to assert empty.
+ */
+export async function openWatchedPage(
+  browser: Browser,
+  problems: string[],
+  options: { consoleErrors?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  if (options.consoleErrors) {
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+  }
+  return { context, page };
 }

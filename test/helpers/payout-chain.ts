@@ -1,11 +1,10 @@
 /**
- * Helpers for tests that move refunds and payouts on the devnet: fresh TRON accounts, on-chain USDT
- * balances read over HTTP, and a sender loop (the real runDuePayouts, with blocks mined and the
- * test clock moved between rounds) that stops at a status or fails naming the state it saw.
+ * Helpers for tests that move refunds and payouts on the devnet: fresh TRON accounts and a sender
+ * loop (the real runDuePayouts, with blocks mined and the test clock moved between rounds) that
+ * stops at a status or fails naming the state it saw.
  */
 import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { payouts } from "../../src/db/schema.js";
 import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
@@ -13,15 +12,6 @@ import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
 export async function newTronAccount(): Promise<{ privateKey: string; address: string }> {
   const account = await TronWeb.createAccount();
   return { privateKey: account.privateKey, address: account.address.base58 as string };
-}
-
-export async function usdtBalanceOf(t: ChainTest, address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 export async function payoutRow(t: ChainTest, id: string) {

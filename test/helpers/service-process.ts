@@ -44,31 +44,3 @@ export function startServiceProcess(role: string, env: Record<string, string>): 
     },
   };
 }
-
-/** Polls `probe` until it returns a value; a timed-out wait names what it waited for and its last state. */
-export async function waitUntil<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  describe: () => string | Promise<string> = () => "",
-  intervalMs = 200,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}` +
-          (lastError ? ` (last error: ${String(lastError)})` : "") +
-          `\n${await describe()}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

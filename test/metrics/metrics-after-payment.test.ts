@@ -19,6 +19,7 @@ import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { startReceiver, type Receiver } from "../webhooks/fixtures.js";
+import { poll } from "../helpers/poll.js";
 
 function sample(text: string, series: string): number {
   const line = text.split("\n").find((l) => l.startsWith(`${series} `));
@@ -130,22 +131,25 @@ describe("metrics after a devnet payment", () => {
     const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
     await t.devnet.listeners[1]?.stop();
     try {
-      const deadline = Date.now() + 30_000;
       let lastScrape = "";
-      const active = () => sample(lastScrape, `stablegate_node_active{node="${serviceNode(2)}"}`);
-      while (active() !== 1) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `no failover to ${serviceNode(2)} in time: ${JSON.stringify(t.ctx.chain.client.status())}\n` +
-              lastScrape
-                .split("\n")
-                .filter((l) => l.startsWith("stablegate_node_"))
-                .join("\n"),
-          );
-        t.mine(1);
-        await t.scanner.sync().catch(() => undefined);
-        lastScrape = await scrape();
-      }
+      await poll(
+        `the failover to ${serviceNode(2)}`,
+        async () => {
+          t.mine(1);
+          await t.scanner.sync().catch(() => undefined);
+          lastScrape = await scrape();
+          return sample(lastScrape, `stablegate_node_active{node="${serviceNode(2)}"}`) === 1;
+        },
+        {
+          intervalMs: 0,
+          describe: () =>
+            `${JSON.stringify(t.ctx.chain.client.status())}\n` +
+            lastScrape
+              .split("\n")
+              .filter((l) => l.startsWith("stablegate_node_"))
+              .join("\n"),
+        },
+      );
       expect(sample(lastScrape, `stablegate_node_healthy{node="${serviceNode(1)}",state="failing"}`)).toBe(0);
       expect(sample(lastScrape, `stablegate_node_head_block{node="${serviceNode(2)}"}`)).toBeGreaterThan(0);
 

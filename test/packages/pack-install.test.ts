@@ -29,6 +29,7 @@ import { startService, type RunningService } from "../../src/server.js";
 import { signWebhookBody } from "../../src/webhooks/signature.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
+import { poll } from "../helpers/poll.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const SCRATCH = mkdtempSync(join(tmpdir(), "stablegate-pack-"));
@@ -385,14 +386,18 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 90_000;
-    while (!/^devnet ready \{.*\}$/m.test(output)) {
-      if (Date.now() > deadline || child.exitCode !== null) {
-        throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output so far:\n${output}`);
-      }
-      await new Promise((done) => setTimeout(done, 100));
-    }
-    const ready = JSON.parse(/^devnet ready (\{.*\})$/m.exec(output)?.[1] as string) as {
+    await poll(
+      'the "devnet ready" line or an exit',
+      () => /^devnet ready \{.*\}$/m.test(output) || child.exitCode !== null,
+      {
+        timeoutMs: 90_000,
+        describe: () => `output so far:\n${output}`,
+      },
+    );
+    const readyLine = /^devnet ready (\{.*\})$/m.exec(output)?.[1];
+    if (readyLine === undefined)
+      throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output:\n${output}`);
+    const ready = JSON.parse(readyLine) as {
       url: string;
       usdt_contract: string;
       faucet_address: string;
@@ -405,15 +410,11 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     expect(await usdt.symbol().call()).toBe("USDT");
     const txid = (await usdt.transfer(to, 12_340_000).send()) as string;
 
-    let receipt: { result?: string } | undefined;
-    while (receipt === undefined) {
-      const info = (await tw.trx.getTransactionInfo(txid)) as { receipt?: { result?: string } };
-      receipt = info.receipt;
-      if (receipt === undefined && Date.now() > deadline) {
-        throw new Error(`transfer ${txid} not in a block; devnet output:\n${output}`);
-      }
-      if (receipt === undefined) await new Promise((done) => setTimeout(done, 100));
-    }
+    const receipt = await poll(
+      `transfer ${txid} in a block`,
+      async () => ((await tw.trx.getTransactionInfo(txid)) as { receipt?: { result?: string } }).receipt,
+      { timeoutMs: 90_000, describe: () => `devnet output:\n${output}` },
+    );
     expect(receipt.result).toBe("SUCCESS");
     const balance = await tw.transactionBuilder.triggerConstantContract(
       ready.usdt_contract,

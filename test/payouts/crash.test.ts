@@ -26,6 +26,7 @@ import {
 } from "../../src/payouts/send-payouts.js";
 import { evmHex } from "@stablegate/tron/address";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { poll } from "../helpers/poll.js";
 
 const SCRIPT = fileURLToPath(new URL("./payout-worker-process.ts", import.meta.url));
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -129,24 +130,6 @@ function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
   });
 }
 
-/** Polls `check` with a deadline, mining a block between looks; prints the state on a timeout. */
-async function until(
-  what: string,
-  check: () => Promise<boolean>,
-  state: () => Promise<unknown>,
-  ms = 120_000,
-) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    t.devnet.mine(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(
-    `timed out waiting for ${what}: ${JSON.stringify(await state(), (_, v) => (typeof v === "bigint" ? v.toString() : v))}`,
-  );
-}
-
 /** The survivor: runs in-process after the dead worker's lease expired, until the payout ends. */
 async function survive(id: string) {
   t.clock.set(new Date(Date.now() + 61_000)); // past the dead worker's lease
@@ -167,10 +150,14 @@ describe("a sender that dies at each step of a send", () => {
       const id = await approvedPayout(to, 7n * USDT, `crash-${step}`);
       if (t.testDb.url) {
         const worker = await startWorker({ CRASH_AT: step, WORKER_ID: `crash-${step}` });
-        await until(
+        await poll(
           `the worker to die after ${step}`,
-          async () => worker.exitCode !== null || worker.signalCode !== null,
-          () => rowOf(id),
+          () => worker.exitCode !== null || worker.signalCode !== null,
+          {
+            timeoutMs: 120_000,
+            between: () => t.devnet.mine(1),
+            describe: () => rowOf(id),
+          },
         );
         expect(await exited(worker)).toBe("SIGKILL");
       } else {
@@ -213,7 +200,11 @@ describe("two senders racing", () => {
       (await Promise.all(ids.map(rowOf))).every((row) => row.status === "completed");
     if (t.testDb.url) {
       await Promise.all([startWorker({ WORKER_ID: "racer-a" }), startWorker({ WORKER_ID: "racer-b" })]);
-      await until("every payout to complete", allDone, () => Promise.all(ids.map(rowOf)));
+      await poll("every payout to complete", allDone, {
+        timeoutMs: 120_000,
+        between: () => t.devnet.mine(1),
+        describe: () => Promise.all(ids.map(rowOf)),
+      });
     } else {
       for (let round = 0; round < 20 && !(await allDone()); round++) {
         await Promise.all([

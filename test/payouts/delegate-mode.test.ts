@@ -15,7 +15,8 @@ import { createPayout } from "../../src/payouts/create-payout.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
-import { newAccount, stake, trxBalance, usdtBalance } from "../sweeps/delegate-helpers.js";
+import { newAccount, stake, trxBalance } from "../sweeps/delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -85,7 +86,7 @@ describe("payouts in delegate mode", () => {
     const done = await sendUntilDone(id);
     expect(done).toMatchObject({ status: "completed", trxBurntSun: 0n });
     expect(done.energyUsed).toBeGreaterThan(0n);
-    expect(await usdtBalance(t, to)).toBe(5n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(5n * USDT);
     expect(await trxBalance(t, hot.address)).toBe(before);
     const cost = await costRow(id);
     expect(cost).toMatchObject({ mode: "delegate", state: "solid", feeSun: 0n, energyFeeSun: 0n });
@@ -102,7 +103,7 @@ describe("payouts in delegate mode", () => {
       const id = await approvedPayout(to, `delegate-${n}`, "1");
       const done = await sendUntilDone(id);
       expect(done.status).toBe("completed");
-      expect(await usdtBalance(t, to)).toBe(USDT);
+      expect(await usdtBalance(t.devnet, to)).toBe(USDT);
       const lost = before - (await trxBalance(t, hot.address));
       // Whatever happened, the record is the wallet's real loss.
       expect(done.trxBurntSun).toBe(lost);

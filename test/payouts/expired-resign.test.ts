@@ -16,9 +16,9 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { createPayout } from "../../src/payouts/create-payout.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { evmHex } from "@stablegate/tron/address";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 const USDT = 1_000_000n;
@@ -69,15 +69,6 @@ async function transfersOut(to: string): Promise<number> {
     }
   }
   return n;
-}
-
-async function usdtOf(address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 const txsOf = (id: string) =>
@@ -149,7 +140,7 @@ describe("a stored payout transaction that never lands", () => {
     expect(done.txHash).toBe(txs[1]?.hash);
     expect(await t.ctx.chain.client.getTransactionInfoById(first.hash)).toBeFalsy();
     expect(await transfersOut(to)).toBe(1);
-    expect(await usdtOf(to)).toBe(4n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(4n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   }, 180_000);
 
@@ -178,7 +169,7 @@ describe("a stored payout transaction that never lands", () => {
       [2, "solid"],
     ]);
     expect(await transfersOut(to)).toBe(1);
-    expect(await usdtOf(to)).toBe(6n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(6n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   }, 180_000);
 });

@@ -30,14 +30,14 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
 } from "@stablegate/sdk";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
-import { createNodeClient } from "@stablegate/tron/node-client";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { freePort } from "../helpers/pg-cluster.js";
 import { OPERATOR_PASSWORD, totpAt } from "../helpers/operators.js";
-import { startServiceProcess, waitUntil, type ServiceProcess } from "../helpers/service-process.js";
+import { poll } from "../helpers/poll.js";
+import { startServiceProcess, type ServiceProcess } from "../helpers/service-process.js";
 import { fund, postStatus } from "../devnet/helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -84,16 +84,6 @@ async function login(payload: Record<string, unknown>): Promise<string> {
   return reply.cookie;
 }
 
-async function usdtOf(address: string): Promise<bigint> {
-  const client = createNodeClient({ baseUrl: devnet.url });
-  const result = await client.triggerConstantContract({
-    owner: address,
-    contract: devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
-}
-
 beforeAll(async () => {
   devnet = await startDevnet({ blockTimeMs: 300, solidifyAfter: 2, quiet: true });
   if (onPostgres) testDb = await createTestDatabase({ poolSize: 2 });
@@ -114,12 +104,8 @@ beforeAll(async () => {
   baseEnv = {
     NODE_ENV: "development",
     LOG_LEVEL: "warn",
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: devnet.url,
-    USDT_CONTRACT: devnet.usdtContract,
+    ...TEST_SECRETS,
+    ...devnetEnv(devnet),
     CONFIRMATIONS: "3",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     HOST: "127.0.0.1",
@@ -138,11 +124,10 @@ beforeAll(async () => {
   } else {
     processes.push(startServiceProcess("all", { ...baseEnv, PORT: String(apiPort) }));
   }
-  await waitUntil(
+  await poll(
     "the service to answer health",
     async () => ((await fetch(`${apiUrl}/api/v1/health/live`)).status === 200 ? true : undefined),
-    120_000,
-    outputs,
+    { timeoutMs: 120_000, describe: outputs },
   );
 }, 240_000);
 
@@ -199,14 +184,16 @@ describe("a merchant-API payout and an operator refund, with real processes and 
     });
     const paid = await postStatus(devnet, "/devnet/fund", { address: order.address, usdt: "50" });
     expect(paid.status, paid.text).toBe(200);
-    await waitUntil(
+    await poll(
       "the order to be confirmed",
       async () => {
         const o = await client.getPayment(order.id);
         return o.status === "confirmed" || o.status === "completed" ? o : undefined;
       },
-      120_000,
-      async () => `${JSON.stringify(await client.getPayment(order.id))}\n${outputs()}`,
+      {
+        timeoutMs: 120_000,
+        describe: async () => `${JSON.stringify(await client.getPayment(order.id))}\n${outputs()}`,
+      },
     );
 
     const payoutTo = (await TronWeb.createAccount()).address.base58 as string;
@@ -246,7 +233,7 @@ describe("a merchant-API payout and an operator refund, with real processes and 
       expect(ok.body.status).toBe("approved");
     }
 
-    const [donePayout, doneRefund] = await waitUntil(
+    const [donePayout, doneRefund] = await poll(
       "the payout and the refund to complete",
       async () => {
         const [a, b] = await Promise.all([client.getPayout(payout.id), client.getPayout(refundId)]);
@@ -254,16 +241,18 @@ describe("a merchant-API payout and an operator refund, with real processes and 
           throw new Error(`failed: ${a.last_error} ${b.last_error}`);
         return a.status === "completed" && b.status === "completed" ? ([a, b] as const) : undefined;
       },
-      180_000,
-      async () =>
-        `${JSON.stringify([await client.getPayout(payout.id), await client.getPayout(refundId)])}\n${outputs()}`,
+      {
+        timeoutMs: 180_000,
+        describe: async () =>
+          `${JSON.stringify([await client.getPayout(payout.id), await client.getPayout(refundId)])}\n${outputs()}`,
+      },
     );
     expect(donePayout.tx_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(doneRefund.tx_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await usdtOf(payoutTo)).toBe(12_500_000n);
-    expect(await usdtOf(refundTo)).toBe(7_250_000n);
+    expect(await usdtBalance(devnet, payoutTo)).toBe(12_500_000n);
+    expect(await usdtBalance(devnet, refundTo)).toBe(7_250_000n);
 
-    const events = await waitUntil(
+    const events = await poll(
       "payout.completed and refund.completed at the receiver",
       async () => {
         const names = received.map((r) => r.event.event);
@@ -271,8 +260,10 @@ describe("a merchant-API payout and an operator refund, with real processes and 
           ? received
           : undefined;
       },
-      120_000,
-      async () => `received: ${JSON.stringify(received.map((r) => r.event.event))}\n${outputs()}`,
+      {
+        timeoutMs: 120_000,
+        describe: async () => `received: ${JSON.stringify(received.map((r) => r.event.event))}\n${outputs()}`,
+      },
     );
     const payoutEvent = events.find((r) => r.event.event === "payout.completed");
     const refundEvent = events.find((r) => r.event.event === "refund.completed");

@@ -17,10 +17,10 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { PAYOUT_MAX_WAIT_MS, runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -33,15 +33,6 @@ let cold: { address: string };
 async function newAccount() {
   const account = await TronWeb.createAccount();
   return { privateKey: account.privateKey, address: account.address.base58 as string };
-}
-
-async function usdtOf(address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 const merchantCall = (method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>
@@ -93,10 +84,10 @@ async function sendUntilDone(id: string, options: SenderOptions = {}, rounds = 1
  */
 async function settleFloatTo(usdt: bigint, paid = usdt): Promise<void> {
   await paidOrder(String(paid), paid * USDT);
-  const held = await usdtOf(hot.address);
+  const held = await usdtBalance(t.devnet, hot.address);
   await t.pay(cold.address, held - usdt * USDT, { privateKey: hot.privateKey });
   t.mine(SOLIDIFY_AFTER + 1);
-  expect(await usdtOf(hot.address)).toBe(usdt * USDT);
+  expect(await usdtBalance(t.devnet, hot.address)).toBe(usdt * USDT);
 }
 
 async function createPayout(externalId: string, amount: string, to: string): Promise<string> {
@@ -116,11 +107,11 @@ async function createPayout(externalId: string, amount: string, to: string): Pro
 async function expectBothPaidFromTheFloat(a: string, b: string, toA: string, toB: string): Promise<void> {
   expect(await sendUntilDone(a)).toMatchObject({ status: "completed" });
   expect(await sendUntilDone(b)).toMatchObject({ status: "completed" });
-  expect([await usdtOf(toA), await usdtOf(toB), await usdtOf(hot.address)]).toEqual([
-    12n * USDT,
-    8n * USDT,
-    0n,
-  ]);
+  expect([
+    await usdtBalance(t.devnet, toA),
+    await usdtBalance(t.devnet, toB),
+    await usdtBalance(t.devnet, hot.address),
+  ]).toEqual([12n * USDT, 8n * USDT, 0n]);
   expect(await checkLedger(t.ctx.db)).toEqual([]);
   await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
 }
@@ -238,7 +229,7 @@ describe("payouts through the merchant API", () => {
   });
 
   it("is approved by an operator, sent from the hot wallet and solidified: the recipient gets exactly the amount", async () => {
-    const hotBefore = await usdtOf(hot.address);
+    const hotBefore = await usdtBalance(t.devnet, hot.address);
     const approved = await adminCall("POST", `/api/v1/admin/payouts/${payoutId}/approve`, {});
     expect(approved.statusCode).toBe(200);
     expect(approved.json()).toMatchObject({ status: "approved", decided_by: "owner" });
@@ -246,8 +237,8 @@ describe("payouts through the merchant API", () => {
     expect(done).toMatchObject({ status: "completed", attempts: 1 });
     expect(done?.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(done?.trxBurntSun).toBeGreaterThan(0n);
-    expect(await usdtOf(recipient)).toBe(20n * USDT);
-    expect(hotBefore - (await usdtOf(hot.address))).toBe(20n * USDT);
+    expect(await usdtBalance(t.devnet, recipient)).toBe(20n * USDT);
+    expect(hotBefore - (await usdtBalance(t.devnet, hot.address))).toBe(20n * USDT);
     const txs = await t.ctx.db
       .select()
       .from(payoutTransactions)
@@ -275,7 +266,7 @@ describe("payouts through the merchant API", () => {
     // nothing more is sent however often the sender runs
     await runDuePayouts(t.ctx);
     t.mine(SOLIDIFY_AFTER + 1);
-    expect(await usdtOf(recipient)).toBe(20n * USDT);
+    expect(await usdtBalance(t.devnet, recipient)).toBe(20n * USDT);
     const detail = (await adminCall("GET", `/api/v1/admin/payouts/${payoutId}`)).json();
     expect(detail.events.map((e: { event_type: string }) => e.event_type)).toEqual([
       "payout_created",
@@ -299,14 +290,14 @@ describe("payouts through the merchant API", () => {
     // Between storing and broadcasting, the hot wallet's USDT leaves: the stored transfer reverts.
     const drain = async (step: string) => {
       if (step !== "stored") return;
-      const all = await usdtOf(hot.address);
+      const all = await usdtBalance(t.devnet, hot.address);
       await t.pay(cold.address, all, { privateKey: hot.privateKey });
       t.mine(1);
     };
     const done = await sendUntilDone(id, { onStep: drain });
     expect(done).toMatchObject({ status: "failed" });
     expect(done?.lastError).toMatch(/REVERT/);
-    expect(await usdtOf(to)).toBe(0n);
+    expect(await usdtBalance(t.devnet, to)).toBe(0n);
     expect(await balance()).toEqual({ available: "30.000000", reserved: "0.000000" });
     expect(await checkLedger(t.ctx.db)).toEqual([]);
     expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_failed");
@@ -340,7 +331,7 @@ describe("payouts through the merchant API", () => {
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
     t.clock.advance(60_000);
     expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
-    expect(await usdtOf(to)).toBe(1500n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(1500n * USDT);
     expect((await evaluateAlerts(t.ctx)).resolved).toContain("payout_float_low");
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
@@ -358,7 +349,7 @@ describe("payouts through the merchant API", () => {
     const [seen] = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a));
     expect(seen).toMatchObject({ state: "sent" });
     expect(seen?.includedAt).toBeInstanceOf(Date);
-    expect(await usdtOf(hot.address)).toBe(8n * USDT);
+    expect(await usdtBalance(t.devnet, hot.address)).toBe(8n * USDT);
     await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
     t.clock.advance(1_000);
     const second = await runDuePayouts(t.ctx);
@@ -405,13 +396,21 @@ describe("payouts through the merchant API", () => {
     for (const row of rows.filter((r) => r.status === "sending")) {
       expect(await sendUntilDone(row.id)).toMatchObject({ status: "completed" });
     }
-    expect((await Promise.all(recipients.map(usdtOf))).sort()).toEqual([0n, 4n * USDT, 4n * USDT]);
-    expect(await usdtOf(hot.address)).toBe(2n * USDT);
+    expect((await Promise.all(recipients.map((r) => usdtBalance(t.devnet, r)))).sort()).toEqual([
+      0n,
+      4n * USDT,
+      4n * USDT,
+    ]);
+    expect(await usdtBalance(t.devnet, hot.address)).toBe(2n * USDT);
     // topped up, the third goes too
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
     t.clock.advance(60_000);
     expect(await sendUntilDone(waiting?.id ?? "")).toMatchObject({ status: "completed" });
-    expect(await Promise.all(recipients.map(usdtOf))).toEqual([4n * USDT, 4n * USDT, 4n * USDT]);
+    expect(await Promise.all(recipients.map((r) => usdtBalance(t.devnet, r)))).toEqual([
+      4n * USDT,
+      4n * USDT,
+      4n * USDT,
+    ]);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
@@ -453,7 +452,7 @@ describe("one amount to one address, twice", () => {
       .map((tx) => (tx.signed as { raw_data: { timestamp: number } }).raw_data.timestamp)
       .sort((x, y) => x - y);
     expect((stamps[1] ?? 0) - (stamps[0] ?? 0)).toBeGreaterThanOrEqual(1_000);
-    expect(await usdtOf(to)).toBe(8n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(8n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });
@@ -516,7 +515,7 @@ describe("refunds", () => {
 
     await adminCall("POST", `/api/v1/admin/payouts/${refund.id}/approve`, {});
     expect(await sendUntilDone(refund.id)).toMatchObject({ status: "completed" });
-    expect(await usdtOf(payer)).toBe(2n * USDT);
+    expect(await usdtBalance(t.devnet, payer)).toBe(2n * USDT);
     const after = await app.inject({ method: "GET", url: `/api/v1/refund-claims/${token}` });
     expect(after.json()).toMatchObject({
       status: "completed",
@@ -568,12 +567,12 @@ describe("a fork", () => {
     await adminCall("POST", `/api/v1/admin/payouts/${id}/approve`, {});
     await runDuePayouts(t.ctx); // signed, stored, broadcast
     t.mine(1); // included, not solid
-    expect(await usdtOf(to)).toBe(3n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(3n * USDT);
     await t.devnetPost("/devnet/fork", { depth: 1 }); // the block holding it is gone
     t.clock.advance(60_000);
     const done = await sendUntilDone(id);
     expect(done).toMatchObject({ status: "completed", attempts: 1 });
-    expect(await usdtOf(to)).toBe(3n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(3n * USDT);
     const txs = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id));
     expect(txs).toHaveLength(1);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
@@ -621,7 +620,7 @@ describe("a fork", () => {
     expect(dropped).toMatchObject({ state: "sent", blockNumber: null, includedAt: null });
     const done = await sendUntilDone(id);
     expect(done).toMatchObject({ status: "completed", attempts: 1 });
-    expect(await usdtOf(to)).toBe(4n * USDT);
+    expect(await usdtBalance(t.devnet, to)).toBe(4n * USDT);
     const txs = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id));
     expect(txs).toHaveLength(1);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
@@ -705,7 +704,7 @@ describe("four eyes with named operators and TOTP", () => {
     expect(selfApproval.json().code).toBe("FOUR_EYES_REQUIRED");
 
     expect(await sendUntilDone(id)).toMatchObject({ status: "completed" });
-    expect(await usdtOf(payer)).toBe(10n * USDT);
+    expect(await usdtBalance(t.devnet, payer)).toBe(10n * USDT);
     const audit = await queryRows<{ action: string; actor_label: string }>(
       t.ctx.db,
       sql`SELECT action, actor_label FROM audit_log WHERE target_id = ${id} ORDER BY seq`,

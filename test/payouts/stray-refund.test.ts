@@ -20,14 +20,8 @@ import { checkRollups } from "../../src/stats/check-rollups.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
 import { SOLIDIFY_AFTER } from "../chain/helpers.js";
-import {
-  payAndConfirm,
-  startStrayTest,
-  straysTo,
-  usdtBalance,
-  USDT,
-  type StrayTest,
-} from "../strays/helpers.js";
+import { payAndConfirm, startStrayTest, straysTo, USDT, type StrayTest } from "../strays/helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 let s: StrayTest;
 let supportCookie: string;
@@ -184,7 +178,7 @@ describe("refund of a stray transfer", () => {
       if (row?.status === "completed" || row?.status === "failed") break;
     }
     expect(row, `${row?.status} ${row?.lastError}`).toMatchObject({ status: "completed" });
-    expect(await usdtBalance(s.t, payer)).toBe(5n * USDT);
+    expect(await usdtBalance(s.t.devnet, payer)).toBe(5n * USDT);
     expect(await getMerchantBalance(s.t.ctx.db, HOUSE_MERCHANT_ID)).toEqual({
       available: 2n * USDT,
       reserved: 0n,

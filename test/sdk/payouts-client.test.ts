@@ -27,26 +27,10 @@ import { buildApp } from "../../src/http/app.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { createWebhookDeliverer, type WebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
+import { poll } from "../helpers/poll.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
-
-/** Polls until `probe` answers; a timeout names what it waited for and the state it last saw. */
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  state: () => Promise<unknown>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(await state())}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { usdtBalance } from "../helpers/usdt.js";
 
 const SECRET = "whsec-sdk-payouts";
 let t: ChainTest;
@@ -62,15 +46,6 @@ let orderId: string;
 
 async function newAddress(): Promise<string> {
   return (await TronWeb.createAccount()).address.base58 as string;
-}
-
-async function usdtOf(address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<StablegateApiError> {
@@ -248,7 +223,7 @@ describe("webhooks of refunds and payouts", () => {
       });
       expect(approved.statusCode, approved.body).toBe(200);
     }
-    const done = await waitFor(
+    const done = await poll(
       "the payout and the refund completed",
       async () => {
         await runDuePayouts(t.ctx);
@@ -257,31 +232,35 @@ describe("webhooks of refunds and payouts", () => {
         const [a, b] = await Promise.all([client.getPayout(payout.id), client.getPayout(refund.id)]);
         return a.status === "completed" && b.status === "completed" ? [a, b] : undefined;
       },
-      120_000,
-      () => t.ctx.db.select({ status: payouts.status, error: payouts.lastError }).from(payouts),
+      {
+        timeoutMs: 120_000,
+        describe: () => t.ctx.db.select({ status: payouts.status, error: payouts.lastError }).from(payouts),
+      },
     );
-    expect(await usdtOf(payoutAddress.value)).toBe(12_500_000n);
-    expect(await usdtOf(refundAddress.value)).toBe(20_000_000n);
+    expect(await usdtBalance(t.devnet, payoutAddress.value)).toBe(12_500_000n);
+    expect(await usdtBalance(t.devnet, refundAddress.value)).toBe(20_000_000n);
 
-    const events = await waitFor(
+    const events = await poll(
       "both webhooks at the receiver",
       async () => {
         await deliverer.deliverDue();
         const ours = received.filter((e): e is PayoutWebhookEvent => "payout_id" in e);
         return ours.length >= 2 ? ours : undefined;
       },
-      60_000,
-      async () => ({
-        received: received.map((e) => e.event),
-        deliveries: await t.ctx.db
-          .select({
-            event: webhookDeliveries.event,
-            status: webhookDeliveries.status,
-            error: webhookDeliveries.lastError,
-            code: webhookDeliveries.lastStatusCode,
-          })
-          .from(webhookDeliveries),
-      }),
+      {
+        timeoutMs: 60_000,
+        describe: async () => ({
+          received: received.map((e) => e.event),
+          deliveries: await t.ctx.db
+            .select({
+              event: webhookDeliveries.event,
+              status: webhookDeliveries.status,
+              error: webhookDeliveries.lastError,
+              code: webhookDeliveries.lastStatusCode,
+            })
+            .from(webhookDeliveries),
+        }),
+      },
     );
     const byKind = Object.fromEntries(events.map((e) => [e.event, e]));
     expect(byKind["payout.completed"]).toMatchObject({

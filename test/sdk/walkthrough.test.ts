@@ -24,7 +24,8 @@ import {
 } from "@stablegate/sdk";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
-import { closedPort, waitFor } from "./helpers.js";
+import { closedPort } from "./helpers.js";
+import { poll } from "../helpers/poll.js";
 
 const WEBHOOK_SECRET = "demo-webhook-secret";
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -118,7 +119,7 @@ describe("docs/sdk.md against the running service", () => {
     expect(paid.tx_hash).toMatch(/^[0-9a-f]{64}$/);
 
     // Step 5: the webhook arrives, verified and typed.
-    const { event, delivery } = await waitFor("the webhook", () => received[0], 90_000);
+    const { event, delivery } = await poll("the webhook", () => received[0], { timeoutMs: 90_000 });
     expect(event.event).toBe("payment.confirmed");
     if (event.event !== "payment.confirmed") throw new Error("narrowing");
     expect(event).toMatchObject({
@@ -136,13 +137,13 @@ describe("docs/sdk.md against the running service", () => {
     expect(delivery.idempotencyKey).toBe(`evt_${order.id}_payment.confirmed_${Date.parse(event.timestamp)}`);
 
     // The 200 of our handler completes the order.
-    const completed = await waitFor(
+    const completed = await poll(
       "the order to complete",
       async () => {
         const read = await stablegate.getPayment(order.id);
         return read.status === "completed" ? read : undefined;
       },
-      30_000,
+      { timeoutMs: 30_000 },
     );
     expect(completed.events.map((e) => e.event_type)).toEqual(
       expect.arrayContaining(["order_created", "payment_detected", "payment_confirmed"]),
@@ -155,7 +156,7 @@ describe("docs/sdk.md against the running service", () => {
       headers: { cookie },
     });
     expect(retry.status).toBe(200);
-    const runs = await waitFor(
+    const runs = await poll(
       "the re-sent run to be delivered",
       async () => {
         const detail = await fetch(`${baseUrl}/api/v1/admin/orders/${order.id}`, { headers: { cookie } });
@@ -166,7 +167,7 @@ describe("docs/sdk.md against the running service", () => {
           ? webhooks
           : undefined;
       },
-      30_000,
+      { timeoutMs: 30_000 },
     );
     expect(runs.map((w) => [w.idempotency_key, w.last_status_code])).toEqual([
       [delivery.idempotencyKey, 200],

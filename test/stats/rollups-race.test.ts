@@ -19,7 +19,7 @@ import { createOrder } from "../../src/payments/create-order.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { addMerchant, type TestMerchant } from "../payments/helpers.js";
 import { race, type RaceTally } from "./race-steps.js";
 
@@ -93,9 +93,7 @@ function checkRollupsCommand(env: Record<string, string>): Promise<{ code: numbe
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? tmpdir(),
           NODE_ENV: "test",
-          ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-          SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-          API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
+          ...TEST_SECRETS,
           WALLET_MNEMONIC: TEST_MNEMONIC,
           TRON_NETWORK: "devnet",
           TRON_NODE_URL: "http://127.0.0.1:1",

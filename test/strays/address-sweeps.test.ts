@@ -32,9 +32,9 @@ import {
   QUARANTINE_S,
   straysTo,
   sweepAll,
-  usdtBalance,
   USDT,
 } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 let t: ChainTest;
 let app: Awaited<ReturnType<typeof buildApp>>;
@@ -180,8 +180,8 @@ describe("retry-sweep of a stray's address", () => {
       step: "swept",
       amount: 5n * USDT,
     });
-    expect(await usdtBalance(t, address)).toBe(0n);
-    expect(await usdtBalance(t, cold)).toBe(5n * USDT);
+    expect(await usdtBalance(t.devnet, address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold)).toBe(5n * USDT);
     expect(await coldTransfers()).toHaveLength(1);
     t.clock.advanceSeconds(QUARANTINE_S + 1);
     await releaseAddresses(t.ctx);
@@ -191,7 +191,7 @@ describe("retry-sweep of a stray's address", () => {
 
   it("leaves dust below SWEEP_MIN_USDT on its address, out of the pool, until a retry after lowering the minimum", async () => {
     const address = await spareAddress();
-    const coldBefore = await usdtBalance(t, cold);
+    const coldBefore = await usdtBalance(t.devnet, cold);
     const coldTransfersBefore = (await coldTransfers()).length;
     await payAndConfirm(t, address, USDT / 2n);
     const [stray] = await straysTo(t, address);
@@ -202,7 +202,7 @@ describe("retry-sweep of a stray's address", () => {
       step: "below_minimum",
       amount: USDT / 2n,
     });
-    expect(await usdtBalance(t, address)).toBe(USDT / 2n);
+    expect(await usdtBalance(t.devnet, address)).toBe(USDT / 2n);
     const view = await app.inject({
       method: "GET",
       url: `/api/v1/admin/stray-transfers/${stray.id}`,
@@ -225,7 +225,7 @@ describe("retry-sweep of a stray's address", () => {
     expect((await retry(stray.id, support)).statusCode).toBe(200);
     await sweepAll(t);
     expect(await addressSettlement(t, address)).toMatchObject({ status: "completed", step: "below_minimum" });
-    expect(await usdtBalance(t, cold)).toBe(coldBefore);
+    expect(await usdtBalance(t.devnet, cold)).toBe(coldBefore);
 
     // ...and once the operator lowers SWEEP_MIN_USDT, a retry sweeps it and frees the address.
     const lowered = await createContext(
@@ -250,7 +250,7 @@ describe("retry-sweep of a stray's address", () => {
       step: "swept",
       amount: USDT / 2n,
     });
-    expect(await usdtBalance(t, cold)).toBe(coldBefore + USDT / 2n);
+    expect(await usdtBalance(t.devnet, cold)).toBe(coldBefore + USDT / 2n);
     expect(await dust()).toMatchObject({ dust_addresses: 0, dust_amount: "0.000000" });
     expect(await coldTransfers()).toHaveLength(coldTransfersBefore + 1);
     t.clock.advanceSeconds(QUARANTINE_S + 1);

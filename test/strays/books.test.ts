@@ -22,10 +22,10 @@ import {
   startStrayTest,
   straysTo,
   sweepAll,
-  usdtBalance,
   USDT,
   type StrayTest,
 } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 let s: StrayTest;
 
@@ -72,7 +72,7 @@ describe("stray transfers and forks", () => {
 describe("every derived address", () => {
   it("puts each transfer on the books and, after the sweep, in the cold wallet", async () => {
     const { t } = s;
-    const coldBefore = await usdtBalance(t, s.cold);
+    const coldBefore = await usdtBalance(t.devnet, s.cold);
     // free: paid, completed, swept and released
     const released = await t.order("1");
     await payAndConfirm(t, released.address, 1n * USDT);
@@ -128,8 +128,8 @@ describe("every derived address", () => {
     for (const r of strays) expect(r.status).toBe("confirmed");
 
     await sweepAll(t);
-    for (const address of Object.keys(paid)) expect(await usdtBalance(t, address)).toBe(0n);
-    expect(await usdtBalance(t, s.cold)).toBe(
+    for (const address of Object.keys(paid)) expect(await usdtBalance(t.devnet, address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, s.cold)).toBe(
       coldBefore + 1n * USDT + 5n * USDT + 7n * USDT + 2n * USDT + 3n * USDT,
     );
     expect(await checkRollups(t.ctx.db)).toEqual([]);

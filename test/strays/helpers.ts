@@ -10,7 +10,6 @@ import { addresses, settlements, strayTransfers } from "../../src/db/schema.js";
 import { buildApp } from "../../src/http/app.js";
 import { transitionOrder } from "../../src/orders/transitions.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { adminCookie } from "../helpers/admin.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
@@ -54,15 +53,6 @@ export async function startStrayTest(env: Record<string, string> = {}): Promise<
       await t.close();
     },
   };
-}
-
-export async function usdtBalance(t: ChainTest, address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 export async function addressRow(t: ChainTest, address: string) {

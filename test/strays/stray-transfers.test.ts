@@ -22,10 +22,10 @@ import {
   startStrayTest,
   straysTo,
   sweepAll,
-  usdtBalance,
   USDT,
   type StrayTest,
 } from "./helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 let s: StrayTest;
 
@@ -51,7 +51,7 @@ describe("a payment to a released address", () => {
     t.clock.advanceSeconds(QUARANTINE_S + 1);
     expect((await releaseAddresses(t.ctx)).released).toBeGreaterThanOrEqual(1);
     expect(await addressRow(t, first.address)).toMatchObject({ status: "free", orderId: null });
-    const coldBefore = await usdtBalance(t, s.cold);
+    const coldBefore = await usdtBalance(t.devnet, s.cold);
     expect(coldBefore).toBe(10n * USDT);
 
     // 2. The payer pays "the same address as last time".
@@ -116,8 +116,8 @@ describe("a payment to a released address", () => {
       step: "swept",
       amount: 3n * USDT,
     });
-    expect(await usdtBalance(t, s.cold)).toBe(coldBefore + 3n * USDT);
-    expect(await usdtBalance(t, first.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, s.cold)).toBe(coldBefore + 3n * USDT);
+    expect(await usdtBalance(t.devnet, first.address)).toBe(0n);
     const detail = await admin("GET", `/api/v1/admin/stray-transfers/${strayId}`);
     expect(detail.json()).toMatchObject({
       stray: { sweep: { status: "swept" } },
@@ -154,7 +154,7 @@ describe("a payment to a released address", () => {
     expect(row).toMatchObject({ resolution: "attached", orderId: meant.id });
     // Nothing new to sweep for the order: the money was swept from the stray's address already.
     await sweepAll(t);
-    expect(await usdtBalance(t, s.cold)).toBe(coldBefore + 3n * USDT);
+    expect(await usdtBalance(t.devnet, s.cold)).toBe(coldBefore + 3n * USDT);
 
     // Rollups and the books agree; after its quarantine the address returns to the pool.
     expect(await checkRollups(t.ctx.db)).toEqual([]);
@@ -240,7 +240,7 @@ describe("a payment to a released address", () => {
     expect(twice.statusCode).toBe(409);
     // Dismissed, and swept all the same.
     await sweepAll(t);
-    expect(await usdtBalance(t, spare.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, spare.address)).toBe(0n);
     const unresolvedFirst = (await admin("GET", "/api/v1/admin/stray-transfers?state=resolved")).json();
     expect(unresolvedFirst.data.map((d: { resolution: string }) => d.resolution).sort()).toEqual([
       "attached",

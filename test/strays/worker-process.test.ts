@@ -22,15 +22,15 @@ import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@stablegate/sdk";
 import { startDevnet, type Devnet } from "@stablegate/devnet";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { evmHex } from "@stablegate/tron/address";
-import { createNodeClient } from "@stablegate/tron/node-client";
-import { TEST_ADMIN_PASSWORD, TEST_MNEMONIC } from "../helpers/config.js";
+import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { createPgCluster, freePort, type PgCluster } from "../helpers/pg-cluster.js";
-import { startServiceProcess, waitUntil, type ServiceProcess } from "../helpers/service-process.js";
+import { startServiceProcess, type ServiceProcess } from "../helpers/service-process.js";
+import { poll } from "../helpers/poll.js";
 import { startReceiver, type Receiver } from "../webhooks/fixtures.js";
 import { fund, postStatus } from "../devnet/helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 const USDT = 1_000_000n;
 const WEBHOOK_SECRET = "whsec_strays_worker_0123456789abcdef";
@@ -96,20 +96,6 @@ async function pay(to: string, units: bigint): Promise<void> {
   if (r.status !== 200) throw new Error(`payment failed: ${r.text}`);
 }
 
-async function usdtBalance(address: string): Promise<bigint> {
-  const client = createNodeClient({ baseUrl: devnet.url });
-  try {
-    const r = await client.triggerConstantContract({
-      owner: address,
-      contract: devnet.usdtContract,
-      data: encodeBalanceOf(address),
-    });
-    return BigInt(`0x${r.constant_result?.[0] ?? "0"}`);
-  } finally {
-    await client.close();
-  }
-}
-
 /** Every USDT Transfer on the chain from `from` to `to`: the amounts, read from each block. */
 async function chainTransfers(from: string, to: string): Promise<bigint[]> {
   const head = (await (await fetch(`${devnet.url}/wallet/getnowblock`, { method: "POST" })).json()) as {
@@ -144,12 +130,8 @@ function env(extra: Record<string, string>): Record<string, string> {
     NODE_ENV: "development",
     LOG_LEVEL: "info",
     DATABASE_URL: dbUrl,
-    ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-    SESSION_SECRET: "test-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "test-api-key-pepper-0123456789abcdef0123456789",
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: devnet.url,
-    USDT_CONTRACT: devnet.usdtContract,
+    ...TEST_SECRETS,
+    ...devnetEnv(devnet),
     CONFIRMATIONS: "3",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     HOST: "127.0.0.1",
@@ -186,12 +168,11 @@ beforeAll(async () => {
   processes.push(
     startServiceProcess("api", env({ PORT: String(apiPort), HOT_WALLET_ADDRESS: hot.address.base58 })),
   );
-  await waitUntil(
+  await poll(
     "the api to answer",
     async () =>
       (await fetch(`${apiUrl}/api/v1/health/live`).catch(() => null))?.status === 200 ? true : undefined,
-    90_000,
-    outputs,
+    { timeoutMs: 90_000, describe: outputs },
   );
   processes.push(
     startServiceProcess("worker", env({ PORT: String(workerPort), HOT_WALLET_PRIVATE_KEY: hot.privateKey })),
@@ -222,11 +203,10 @@ describe("a stray transfer with a real worker process", () => {
     });
     expect(merchant.status).toBe(201);
     apiKey = merchant.json.api_key;
-    await waitUntil(
+    await poll(
       "the worker's scanner to start",
       async () => ((await query("SELECT 1 FROM scanner_cursor")).length > 0 ? true : undefined),
-      90_000,
-      outputs,
+      { timeoutMs: 90_000, describe: outputs },
     );
 
     // 1. Paid, completed, swept, released.
@@ -239,17 +219,20 @@ describe("a stray transfer with a real worker process", () => {
           [first.address],
         )
       )[0];
-    await waitUntil(
+    await poll(
       "the first order's address to return to the pool (completed, swept, quarantined)",
       async () => ((await addressState())?.status === "free" ? true : undefined),
-      WAIT_MS + 90_000, // the releaser runs every 60 s
-      async () =>
-        JSON.stringify({
-          address: await addressState(),
-          order: await query("SELECT status, updated_at FROM orders WHERE id = $1", [first.id]),
-          settlements: await query("SELECT status, step, last_error FROM settlements"),
-        }) + outputs(),
-      500,
+      {
+        timeoutMs: WAIT_MS + 90_000,
+        // the releaser runs every 60 s
+        describe: async () =>
+          JSON.stringify({
+            address: await addressState(),
+            order: await query("SELECT status, updated_at FROM orders WHERE id = $1", [first.id]),
+            settlements: await query("SELECT status, step, last_error FROM settlements"),
+          }) + outputs(),
+        intervalMs: 500,
+      },
     );
     expect(await chainTransfers(first.address, cold)).toEqual([10n * USDT]);
     // The claim takes the lowest free index: the next order would get this address.
@@ -271,31 +254,35 @@ describe("a stray transfer with a real worker process", () => {
       }[];
     };
     const strays = async () => (await http<StrayList>("GET", "/api/v1/admin/stray-transfers")).json.data;
-    await waitUntil(
+    await poll(
       "the scanner to record the stray",
       async () => ((await strays()).length === 1 ? true : undefined),
-      WAIT_MS,
-      async () => JSON.stringify(await strays()) + outputs(),
-      300,
+      {
+        timeoutMs: WAIT_MS,
+        describe: async () => JSON.stringify(await strays()) + outputs(),
+        intervalMs: 300,
+      },
     );
     // 3. Never handed to a new order while it holds the balance.
     const meanwhile = await newOrder("meanwhile", "1");
     expect(meanwhile.address).not.toBe(first.address);
     expect(await addressState()).toMatchObject({ status: "allocated", order_id: null });
 
-    await waitUntil(
+    await poll(
       "the stray to be confirmed and swept from its address",
       async () => ((await strays())[0]?.sweep.status === "swept" ? true : undefined),
-      WAIT_MS,
-      async () => JSON.stringify(await strays()) + outputs(),
-      500,
+      {
+        timeoutMs: WAIT_MS,
+        describe: async () => JSON.stringify(await strays()) + outputs(),
+        intervalMs: 500,
+      },
     );
     const [stray] = await strays();
     expect(stray).toMatchObject({ address: first.address, amount: "3.000000", status: "confirmed" });
     // The cold wallet got exactly the stray's amount, once, from the stray's address.
     expect(await chainTransfers(first.address, cold)).toEqual([10n * USDT, 3n * USDT]);
-    expect(await usdtBalance(first.address)).toBe(0n);
-    expect(await usdtBalance(cold)).toBe(13n * USDT);
+    expect(await usdtBalance(devnet, first.address)).toBe(0n);
+    expect(await usdtBalance(devnet, cold)).toBe(13n * USDT);
     const incidents = await http<{ stray_transfers: { tx_hash: string }[] }>(
       "GET",
       "/api/v1/admin/incidents",
@@ -307,9 +294,10 @@ describe("a stray transfer with a real worker process", () => {
       alerts.requests
         .map((r) => ({ r, body: JSON.parse(r.body.toString()) as { alert: string; text: string } }))
         .find((a) => a.body.alert === "stray_transfer");
-    const alert = await waitUntil("the stray_transfer alert", strayAlert, WAIT_MS, () =>
-      JSON.stringify(alerts.requests.map((r) => r.body.toString())),
-    );
+    const alert = await poll("the stray_transfer alert", strayAlert, {
+      timeoutMs: WAIT_MS,
+      describe: () => JSON.stringify(alerts.requests.map((r) => r.body.toString())),
+    });
     expect(alert.body.text).toContain(first.address);
     expect(alert.body.text).toContain("3.000000");
     expect(verifyWebhook(alert.r.body, alert.r.headers, ALERT_SECRET).ok).toBe(true);
@@ -327,9 +315,10 @@ describe("a stray transfer with a real worker process", () => {
       hook.requests
         .map((r) => ({ r, verified: verifyWebhook(r.body, r.headers, WEBHOOK_SECRET) }))
         .find((h) => h.verified.ok && h.verified.payload.order_id === meant.id);
-    const delivered = await waitUntil("the attached order's webhook", confirmedHook, WAIT_MS, () =>
-      JSON.stringify(hook.requests.map((r) => r.body.toString())),
-    );
+    const delivered = await poll("the attached order's webhook", confirmedHook, {
+      timeoutMs: WAIT_MS,
+      describe: () => JSON.stringify(hook.requests.map((r) => r.body.toString())),
+    });
     expect(delivered.verified.ok && delivered.verified.payload).toMatchObject({
       event: "payment.confirmed",
       order_id: meant.id,
@@ -337,19 +326,18 @@ describe("a stray transfer with a real worker process", () => {
       amount_received: "3.000000",
       tx_hash: stray?.tx_hash,
     });
-    await waitUntil(
+    await poll(
       "the attached order to complete",
       async () =>
         (await query<{ status: string }>("SELECT status FROM orders WHERE id = $1", [meant.id]))[0]
           ?.status === "completed"
           ? true
           : undefined,
-      WAIT_MS,
-      outputs,
+      { timeoutMs: WAIT_MS, describe: outputs },
     );
     // Nothing more reached the cold wallet: the stray was swept once, from its own address.
     expect(await chainTransfers(first.address, cold)).toEqual([10n * USDT, 3n * USDT]);
-    expect(await usdtBalance(cold)).toBe(13n * USDT);
+    expect(await usdtBalance(devnet, cold)).toBe(13n * USDT);
     for (const p of processes) expect(p.alive(), outputs()).toBe(true);
   }, 600_000);
 });

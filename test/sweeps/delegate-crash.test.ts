@@ -23,17 +23,18 @@ import { addresses, settlements, strayTransfers, sweepCosts } from "../../src/db
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
-import { chainTransfers, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { chainTransfers, type ChainTest } from "../chain/helpers.js";
 import {
   delegatedEnergyStake,
   ledgerOf,
-  newAccount,
   paidOrder,
   settlementOf,
   stake,
+  startWalletChainTest,
   trxBalance,
-  usdtBalance,
 } from "./delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
+import { poll } from "../helpers/poll.js";
 
 const SCRIPT = fileURLToPath(new URL("./sweeper-process.ts", import.meta.url));
 const STEPS = ["activate_sent", "delegate_sent", "sweep_sent", "undelegate_sent"] as const;
@@ -105,16 +106,7 @@ async function sweepUntilSettled(target: Target, rounds = 30) {
 }
 
 beforeAll(async () => {
-  hot = await newAccount();
-  cold = await newAccount();
-  t = await startChainTest({
-    env: {
-      HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-      COLD_WALLET_ADDRESS: cold.address,
-      SWEEP_ENABLED: "true",
-      SWEEP_MODE: "delegate",
-    },
-  });
+  ({ t, hot, cold } = await startWalletChainTest({ SWEEP_ENABLED: "true", SWEEP_MODE: "delegate" }));
   // Energy for sixteen delegated sweeps (orders and strays): a delegation's energy used by the
   // address comes back to the hot wallet as its own usage, which recovers only over a day.
   await t.devnetPost("/devnet/fund", { address: hot.address, trx: "500000", solidify: true });
@@ -128,18 +120,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function waitForStep(target: Target, step: Step, mine: boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const row = await target.settlement();
-    if (row?.step === step) return;
-    if (Date.now() > deadline) throw new Error(`settlement stayed at ${row?.step ?? "nothing"}`);
-    // The chain moves only while the worker has not reached the step yet.
-    if (mine) t.devnet.mine(1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 /** A real worker process, killed with SIGKILL once the settlement is at `step`. */
 async function killProcessAt(target: Target, step: Step): Promise<void> {
@@ -159,7 +139,13 @@ async function killProcessAt(target: Target, step: Step): Promise<void> {
     child.once("exit", (code, signal) => resolve(signal ?? String(code))),
   );
   try {
-    await waitForStep(target, step, true);
+    // The chain moves only while the worker has not reached the step yet.
+    await poll(`the settlement to reach ${step}`, () => target.settlement(), {
+      timeoutMs: 30_000,
+      intervalMs: 150,
+      until: (row) => row?.step === step,
+      between: () => t.devnet.mine(1),
+    });
   } finally {
     child.kill("SIGKILL");
   }
@@ -220,8 +206,8 @@ async function expectSweptOnce(target: Target, amount: bigint, hotBefore: bigint
   const settled = await sweepUntilSettled(target);
   expect(settled).toMatchObject({ status: "completed", step: "swept" });
   swept += amount;
-  expect(await usdtBalance(t, cold.address)).toBe(swept);
-  expect(await usdtBalance(t, address)).toBe(0n);
+  expect(await usdtBalance(t.devnet, cold.address)).toBe(swept);
+  expect(await usdtBalance(t.devnet, address)).toBe(0n);
   // No energy left delegated to the address, and the hot wallet paid the activation once.
   expect(await delegatedEnergyStake(t, hot.address, address)).toBe(0n);
   const ledger = await ledgerOf(t, settled!.id);

@@ -8,12 +8,28 @@ import { TronWeb } from "tronweb";
 import type { Context } from "../../src/context.js";
 import { settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
-import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
+import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
 export async function newAccount() {
   const account = await TronWeb.createAccount();
   return { privateKey: account.privateKey, address: account.address.base58 };
+}
+
+/**
+ * A chain test whose service holds a fresh hot wallet and sends to a fresh cold address, with `env`
+ * on top; `fund` (TRX, USDT) goes to the hot wallet and is solidified before it returns.
+ */
+export async function startWalletChainTest(
+  env: Record<string, string>,
+  fund?: { trx: string; usdt?: string },
+) {
+  const hot = await newAccount();
+  const cold = await newAccount();
+  const t = await startChainTest({
+    env: { HOT_WALLET_PRIVATE_KEY: hot.privateKey, COLD_WALLET_ADDRESS: cold.address, ...env },
+  });
+  if (fund) await t.devnetPost("/devnet/fund", { address: hot.address, ...fund, solidify: true });
+  return { t, hot, cold };
 }
 
 /** Stakes `trx` for `resource` from `key`'s account with TronWeb, mined and solidified. */
@@ -46,15 +62,6 @@ export async function delegatedEnergyStake(t: ChainTest, from: string, to: strin
 export async function trxBalance(t: ChainTest, address: string): Promise<bigint> {
   const account = await t.ctx.chain.client.getAccount(address);
   return BigInt(account?.balance ?? 0);
-}
-
-export async function usdtBalance(t: ChainTest, address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
 }
 
 export async function settlementOf(t: ChainTest, orderId: string) {

@@ -5,7 +5,7 @@ import { formatSun } from "../../src/money.js";
 import { getWalletStatus } from "../../src/wallet/get-wallet-status.js";
 import { reconcileDelegations } from "../../src/sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { startChainTest, type ChainTest } from "../chain/helpers.js";
+import type { ChainTest } from "../chain/helpers.js";
 import {
   costsOf,
   delegatedEnergyStake,
@@ -16,8 +16,9 @@ import {
   stake,
   sweepUntilSettled,
   trxBalance,
-  usdtBalance,
+  startWalletChainTest,
 } from "./delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 // Delegate mode end to end: the hot wallet stakes TRX through TronWeb on the devnet (which emulates
 // Stake 2.0), orders are paid and confirmed by the real scanner, and runDueSweeps lends each sweep
@@ -34,18 +35,10 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
   let cold: { address: string };
   let app: App;
   beforeAll(async () => {
-    hot = await newAccount();
-    cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "wait",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "200000", solidify: true });
+    ({ t, hot, cold } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "wait" },
+      { trx: "200000" },
+    ));
     // Energy for the sweeps; bandwidth so the hot wallet's own transactions cost nothing either.
     await stake(t, hot.privateKey, 100_000, "ENERGY");
     await stake(t, hot.privateKey, 20_000, "BANDWIDTH");
@@ -65,8 +58,8 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", step: "swept", mode: "delegate", attempts: 0 });
-    expect(await usdtBalance(t, cold.address)).toBe(10_000_000n);
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(10_000_000n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     // Nothing stays delegated once the settlement is done.
     expect(await delegatedEnergyStake(t, hot.address, order.address)).toBe(0n);
 
@@ -128,7 +121,7 @@ describe("delegate-mode sweeps with a staked hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", round: 2 });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     expect(await trxBalance(t, hot.address)).toBe(hotBefore);
     expect(await trxBalance(t, order.address)).toBe(addressBefore);
     const second = (await costsOf(t, order.id)).find((c) => c.round === 2);
@@ -209,18 +202,10 @@ describe("delegate mode with too small a stake", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "burn",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", solidify: true });
+    ({ t, hot } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "burn" },
+      { trx: "1000" },
+    ));
     await stake(t, hot.privateKey, 10, "ENERGY");
     await t.scanner.sync();
   });
@@ -232,7 +217,7 @@ describe("delegate mode with too small a stake", () => {
     const order = await paidOrder(t, "5", 5_000_000n);
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", mode: "delegate", attempts: 0 });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     const ledger = await ledgerOf(t, settled!.id);
     expect(ledger.map((r) => r.kind).sort()).toEqual(["activate", "fund", "sweep"]);
     const [cost] = await costsOf(t, order.id);
@@ -246,19 +231,12 @@ describe("delegate mode with a stake for two sweeps at a time", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MODE: "delegate",
-        SWEEP_DELEGATE_FALLBACK: "wait",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "40000", solidify: true });
-    await t.devnetPost("/devnet/fund", { address: cold.address, usdt: "1", solidify: true });
+    const started = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MODE: "delegate", SWEEP_DELEGATE_FALLBACK: "wait" },
+      { trx: "40000" },
+    );
+    ({ t, hot } = started);
+    await t.devnetPost("/devnet/fund", { address: started.cold.address, usdt: "1", solidify: true });
     // About 189k energy: two transfers to a holder (~71k each with the margin), not three.
     await stake(t, hot.privateKey, 20_000, "ENERGY");
     await stake(t, hot.privateKey, 5_000, "BANDWIDTH");
@@ -294,7 +272,7 @@ describe("delegate mode with a stake for two sweeps at a time", () => {
     for (const order of orders) {
       const settled = await settlementOf(t, order.id);
       expect(settled).toMatchObject({ status: "completed", attempts: 0, lastError: null });
-      expect(await usdtBalance(t, order.address)).toBe(0n);
+      expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
       // Every delegation the sweepers signed landed: none was refused or left to expire.
       const ledger = await ledgerOf(t, settled!.id);
       expect(ledger.filter((r) => r.kind === "delegate").map((r) => r.state)).toEqual(["solid"]);

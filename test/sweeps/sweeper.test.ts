@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext, type Context } from "../../src/context.js";
 import { addresses, settlements, sweepCosts, sweepTransactions } from "../../src/db/schema.js";
@@ -7,40 +6,17 @@ import { createLogger } from "../../src/logger.js";
 import { retrySweep } from "../../src/sweeps/retry-sweep.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import { derivePrivateKey } from "@stablegate/tron/hd";
 import { privateKeyToHex } from "@stablegate/tron/sign";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
+import { paidOrder, settlementOf, startWalletChainTest, trxBalance } from "./delegate-helpers.js";
+import { usdtBalance } from "../helpers/usdt.js";
 
 // The sweeper end to end: orders paid over the devnet with TronWeb, confirmed by the real scanner
 // and confirmer, swept by runDueSweeps against the same devnet over HTTP. The devnet burns TRX for
 // energy and bandwidth and charges account creation exactly as mainnet does.
 const CREATE_ACCOUNT_TOTAL_SUN = 1_100_000n; // 1 TRX creation fee + 0.1 TRX of creation bandwidth
-
-async function newAccount() {
-  const account = await TronWeb.createAccount();
-  return { privateKey: account.privateKey, address: account.address.base58 };
-}
-
-async function trxBalance(t: ChainTest, address: string): Promise<bigint> {
-  const account = await t.ctx.chain.client.getAccount(address);
-  return BigInt(account?.balance ?? 0);
-}
-
-async function usdtBalance(t: ChainTest, address: string): Promise<bigint> {
-  const result = await t.ctx.chain.client.triggerConstantContract({
-    owner: address,
-    contract: t.devnet.usdtContract,
-    data: encodeBalanceOf(address),
-  });
-  return BigInt(`0x${result.constant_result?.[0] ?? "0"}`);
-}
-
-async function settlementOf(t: ChainTest, orderId: string) {
-  const [row] = await t.ctx.db.select().from(settlements).where(eq(settlements.orderId, orderId));
-  return row;
-}
 
 /** Mines, solidifies and runs the sweeper until the settlement ends (or `rounds` runs pass). */
 async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12, ctx: Context = t.ctx) {
@@ -54,30 +30,15 @@ async function sweepUntilSettled(t: ChainTest, orderId: string, rounds = 12, ctx
   return settlementOf(t, orderId);
 }
 
-async function paidOrder(t: ChainTest, amount: string, micro: bigint) {
-  const order = await t.order(amount);
-  await t.pay(order.address, micro);
-  t.mine(1);
-  await t.finalize();
-  return order;
-}
-
 describe("sweeper with a funded hot wallet", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   let cold: { address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-        SWEEP_MIN_USDT: "1",
-      },
-    });
-    await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", solidify: true });
+    ({ t, hot, cold } = await startWalletChainTest(
+      { SWEEP_ENABLED: "true", SWEEP_MIN_USDT: "1" },
+      { trx: "1000" },
+    ));
     await t.scanner.sync(); // first start: the cursor is placed at the head
   });
   afterAll(async () => {
@@ -95,8 +56,8 @@ describe("sweeper with a funded hot wallet", () => {
     expect(settled?.sweepTxHash).toMatch(/^[0-9a-f]{64}$/);
     expect(settled?.feeTxHash).toMatch(/^[0-9a-f]{64}$/);
     expect(settled?.sweptAt).toBeInstanceOf(Date);
-    expect(await usdtBalance(t, cold.address)).toBe(50_000_000n);
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(50_000_000n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
 
     // The hot wallet paid one funding transfer (and the new account's creation), nothing more.
     const fee = settled?.feeTrx ?? 0n;
@@ -152,7 +113,7 @@ describe("sweeper with a funded hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", step: "swept", feeTxHash: fundingTx });
-    expect(await usdtBalance(t, cold.address)).toBe(70_000_000n);
+    expect(await usdtBalance(t.devnet, cold.address)).toBe(70_000_000n);
     const fee = settled?.feeTrx ?? 0n;
     expect(hotBefore - (await trxBalance(t, hot.address))).toBe(fee + CREATE_ACCOUNT_TOTAL_SUN);
   });
@@ -174,7 +135,7 @@ describe("sweeper with a funded hot wallet", () => {
 
     const settled = await sweepUntilSettled(t, order.id);
     expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 3_000_000n });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
     expect((await t.events(order.id)).filter((e) => e === "sweep_completed")).toHaveLength(2);
     // Each round has its own cost: the second found the address active and funded only its energy.
     const costs = await t.ctx.db.select().from(sweepCosts).where(eq(sweepCosts.orderId, order.id));
@@ -189,7 +150,7 @@ describe("sweeper with a funded hot wallet", () => {
     const order = await paidOrder(t, "0.5", 500_000n);
     const dust = await sweepUntilSettled(t, order.id);
     expect(dust).toMatchObject({ status: "completed", step: "below_minimum", amount: 500_000n });
-    expect(await usdtBalance(t, order.address)).toBe(500_000n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(500_000n);
     expect(await t.events(order.id)).not.toContain("sweep_completed");
 
     await t.pay(order.address, 1_500_000n);
@@ -198,7 +159,7 @@ describe("sweeper with a funded hot wallet", () => {
     expect(await settlementOf(t, order.id)).toMatchObject({ status: "waiting" });
     const swept = await sweepUntilSettled(t, order.id);
     expect(swept).toMatchObject({ status: "completed", step: "swept", amount: 2_000_000n });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
   });
 });
 
@@ -206,15 +167,7 @@ describe("sweeper with an empty hot wallet", () => {
   let t: ChainTest;
   let hot: { privateKey: string; address: string };
   beforeAll(async () => {
-    hot = await newAccount();
-    const cold = await newAccount();
-    t = await startChainTest({
-      env: {
-        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
-        COLD_WALLET_ADDRESS: cold.address,
-        SWEEP_ENABLED: "true",
-      },
-    });
+    ({ t, hot } = await startWalletChainTest({ SWEEP_ENABLED: "true" }));
     await t.scanner.sync();
   });
   afterAll(async () => {
@@ -240,13 +193,13 @@ describe("sweeper with an empty hot wallet", () => {
     expect(event?.payload).toMatchObject({ attempt: SWEEP_MAX_ATTEMPTS });
     expect((event?.payload as { reason: string }).reason).toMatch(/balance is not sufficient|does not exist/);
     expect(["fund", "fund_sent"]).toContain((event?.payload as { step: string }).step);
-    expect(await usdtBalance(t, order.address)).toBe(30_000_000n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(30_000_000n);
 
     await t.devnetPost("/devnet/fund", { address: hot.address, trx: "100", solidify: true });
     await retrySweep(ctx, order.id);
     const settled = await sweepUntilSettled(t, order.id, 12, ctx);
     expect(settled).toMatchObject({ status: "completed", step: "swept", amount: 30_000_000n });
-    expect(await usdtBalance(t, order.address)).toBe(0n);
+    expect(await usdtBalance(t.devnet, order.address)).toBe(0n);
 
     const log = lines.join("");
     expect(log).toContain("sweep failed");

@@ -20,7 +20,7 @@ import {
 import { INLINE_BLOCK_SIZE } from "../../src/wallet/derive-address-inline.js";
 import { startAddressPoolFiller } from "../../src/workers/payment-loops.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { waitUntil } from "../helpers/service-process.js";
+import { poll } from "../helpers/poll.js";
 import { addMerchant, type TestMerchant } from "../payments/helpers.js";
 
 let t: TestApp;
@@ -163,11 +163,10 @@ describe("the pool filler loop", () => {
       const filler = startAddressPoolFiller(app.ctx, { intervalMs: 600_000 });
       try {
         const state = () => readPoolState(app.ctx.db);
-        await waitUntil(
+        await poll(
           "the filler's first run to fill the pool",
           async () => ((await state()).free === target ? true : undefined),
-          10_000,
-          async () => JSON.stringify(await state()),
+          { timeoutMs: 10_000, describe: async () => JSON.stringify(await state()) },
         );
         // Takes every free address, then one more: that creation finds the pool empty.
         for (let i = 0; i <= target; i++)
@@ -177,14 +176,16 @@ describe("the pool filler loop", () => {
             currency: "USDT",
             callbackUrl: "https://shop.example.com/cb",
           });
-        const after = await waitUntil(
+        const after = await poll(
           "the woken filler to bring the pool back to its target",
           async () => {
             const s = await state();
             return s.free >= target ? s : undefined;
           },
-          10_000,
-          async () => `pool now ${JSON.stringify(await state())}, target ${target}`,
+          {
+            timeoutMs: 10_000,
+            describe: async () => `pool now ${JSON.stringify(await state())}, target ${target}`,
+          },
         );
         // The creation's inline block (one address of it taken) and the filler's refill.
         expect(after.taken).toBe(target + 1);

@@ -1,12 +1,12 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The operator dashboard in a real Chromium against the real app and admin API; payments go over
 // the devnet through TronWeb and the real scanner and confirmer.
@@ -24,15 +24,9 @@ beforeAll(async () => {
   t.clock.set(new Date());
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
+  ({ context, page } = await openWatchedPage(browser, problems, { consoleErrors: true }));
 }, 120_000);
 
 afterAll(async () => {

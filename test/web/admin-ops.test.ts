@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DevnetListener } from "@stablegate/devnet";
@@ -11,7 +10,8 @@ import { newId } from "../../src/ids.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { FAST_RETRY, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The overview's operations panels and revenue chart in a real Chromium, against the real app, the
 // real alert evaluator and scanner, and a devnet serving the chain on two further listeners: the
@@ -41,14 +41,9 @@ beforeAll(async () => {
   t.clock.set(new Date());
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
+  ({ page } = await openWatchedPage(browser, problems, { consoleErrors: true }));
   await page.goto(`${base}/admin`);
   await page.getByTestId("password").fill(TEST_ADMIN_PASSWORD);
   await page.getByTestId("login").click();

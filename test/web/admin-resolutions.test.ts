@@ -6,7 +6,6 @@
  * stray whose address's sweep failed (the hot wallet is empty) is queued again by the Strays page's
  * Retry sweep button.
  */
-import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
@@ -20,7 +19,8 @@ import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 let t: ChainTest;
 let app: App;
@@ -45,11 +45,9 @@ beforeAll(async () => {
   t.clock.set(new Date());
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  ({ page } = await openWatchedPage(browser, problems));
 }, 120_000);
 
 afterAll(async () => {

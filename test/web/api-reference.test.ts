@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DOCS_PATH } from "../../src/http/openapi.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp, listenLocal, type TestApp } from "../helpers/app.js";
 import { launchChromium } from "../helpers/chromium.js";
 
 // The API reference page (Swagger UI at /api/v1/docs) in a real Chromium, served by the real app
@@ -21,8 +20,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: "127.0.0.2" });
-  base = `http://127.0.0.2:${(t.app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(t.app, "127.0.0.2");
   browser = await launchChromium();
   page = await browser.newPage();
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));

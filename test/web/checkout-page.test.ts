@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { expireOrders } from "../../src/payments/expire-orders.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { launchChromium } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The hosted checkout page in a real Chromium, served by the real app, with orders paid over the
 // devnet through TronWeb and picked up by the real scanner and confirmer.
@@ -23,8 +23,7 @@ beforeAll(async () => {
   t = await startChainTest();
   t.clock.set(new Date()); // the page counts down with the browser's clock
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
   context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
 }, 120_000);

@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,8 +8,9 @@ import { createDepositAddress } from "../../src/deposits/create-deposit-address.
 import { setDepositAddressStatus } from "../../src/deposits/set-deposit-address-status.js";
 import { buildApp, type App } from "../../src/http/app.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The dashboard's Deposit addresses page and the overview's deposits, in a real Chromium against
 // the real app; the deposits are real USDT transfers on the devnet, scanned and confirmed.
@@ -27,11 +27,9 @@ beforeAll(async () => {
   t.clock.set(new Date());
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  ({ page } = await openWatchedPage(browser, problems));
 }, 120_000);
 
 afterAll(async () => {

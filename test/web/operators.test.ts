@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
-import type { Browser, BrowserContext, Dialog, Page } from "playwright-core";
+import type { Browser, Dialog, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { createTestApp, listenLocal, type TestApp } from "../helpers/app.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { OPERATOR_PASSWORD, totpAt } from "../helpers/operators.js";
 
@@ -13,7 +12,6 @@ import { OPERATOR_PASSWORD, totpAt } from "../helpers/operators.js";
 let t: TestApp;
 let base: string;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const problems: string[] = [];
 
@@ -21,12 +19,9 @@ beforeAll(async () => {
   await ensureWebBuild();
   t = await createTestApp();
   t.clock.set(new Date());
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(t.app);
   browser = await launchChromium();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  ({ page } = await openWatchedPage(browser, problems));
 }, 120_000);
 
 afterAll(async () => {

@@ -9,7 +9,6 @@
  * the order page lists and creates refunds (with a claim link when no address is given); the
  * merchant page shows the ledger balance.
  */
-import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +30,9 @@ import {
   operatorCookie,
   totpAt,
 } from "../helpers/operators.js";
-import { newTronAccount, payoutRow, sendPayoutUntil, usdtBalanceOf } from "../helpers/payout-chain.js";
+import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
+import { usdtBalance } from "../helpers/usdt.js";
+import { listenLocal } from "../helpers/app.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -119,8 +120,7 @@ beforeAll(async () => {
   await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", usdt: "100", solidify: true });
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   const created = await createMerchant(t.ctx, { name: "Payout Page Shop", webhookSecret: "whsec-page-test" });
   apiKey = created.apiKey;
   merchantId = created.merchant.id;
@@ -159,7 +159,7 @@ beforeAll(async () => {
   await sendPayoutUntil(t, ids.failed, ["failed"], {
     onStep: async (step, id) => {
       if (step !== "stored" || id !== ids.failed) return;
-      await t.pay(cold.address, await usdtBalanceOf(t, hot.address), { privateKey: hot.privateKey });
+      await t.pay(cold.address, await usdtBalance(t.devnet, hot.address), { privateKey: hot.privateKey });
       t.mine(1);
     },
   });

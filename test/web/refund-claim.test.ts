@@ -7,7 +7,6 @@
  * sent by the real sender from the hot wallet, completed with its tx hash; the recipient's on-chain
  * USDT rose by exactly the amount. Unknown tokens and an expired link have their own states.
  */
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,9 +17,11 @@ import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { adminCookie } from "../helpers/admin.js";
-import { launchChromium } from "../helpers/chromium.js";
+import { launchChromium, openWatchedPage } from "../helpers/chromium.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
-import { newTronAccount, payoutRow, sendPayoutUntil, usdtBalanceOf } from "../helpers/payout-chain.js";
+import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
+import { usdtBalance } from "../helpers/usdt.js";
+import { listenLocal } from "../helpers/app.js";
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -58,12 +59,10 @@ beforeAll(async () => {
   await t.devnetPost("/devnet/fund", { address: hot.address, trx: "1000", usdt: "100", solidify: true });
   await t.scanner.sync();
   app = await buildApp(t.ctx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   apiKey = (await createMerchant(t.ctx, { name: "Claim Coffee", webhookSecret: "whsec-claim-test" })).apiKey;
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  ({ page } = await openWatchedPage(browser, problems));
 }, 180_000);
 
 afterAll(async () => {
@@ -167,14 +166,14 @@ describe("the refund claim page", () => {
     await expect.poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 }).toBe("Approved");
 
     // The sender pays it from the hot wallet on the devnet; the page follows to completion.
-    const before = await usdtBalanceOf(t, payer.address);
+    const before = await usdtBalance(t.devnet, payer.address);
     const done = await sendPayoutUntil(t, refundId);
     await expect
       .poll(() => page.getByTestId("headline").innerText(), { timeout: 60_000 })
       .toBe("Refund completed");
     expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("claim-tx-hash").innerText()).toBe(done.txHash);
-    expect(await usdtBalanceOf(t, payer.address)).toBe(before + 5n * USDT);
+    expect(await usdtBalance(t.devnet, payer.address)).toBe(before + 5n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
     expect(problems).toEqual([]);
   }, 240_000);

@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { newAccount, paidOrder, stake, sweepUntilSettled } from "../sweeps/delegate-helpers.js";
 import { displayAmount } from "../../web/src/checkout/amounts.js";
 import { launchChromium } from "../helpers/chromium.js";
+import { listenLocal } from "../helpers/app.js";
 
 // The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
 // delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the
@@ -61,8 +61,7 @@ beforeAll(async () => {
   );
 
   app = await buildApp(delegateCtx);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  base = await listenLocal(app);
   browser = await launchChromium();
 }, 240_000);
 

@@ -24,6 +24,7 @@ import {
   startReceiver,
   type WebhookTestContext,
 } from "./fixtures.js";
+import { poll } from "../helpers/poll.js";
 
 let t: WebhookTestContext;
 const open: { receivers: Receiver[]; deliverers: WebhookDeliverer[] } = { receivers: [], deliverers: [] };
@@ -485,15 +486,11 @@ describe("recording a batch of attempts", () => {
     // Long enough that all five answers are in before the batch goes, however loaded the machine.
     const sender = startWebhookSender({ ...t.ctx, db }, { recordLingerMs: 3_000, intervalMs: 20 });
     try {
-      const deadline = Date.now() + 30_000;
-      let rows = await Promise.all(deliveryIds.map(deliveryRow));
-      while (rows.some((row) => row?.status !== "delivered")) {
-        if (Date.now() > deadline) {
-          throw new Error(`not all delivered: ${JSON.stringify(rows.map((r) => r?.status))}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        rows = await Promise.all(deliveryIds.map(deliveryRow));
-      }
+      await poll(
+        "every delivery delivered",
+        async () => (await Promise.all(deliveryIds.map(deliveryRow))).map((row) => row?.status),
+        { intervalMs: 50, until: (statuses) => statuses.every((status) => status === "delivered") },
+      );
     } finally {
       await sender.stop();
     }

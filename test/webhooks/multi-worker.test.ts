@@ -17,6 +17,7 @@ import {
 } from "./fixtures.js";
 import { spawnWorker, type WorkerProcess } from "./workers.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
+import { poll } from "../helpers/poll.js";
 
 const TOTAL = 1000;
 let t: WebhookTestContext;
@@ -51,14 +52,17 @@ describe("two workers", () => {
       }
       await hook.waitFor(TOTAL, 240_000);
       // The last attempts are recorded just after the receiver answers.
-      for (let i = 0; i < 100; i += 1) {
-        const [pending] = await t.ctx.db
-          .select({ n: count() })
-          .from(webhookDeliveries)
-          .where(eq(webhookDeliveries.status, "pending"));
-        if (Number(pending?.n) === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await poll(
+        "no delivery left pending",
+        async () => {
+          const [pending] = await t.ctx.db
+            .select({ n: count() })
+            .from(webhookDeliveries)
+            .where(eq(webhookDeliveries.status, "pending"));
+          return Number(pending?.n);
+        },
+        { timeoutMs: 10_000, until: (pending) => pending === 0 },
+      );
     } finally {
       await Promise.all([...processes.map((p) => p.stop()), ...senders.map((s) => s.stop())]);
     }
