@@ -52,7 +52,7 @@ const BY_SCHEME: Record<string, ErrorCode[]> = {
 const STEP_UP: ErrorCode[] = ["TOTP_REQUIRED", "TOTP_INVALID"];
 /** Codes a route's own logic answers, by operation (method and path). */
 const BY_OPERATION: Record<string, ErrorCode[]> = {
-  "post /api/v1/payments": ["VALIDATION_ERROR", "EXTERNAL_ID_CONFLICT"],
+  "post /api/v1/payments": ["VALIDATION_ERROR", "UNSUPPORTED_CURRENCY", "EXTERNAL_ID_CONFLICT"],
   "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "RATE_LIMITED", "VALIDATION_ERROR", ...STEP_UP],
   "post /api/v1/admin/auth/accept-invitation": ["NOT_FOUND"],
   "post /api/v1/admin/merchants/{id}/rotate-api-key": STEP_UP,
