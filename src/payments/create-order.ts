@@ -33,7 +33,6 @@ import {
   type OrderRow,
 } from "./merchant-order.js";
 
-export { CURRENCIES, type Currency } from "../chains/chain-types.js";
 export const EXPIRES_IN_MIN = 60;
 export const EXPIRES_IN_MAX = 86_400;
 export const METADATA_MAX_BYTES = 4096;
@@ -88,7 +87,7 @@ interface Prepared {
  * The enabled chain an order on `chainName` in `currency` is paid on: one the deployment enables
  * (ctx.chains) with a token of that currency, else UNSUPPORTED_CURRENCY.
  */
-export function orderChain(ctx: Context, chainName: string | undefined, currency: Currency): Chain {
+function orderChain(ctx: Context, chainName: string | undefined, currency: Currency): Chain {
   const chain =
     chainName === undefined
       ? ctx.chains.primary

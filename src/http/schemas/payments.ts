@@ -1,14 +1,9 @@
 /** Schemas of the merchant payments API (DESIGN.md 3). */
 import { z } from "zod";
-import { CHAIN_IDS } from "../../chains/chain-types.js";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { parseAmount } from "../../money.js";
-import {
-  CURRENCIES,
-  EXPIRES_IN_MAX,
-  EXPIRES_IN_MIN,
-  METADATA_MAX_BYTES,
-} from "../../payments/create-order.js";
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { RESOLUTION_ACTIONS } from "../../orders/order-resolutions.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
