@@ -18,6 +18,8 @@
  *     load takes, goal < 2 %;
  *   - resident memory of the zero-configuration demo (`npm start`'s process: tsx, PGlite and the
  *     in-process devnet) idle.
+ * With --embedded it measures only the zero-configuration demo, part by part, beside a same-run
+ * baseline of main (bench/memory-embedded.ts): `npx tsx bench/memory-startup.ts --embedded`.
  * Options (env): BENCH_CONNECTIONS (50), BENCH_DURATION (10 s), BENCH_ROUNDS (4), BENCH_STARTS (5),
  * BENCH_NODE_OPTIONS (the Dockerfile's V8 flags).
  * Creates and drops a scratch database of its own, perf_bench_mem_<pid> (never sg_*: CI drops those).
@@ -54,11 +56,6 @@ const nodeOptions = (process.env.BENCH_NODE_OPTIONS ?? "--max-semi-space-size=8"
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
 const MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-
-if (!existsSync(join(ROOT, "dist", "src", "main.js"))) {
-  console.error("dist/ is missing: run `npm run build` first");
-  process.exit(1);
-}
 
 const load = () =>
   loadavg()
@@ -215,6 +212,10 @@ async function peakRss<T>(pids: number[], fn: () => Promise<T>): Promise<{ resul
 }
 
 async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, "dist", "src", "main.js"))) {
+    console.error("dist/ is missing: run `npm run build` first");
+    process.exit(1);
+  }
   console.log(`load average at start: ${load()} (2 cores shared with other work: figures are noisy)`);
   const devnet = await startDevnet({ blockTimeMs: 1000, solidifyAfter: 3, quiet: true });
   const dbName = `perf_bench_mem_${process.pid}`;
@@ -443,4 +444,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv.includes("--embedded")) await (await import("./memory-embedded.js")).runEmbedded();
+else await main();

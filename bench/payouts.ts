@@ -1,5 +1,5 @@
 /**
- * Refunds and payouts under load (issue 24): PAYOUTS approved payouts sent from the hot wallet by
+ * Refunds and payouts under load: PAYOUTS approved payouts sent from the hot wallet by
  * two real `stablegate serve --role worker` processes, on a devnet in its own process (BLOCK_TIME_MS
  * blocks, solidified SOLIDIFY_AFTER blocks behind) and a scratch PostgreSQL database, once in burn
  * mode and once in delegate mode (the hot wallet staked for the energy of every transfer).

@@ -24,7 +24,10 @@ const USAGE_LINES: Record<Command, string> = {
   migrate: "migrate                         apply pending database migrations and exit",
   "check-rollups": "check-rollups                   recount the admin rollups; exit 1 if any counter differs",
   "verify-audit":
-    "verify-audit                    recompute the audit log's hash chain; exit 1 naming the first broken row",
+    "verify-audit [--head] [--expect-head ID:HASH]\n" +
+    "                                recompute the audit log's hash chain; exit 1 naming the first broken\n" +
+    "                                  row; --head prints the newest row's ID:HASH to keep elsewhere;\n" +
+    "                                  --expect-head exits 1 when the chain no longer holds that row",
   "check-ledger":
     "check-ledger                    prove the merchant ledger balances and matches orders, refunds\n" +
     "                                  and payouts; print the differences and exit 1 if any",

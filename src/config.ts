@@ -17,6 +17,7 @@ import {
   urlList,
   type ReadVariable,
 } from "./config/env-values.js";
+import { trustProxy, type TrustProxy } from "./config/trust-proxy.js";
 import { checkWallets } from "./config/wallets.js";
 import { parseAmount } from "./money.js";
 
@@ -91,8 +92,8 @@ export interface Config {
     readonly nodeDownSeconds: number;
     readonly poolMinFree: number;
   };
-  /** Fastify trustProxy: false, true, or a comma-separated list of trusted proxy addresses/CIDRs. */
-  readonly trustProxy: boolean | string;
+  /** Which X-Forwarded-For entries to trust: none, a hop count, or proxy addresses (config/trust-proxy.ts). */
+  readonly trustProxy: TrustProxy;
   readonly explorer: {
     readonly chainBaseUrl: string | undefined;
     readonly txBaseUrl: string | undefined;
@@ -261,7 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     ] as const),
     metricsToken: read("METRICS_TOKEN"),
     alerts: alertConfig(read),
-    trustProxy: trustProxy(read("TRUST_PROXY")),
+    trustProxy: trustProxy(read("TRUST_PROXY"), isProduction),
     explorer,
     poolMinFree: integer(read("POOL_MIN_FREE"), "POOL_MIN_FREE", 200, 0, 100_000),
     addressQuarantineSeconds: integer(
@@ -333,12 +334,6 @@ export function withoutCredentials(raw: string | undefined): string | undefined 
   if (raw === undefined) return undefined;
   const url = new URL(raw);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
-}
-
-function trustProxy(raw: string | undefined): boolean | string {
-  if (raw === undefined || /^(0|false|no|off)$/i.test(raw)) return false;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  return raw;
 }
 
 function displayHost(host: string): string {

@@ -43,6 +43,42 @@ export const REDACT_PATHS = [
 ];
 
 /**
+ * Every path that carries a secret in a segment (a refund's claim token is the credential of the
+ * payer's page and its API): the prefix up to the secret, then the secret's characters. Request
+ * logs (Fastify's `req.url`, error messages and stacks, any message text) show the secret as
+ * `[redacted]`. A new route with a secret in its path is added HERE; test/logs/secret-paths.test.ts
+ * fails for a registered route whose `:token`-like parameter this list does not cover.
+ */
+export const SECRET_PATH_PATTERNS: readonly RegExp[] = [
+  /(\/refund\/)[^/?#\s"']+/g,
+  /(\/api\/v1\/refund-claims\/)[^/?#\s"']+/g,
+];
+
+/** `text` with the secret of every SECRET_PATH_PATTERNS match replaced by `[redacted]`. */
+export function redactSecretPaths(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_PATH_PATTERNS) out = out.replace(pattern, "$1[redacted]");
+  return out;
+}
+
+/** Fastify's request serializer (method, url, host, remote address and port), url redacted. */
+function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}): Record<string, unknown> {
+  return {
+    method: req.method,
+    url: typeof req.url === "string" ? redactSecretPaths(req.url) : req.url,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
+/**
  * Errors are logged with the standard serializer, except database errors: those carry the
  * statement's text and parameters (and PostgreSQL quotes values in its messages), so they are
  * reduced to their SQL state and the statement's name.
@@ -50,7 +86,11 @@ export const REDACT_PATHS = [
 export function serializeError(error: unknown): unknown {
   const database = describeDatabaseError(error);
   if (database) return database;
-  return error instanceof Error ? pino.stdSerializers.err(error) : error;
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error);
+  serialized.message = redactSecretPaths(serialized.message);
+  if (typeof serialized.stack === "string") serialized.stack = redactSecretPaths(serialized.stack);
+  return serialized;
 }
 
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
@@ -58,7 +98,17 @@ export function createLogger(options: { level: string; destination?: Destination
     {
       level: options.level,
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
-      serializers: { err: serializeError },
+      serializers: { err: serializeError, req: serializeRequest },
+      // Message texts (Fastify's own warnings quote a request's URL) lose path secrets too.
+      hooks: {
+        logMethod(args, method) {
+          for (let i = 0; i < args.length; i++) {
+            const arg: unknown = args[i];
+            if (typeof arg === "string") args[i] = redactSecretPaths(arg);
+          }
+          method.apply(this, args);
+        },
+      },
       base: { service: "stablegate" },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

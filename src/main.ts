@@ -22,7 +22,7 @@ const RUN: Record<Command, Run> = {
   serve: (args) => serve(configFromEnvironment(), args),
   migrate: () => runMigrate(configFromEnvironment()),
   "check-rollups": () => runCheckRollups(configFromEnvironment()),
-  "verify-audit": () => runVerifyAudit(configFromEnvironment()),
+  "verify-audit": (args) => runVerifyAudit(configFromEnvironment(), args),
   "check-ledger": () => runCheckLedger(configFromEnvironment()),
   help: async () => {
     process.stdout.write(USAGE);

@@ -1,13 +1,17 @@
 /**
  * Admin login (SPEC.md 4.3, DESIGN.md 12): `{password}` is the built-in owner (ADMIN_PASSWORD);
  * `{email, password}` a named operator. An enrolled operator also gives `totp_code` (or one of their
- * recovery codes). Every attempt is counted by the limiter (per IP and per account) and leaves one
- * audit row, in the same transaction as the session it creates.
+ * recovery codes). Every attempt is counted by the limiter (per IP and per account, the owner
+ * included) and leaves one audit row, in the same transaction as the session it creates.
  *
- * An attempt the limiter refuses answers RATE_LIMITED whether or not the password was right, so a
- * refused client learns nothing about its guess. A wrong password, an unknown email, a disabled
- * account and an invitation not yet accepted all answer INVALID_PASSWORD alike (argon2 runs for an
- * unknown email too). TOTP_REQUIRED / TOTP_INVALID come only after the password was right.
+ * The limiter admits an attempt BEFORE any password is checked: admission counts it (as a failure
+ * until it succeeds), in a transaction of its own, and only an admitted attempt runs argon2. A
+ * refused attempt costs no hashing (argon2id takes 19 MiB and tens of milliseconds, so a flood of
+ * refused guesses cannot tie up the CPU) and learns nothing about its guess: it answers
+ * RATE_LIMITED whether or not the password was right. A wrong password, an unknown email, a
+ * disabled account and an invitation not yet accepted all answer INVALID_PASSWORD alike (argon2
+ * runs for an unknown email too). TOTP_REQUIRED / TOTP_INVALID come only after the password was
+ * right.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -17,7 +21,7 @@ import type { AuditActor } from "../audit/audit-types.js";
 import { operators } from "../db/schema.js";
 import { AppError, isAppError } from "../errors.js";
 import { ADMIN_SESSION_SECONDS, signAdminToken } from "./admin-token.js";
-import { checkLoginBudget, insertLoginAttempt } from "./login-limit.js";
+import { admitLoginAttempt, OWNER_ACCOUNT, settleLoginAttempt } from "./login-limit.js";
 import { BUILTIN_OWNER_ID, operatorLabel } from "./operator-types.js";
 import { verifyPassword } from "./passwords.js";
 import { consumeRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
@@ -41,14 +45,32 @@ type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid";
 
 export async function loginAdmin(ctx: Context, input: LoginInput): Promise<AdminLogin> {
   const email = input.email?.trim().toLowerCase();
-  const account = email ?? "owner";
-  // The built-in owner is limited per IP only (SPEC 5): nobody can lock the owner out of their own
-  // deployment by failing logins from many addresses. Named accounts are limited per account too.
-  const limitedAccount = email;
+  // Named accounts by their email (which always holds an "@"), the owner by OWNER_ACCOUNT.
+  const account = email ?? OWNER_ACCOUNT;
   const [operator] = await ctx.db
     .select()
     .from(operators)
     .where(email === undefined ? eq(operators.id, BUILTIN_OWNER_ID) : eq(operators.email, email));
+  const actor: AuditActor = operator
+    ? { kind: "operator", id: operator.id, label: operatorLabel(operator) }
+    : { kind: "system", label: `unknown account ${account}` };
+  const meta = { ip: input.clientIp, userAgent: input.userAgent, at: ctx.clock.now() };
+
+  let attemptId: number;
+  try {
+    attemptId = await admitLoginAttempt(ctx, { clientIp: input.clientIp, account });
+  } catch (error) {
+    if (isAppError(error) && error.code === "RATE_LIMITED") {
+      // Refused before counting and before any password check; the refusal itself is on record.
+      await appendAudit(ctx.db, {
+        actor,
+        action: "auth.login_rate_limited",
+        after: { account },
+        ...meta,
+      });
+    }
+    throw error;
+  }
 
   let passwordOk: boolean;
   if (email === undefined) {
@@ -59,69 +81,46 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
     passwordOk = await verifyPassword(operator?.passwordHash ?? null, input.password);
   }
   const allowed = passwordOk && operator !== undefined && operator.isActive;
-  const actor: AuditActor = operator
-    ? { kind: "operator", id: operator.id, label: operatorLabel(operator) }
-    : { kind: "system", label: `unknown account ${account}` };
-  const meta = { ip: input.clientIp, userAgent: input.userAgent, at: ctx.clock.now() };
 
-  let result: { outcome: Outcome; session?: { id: string } };
-  try {
-    result = await ctx.db.transaction(async (tx) => {
-      await checkLoginBudget(ctx, tx, { clientIp: input.clientIp, account: limitedAccount });
-      let outcome: Outcome = allowed ? "ok" : "invalid_password";
-      if (allowed && operator.totpEnabled) {
-        const code = input.totpCode?.trim() ?? "";
-        if (code === "") outcome = "totp_required";
-        else {
-          const accepted = looksLikeRecoveryCode(code)
-            ? await consumeRecoveryCode(ctx, tx, operator.id, code)
-            : await consumeTotpCode(ctx, tx, operator.id, code);
-          if (!accepted) outcome = "totp_invalid";
-        }
+  const result: { outcome: Outcome; session?: { id: string } } = await ctx.db.transaction(async (tx) => {
+    let outcome: Outcome = allowed ? "ok" : "invalid_password";
+    if (allowed && operator.totpEnabled) {
+      const code = input.totpCode?.trim() ?? "";
+      if (code === "") outcome = "totp_required";
+      else {
+        const accepted = looksLikeRecoveryCode(code)
+          ? await consumeRecoveryCode(ctx, tx, operator.id, code)
+          : await consumeTotpCode(ctx, tx, operator.id, code);
+        if (!accepted) outcome = "totp_invalid";
       }
-      await insertLoginAttempt(ctx, tx, {
-        clientIp: input.clientIp,
-        account: limitedAccount,
-        success: outcome === "ok",
-      });
-      if (outcome !== "ok" || !operator) {
-        await appendAudit(tx, {
-          actor,
-          action: "auth.login_failed",
-          targetType: "operator",
-          ...(operator ? { targetId: operator.id } : {}),
-          after: { account, reason: outcome },
-          ...meta,
-        });
-        return { outcome };
-      }
-      const session = await createSession(ctx, tx, {
-        operatorId: operator.id,
-        ip: input.clientIp,
-        userAgent: input.userAgent,
-      });
+    }
+    if (outcome !== "ok" || !operator) {
       await appendAudit(tx, {
         actor,
-        action: "auth.login",
-        targetType: "session",
-        targetId: session.id,
-        after: { account, totp: operator.totpEnabled },
+        action: "auth.login_failed",
+        targetType: "operator",
+        ...(operator ? { targetId: operator.id } : {}),
+        after: { account, reason: outcome },
         ...meta,
       });
-      return { outcome, session };
-    });
-  } catch (error) {
-    if (isAppError(error) && error.code === "RATE_LIMITED") {
-      // Refused before counting (the transaction rolled back); the refusal itself is still on record.
-      await appendAudit(ctx.db, {
-        actor,
-        action: "auth.login_rate_limited",
-        after: { account },
-        ...meta,
-      });
+      return { outcome };
     }
-    throw error;
-  }
+    await settleLoginAttempt(tx, attemptId);
+    const session = await createSession(ctx, tx, {
+      operatorId: operator.id,
+      ip: input.clientIp,
+      userAgent: input.userAgent,
+    });
+    await appendAudit(tx, {
+      actor,
+      action: "auth.login",
+      targetType: "session",
+      targetId: session.id,
+      after: { account, totp: operator.totpEnabled },
+      ...meta,
+    });
+    return { outcome, session };
+  });
 
   switch (result.outcome) {
     case "ok":

@@ -10,6 +10,7 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { runPrepared, type PreparedStatement } from "../db/query-rows.js";
 import { operatorSessions } from "../db/schema.js";
+import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import {
   ADMIN_SESSION_SECONDS,
@@ -18,6 +19,7 @@ import {
   verifyAdminToken,
 } from "./admin-token.js";
 import type { AdminOperator, OperatorRole } from "./operator-types.js";
+import { roleAllows } from "./permissions.js";
 
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
@@ -164,6 +166,22 @@ export async function listSessions(
     .where(input.operatorId === undefined ? undefined : eq(operatorSessions.operatorId, input.operatorId))
     .orderBy(desc(operatorSessions.createdAt))
     .limit(input.limit ?? 100);
+}
+
+/**
+ * The sessions `viewer` asked to see: its own (the default), one operator's (`operatorId`) or
+ * everyone's (`all`). Another operator's sessions need `sessions.manage` (403 ADMIN_FORBIDDEN).
+ */
+export async function listVisibleSessions(
+  ctx: Context,
+  viewer: Pick<AdminOperator, "id" | "role">,
+  query: { all: boolean; operatorId?: string | undefined },
+): Promise<SessionRow[]> {
+  const others = query.all || query.operatorId !== undefined;
+  if (others && !roleAllows(viewer.role, "sessions.manage")) {
+    throw new AppError("ADMIN_FORBIDDEN", "your role may list only your own sessions");
+  }
+  return listSessions(ctx, { operatorId: query.all ? undefined : (query.operatorId ?? viewer.id) });
 }
 
 export async function findSession(ctx: Context, id: string): Promise<SessionRow | undefined> {

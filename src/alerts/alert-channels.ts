@@ -29,6 +29,8 @@ export async function sendAlert(
   config: Config,
   channel: AlertChannel,
   body: string,
+  /** when it is sent (the clock's now): the webhook's x-timestamp */
+  at: Date,
   timeoutMs = ALERT_TIMEOUT_MS,
 ): Promise<SendResult> {
   const { alerts } = config;
@@ -37,7 +39,7 @@ export async function sendAlert(
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      "x-timestamp": String(Math.floor(Date.now() / 1000)),
+      "x-timestamp": String(Math.floor(at.getTime() / 1000)),
     };
     if (alerts.webhookSecret) headers["x-signature"] = signWebhookBody(alerts.webhookSecret, body);
     return post(alerts.webhookUrl, headers, body, timeoutMs, []);
@@ -63,13 +65,16 @@ export function telegramText(body: string): string {
     state: string;
     text: string;
     details: Record<string, unknown>;
+    audit_head?: string | null;
     at: string;
   };
   const mark = b.state === "resolved" ? "RESOLVED" : b.severity === "critical" ? "CRITICAL" : "WARNING";
   const lines = Object.entries(b.details ?? {})
     .filter(([, v]) => v !== null && v !== "")
     .map(([k, v]) => `${k}: ${String(v)}`);
-  return [`[${mark}] ${b.alert}`, b.text, ...lines, b.at].join("\n").slice(0, 4000);
+  // The head goes before the details: the 4,000-character cut may shorten those, never it.
+  const head = b.audit_head ? [`audit head: ${b.audit_head}`] : [];
+  return [`[${mark}] ${b.alert}`, b.text.slice(0, 2000), ...head, ...lines, b.at].join("\n").slice(0, 4000);
 }
 
 async function post(

@@ -11,8 +11,7 @@ import { CHAIN_STATUS_PUBLISH_MS, readChainStatus } from "../chain/chain-status.
 import { readCursor } from "../chain/cursor.js";
 import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
-import { formatAmount } from "../money.js";
-import { FLOAT_LOW_MESSAGE } from "../payouts/payout-types.js";
+import { waitingForFloat } from "../payouts/payout-float.js";
 
 export type Severity = "info" | "warning" | "critical";
 
@@ -111,14 +110,15 @@ export async function readAlertConditions(
   });
 
   // DESIGN.md 14: approved refunds and payouts the hot wallet's USDT cannot cover wait for a top-up.
-  const short = await waitingForFloat(ctx);
+  const short = await waitingForFloat(ctx.db);
+  const hot = ctx.config.hotWalletAddress;
   readings.push({
     alert: "payout_float_low",
     severity: "warning",
     firing: short.count > 0,
-    text: `${short.count} approved refunds and payouts (${short.amount} USDT) wait: the hot wallet's USDT float is too small; top up ${short.hot ?? "the hot wallet"}`,
+    text: `${short.count} approved refunds and payouts (${short.amount} USDT) wait: the hot wallet's USDT float is too small; top up ${hot ?? "the hot wallet"}`,
     resolvedText: "The hot wallet's USDT float covers the approved refunds and payouts again",
-    details: { waiting: short.count, amount_usdt: short.amount, address: short.hot ?? null },
+    details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
   return readings;
 }
@@ -178,21 +178,6 @@ async function nodeAnsweredAt(ctx: Context, answeredNow: number | undefined, now
             RETURNING (extract(epoch FROM updated_at) * 1000)::bigint::text AS at`,
   );
   return rows[0] ? Number(rows[0].at) : (answeredNow ?? now);
-}
-
-async function waitingForFloat(
-  ctx: Context,
-): Promise<{ count: number; amount: string; hot: string | undefined }> {
-  const [row] = await queryRows<{ n: number; amount: string }>(
-    ctx.db,
-    sql`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS amount FROM payouts
-        WHERE status = 'approved' AND last_error LIKE ${`${FLOAT_LOW_MESSAGE}%`}`,
-  );
-  return {
-    count: Number(row?.n ?? 0),
-    amount: formatAmount(BigInt(row?.amount ?? "0")),
-    hot: ctx.config.hotWalletAddress,
-  };
 }
 
 // The pool's counters (migration 0013): no index of addresses covers status since 0016.

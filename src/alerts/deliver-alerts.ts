@@ -50,7 +50,7 @@ export async function deliverDueAlerts(
   const result: DeliverResult = { delivered: 0, failed: 0 };
   await Promise.all(
     claimed.map(async (d) => {
-      const sent = await sendAlert(ctx.config, d.channel, d.body, options.timeoutMs);
+      const sent = await sendAlert(ctx.config, d.channel, d.body, ctx.clock.now(), options.timeoutMs);
       const attempt = Number(d.attempts) + 1;
       const at = ctx.clock.now();
       if (sent.ok) {

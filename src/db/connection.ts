@@ -9,6 +9,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "./schema.js";
 import { isDatabaseUnavailable } from "./database-error.js";
+import { createPgliteDataDir, pgliteStartParams, useBaselineWasmCompiler } from "./pglite-bounds.js";
 
 const ignoreConnectionError = (): void => undefined;
 
@@ -250,11 +251,15 @@ async function openPostgres(
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   // Loaded only for the embedded engine: a PostgreSQL process never loads PGlite or its driver
   // (start-up time and memory, docs/deploy.md).
+  // Before the import: PGlite's WebAssembly compiles on the baseline tier only (pglite-bounds.ts).
+  useBaselineWasmCompiler();
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("drizzle-orm/pglite"),
   ]);
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  const startParams = pgliteStartParams(PGlite.defaultStartParams);
+  if (dataDir) await createPgliteDataDir(dataDir, startParams);
+  const client = dataDir ? new PGlite(dataDir, { startParams }) : new PGlite({ startParams });
   await client.waitReady;
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   // PGlite is one connection in one process, so advisory locks are tracked here instead.

@@ -272,7 +272,7 @@ export const loginAttempts = pgTable("login_attempts", {
   clientIp: text("client_ip").notNull(),
   success: boolean("success").notNull(),
   attemptedAt: ts("attempted_at").notNull(),
-  /** The lower-cased email of the named account tried (migration 0009); NULL for the owner. */
+  /** The account tried: a named operator's lower-cased email, "owner" for the built-in owner (NULL in rows before it was counted). */
   account: text("account"),
 });
 
@@ -392,6 +392,8 @@ export const payouts = pgTable("payouts", {
   energyUsed: bigint("energy_used", { mode: "bigint" }),
   attempts: integer("attempts").notNull().default(0),
   lastError: text("last_error"),
+  /** why an approved payout waits (src/payouts/payout-float.ts); null when it waits for nothing */
+  waitReason: text("wait_reason", { enum: ["float_low"] }),
   nextAttemptAt: ts("next_attempt_at"),
   leaseOwner: text("lease_owner"),
   leaseExpiresAt: ts("lease_expires_at"),

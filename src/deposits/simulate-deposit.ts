@@ -5,6 +5,8 @@
  */
 import { and, eq, type SQL } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
+import type { AuditOrigin } from "../audit/audit-types.js";
 import { depositAddresses } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
@@ -23,6 +25,7 @@ export interface SimulatedDeposit {
 export async function simulateDeposit(
   ctx: Context,
   input: { depositAddressId: string; merchantId?: string; amount: string },
+  origin?: AuditOrigin,
 ): Promise<SimulatedDeposit> {
   const chain = ctx.chains.primary;
   const faucet = chain.faucet;
@@ -45,6 +48,17 @@ export async function simulateDeposit(
   try {
     const sent = await faucet.pay(found.address, "USDT", micro);
     ctx.log.info({ depositAddressId: found.id, txHash: sent.txHash }, "deposit simulated");
+    // As simulatePayment: the change is a devnet transfer, its audit row follows the broadcast.
+    if (origin) {
+      await appendAudit(ctx.db, {
+        ...origin,
+        action: "deposit_address.simulate_deposit",
+        targetType: "deposit_address",
+        targetId: found.id,
+        after: { amount: formatAmount(micro), tx_hash: sent.txHash },
+        at: ctx.clock.now(),
+      });
+    }
     return {
       deposit_address_id: found.id,
       tx_hash: sent.txHash,

@@ -49,11 +49,23 @@ export type App = FastifyInstance<
   ZodTypeProvider
 >;
 
+/**
+ * TRUST_PROXY for Fastify. A hop count becomes proxy-addr's hop function (the socket and the N-1
+ * entries right of the client are ours), as Express counts hops: Fastify's own numeric setting
+ * trusts no hop at all. A list is copied: proxy-addr keeps what it compiles.
+ */
+function fastifyTrustProxy(
+  trust: Context["config"]["trustProxy"],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === "number") return (_address, hop) => hop < trust;
+  return typeof trust === "boolean" ? trust : [...trust];
+}
+
 export async function buildApp(ctx: Context): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();

@@ -9,7 +9,8 @@
  * otherwise it waits in pending_approval for an operator (four-eyes, decide-payout.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { appendAudit, type AuditOrigin } from "../audit/append-audit.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
@@ -134,8 +135,8 @@ export async function createPayout(
   merchantId: string,
   actor: PayoutActor,
   input: CreatePayoutInput,
-  /** Runs inside the creation's transaction (the audit row); not on an idempotent replay. */
-  inTransaction?: (tx: Executor, row: PayoutRow) => Promise<void>,
+  /** Who asked, from where: the audit row, written in the creation's transaction (not on a replay). */
+  origin?: AuditOrigin,
 ): Promise<Created> {
   const amount = amountOf(input.amount);
   if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
@@ -191,7 +192,7 @@ export async function createPayout(
         },
         actor,
       );
-      if (inTransaction) await inTransaction(tx, row);
+      if (origin) await auditCreation(tx, origin, row, { after: { external_id: row.externalId } });
       return { payout: row, created: true };
     });
   } catch (error) {
@@ -223,14 +224,12 @@ export async function createRefund(
   target: { orderId: string; merchantId?: string },
   actor: PayoutActor,
   input: CreateRefundInput,
-  /** Runs inside the creation's transaction (the audit row). */
-  inTransaction?: (tx: Executor, row: PayoutRow) => Promise<void>,
+  /** Who asked, from where: the audit row, written in the creation's transaction. */
+  origin?: AuditOrigin,
 ): Promise<Created> {
   if (!isUuid(target.orderId)) throw new AppError("NOT_FOUND", "order not found");
   const amount = amountOf(input.amount);
-  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
-  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
-  const token = address === null ? randomBytes(32).toString("base64url") : undefined;
+  const destination = await refundDestination(ctx, input);
   return ctx.db.transaction(async (tx) => {
     const [order] = await tx
       .select()
@@ -242,46 +241,113 @@ export async function createRefund(
       )
       .for("update");
     if (!order) throw new AppError("NOT_FOUND", "order not found");
-    const live = LIVE_STATUSES.concat(["completed"]);
-    const [sum] = await queryRows<{ total: string }>(
-      tx,
-      sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
-          WHERE order_id = ${order.id}::uuid AND kind = 'refund'
-            AND status IN (${sql.join(
-              live.map((s) => sql`${s}`),
-              sql`, `,
-            )})`,
-    );
-    const refunded = BigInt(sum?.total ?? "0");
+    const refunded = await refundedSoFar(tx, sql`order_id = ${order.id}::uuid`);
     if (refunded + amount > order.amountReceived) {
       throw new AppError(
         "REFUND_EXCEEDS_RECEIVED",
         `the order received ${formatAmount(order.amountReceived)} USDT and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(order.amountReceived - refunded)} more can be refunded`,
       );
     }
-    const now = ctx.clock.now();
-    const row = await insertPayout(
-      ctx,
-      tx,
-      {
-        id: newId(now.getTime()),
-        merchantId: order.merchantId,
-        kind: "refund",
-        status: "pending_approval",
-        orderId: order.id,
-        amount,
-        address,
-        reason: input.reason ?? null,
-        callbackUrl: input.callback_url ?? null,
-        claimTokenHash: token === undefined ? null : claimTokenHash(token),
-        claimExpiresAt: token === undefined ? null : new Date(now.getTime() + CLAIM_TTL_MS),
-        ...actorColumns(actor),
-        createdAt: now,
-        updatedAt: now,
-      },
+    return insertRefund(ctx, tx, {
+      values: { merchantId: order.merchantId, orderId: order.id },
+      amount,
+      destination,
+      input,
       actor,
-    );
-    if (inTransaction) await inTransaction(tx, row);
-    return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
+      origin,
+      audit: { after: { order_id: order.id } },
+    });
   });
+}
+
+/** Where a refund goes: a checked address, or none and a fresh claim token for the payer's page. */
+export async function refundDestination(
+  ctx: Context,
+  input: Pick<CreateRefundInput, "address" | "callback_url">,
+): Promise<{ address: string | null; token: string | undefined }> {
+  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
+  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
+  return { address, token: address === null ? randomBytes(32).toString("base64url") : undefined };
+}
+
+/** What the refunds matching `where` (not rejected, cancelled or failed) add up to. */
+export async function refundedSoFar(tx: Executor, where: SQL): Promise<bigint> {
+  const live = LIVE_STATUSES.concat(["completed"]);
+  const [sum] = await queryRows<{ total: string }>(
+    tx,
+    sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
+        WHERE ${where} AND kind = 'refund'
+          AND status IN (${sql.join(
+            live.map((s) => sql`${s}`),
+            sql`, `,
+          )})`,
+  );
+  return BigInt(sum?.total ?? "0");
+}
+
+interface AuditFields {
+  before?: Record<string, unknown>;
+  /** added to the row's status, amount and address */
+  after: Record<string, unknown>;
+}
+
+/**
+ * The audit row of a created refund or payout (DESIGN.md 12): `refund.create` / `payout.create`,
+ * the actor and where from (a merchant named by its API key prefix, never the key).
+ */
+async function auditCreation(tx: Executor, origin: AuditOrigin, row: PayoutRow, fields: AuditFields) {
+  await appendAudit(tx, {
+    actor: origin.actor,
+    action: `${row.kind}.create`,
+    targetType: row.kind,
+    targetId: row.id,
+    ...(fields.before === undefined ? {} : { before: fields.before }),
+    after: { status: row.status, ...fields.after, amount: formatAmount(row.amount), address: row.address },
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(origin.ip === undefined ? {} : { ip: origin.ip }),
+    ...(origin.userAgent === undefined ? {} : { userAgent: origin.userAgent }),
+  });
+}
+
+/**
+ * The tail every refund's creation shares (of an order, of a stray transfer): the row with its
+ * claim token's hash when it has no address, its first event and reservation, and the audit row.
+ */
+export async function insertRefund(
+  ctx: Context,
+  tx: Executor,
+  refund: {
+    values: Pick<typeof payouts.$inferInsert, "merchantId" | "orderId" | "strayTransferId">;
+    amount: bigint;
+    destination: { address: string | null; token: string | undefined };
+    input: Pick<CreateRefundInput, "reason" | "callback_url">;
+    actor: PayoutActor;
+    origin: AuditOrigin | undefined;
+    audit: AuditFields;
+  },
+): Promise<Created> {
+  const now = ctx.clock.now();
+  const { address, token } = refund.destination;
+  const row = await insertPayout(
+    ctx,
+    tx,
+    {
+      id: newId(now.getTime()),
+      ...refund.values,
+      kind: "refund",
+      status: "pending_approval",
+      amount: refund.amount,
+      address,
+      reason: refund.input.reason ?? null,
+      callbackUrl: refund.input.callback_url ?? null,
+      claimTokenHash: token === undefined ? null : claimTokenHash(token),
+      claimExpiresAt: token === undefined ? null : new Date(now.getTime() + CLAIM_TTL_MS),
+      ...actorColumns(refund.actor),
+      createdAt: now,
+      updatedAt: now,
+    },
+    refund.actor,
+  );
+  if (refund.origin) await auditCreation(tx, refund.origin, row, refund.audit);
+  return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
 }

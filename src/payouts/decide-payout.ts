@@ -3,15 +3,19 @@
  *   approve  pending_approval -> approved   (never by the operator who created it: PAYOUT_FOUR_EYES)
  *   reject   awaiting_address | pending_approval -> rejected   (the reservation is released)
  *   cancel   awaiting_address | pending_approval | approved -> cancelled (before sending)
- * Each is a compare-and-set transition with its event and ledger postings in one transaction;
- * `inTransaction` lets the caller add its own rows (the audit row) to the same transaction.
+ * Each is a compare-and-set transition with its event, ledger postings and audit row
+ * (`refund.approve`, `payout.cancel` ...) in one transaction. An approval through the API carries
+ * a step-up (a fresh TOTP code), asked for only after the refusals: a refused approval spends no code.
  */
 import { eq } from "drizzle-orm";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
+import { appendAudit, type AuditOrigin } from "../audit/append-audit.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { payouts } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
+import { formatAmount } from "../money.js";
 import type { PayoutActor, PayoutRow, PayoutStatus } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
@@ -33,8 +37,10 @@ export interface DecideInput {
   decision: PayoutDecision;
   actor: PayoutActor;
   reason?: string | undefined;
-  /** Runs inside the decision's transaction, after the change (audit rows). */
-  inTransaction?: (tx: Executor, before: PayoutRow, after: PayoutRow) => Promise<void>;
+  /** Who asked, from where: the audit row, written in the decision's transaction. */
+  origin?: AuditOrigin;
+  /** The operator's fresh TOTP code, checked after the refusals (approvals through the API). */
+  stepUp?: StepUp;
 }
 
 /**
@@ -57,6 +63,11 @@ export async function checkDecision(
 }
 
 export async function decidePayout(ctx: Context, input: DecideInput): Promise<PayoutRow> {
+  if (input.stepUp) {
+    // Refusals first (404, 409, four eyes), then the step-up.
+    await checkDecision(ctx, input);
+    await requireStepUp(ctx, input.stepUp.operator, input.stepUp.totpCode);
+  }
   return ctx.db.transaction(async (tx) => {
     const row = await checkDecision(ctx, input, tx, true);
     const now = ctx.clock.now();
@@ -74,7 +85,20 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
         ...(input.decision === "approve" ? { approvedAt: now } : {}),
       },
     });
-    if (input.inTransaction) await input.inTransaction(tx, row, after);
+    const { origin } = input;
+    if (origin) {
+      await appendAudit(tx, {
+        actor: origin.actor,
+        action: `${after.kind}.${input.decision}`,
+        targetType: after.kind,
+        targetId: after.id,
+        before: { status: row.status },
+        after: { status: after.status, amount: formatAmount(after.amount), address: after.address },
+        ...(input.reason === undefined ? {} : { reason: input.reason }),
+        ...(origin.ip === undefined ? {} : { ip: origin.ip }),
+        ...(origin.userAgent === undefined ? {} : { userAgent: origin.userAgent }),
+      });
+    }
     return after;
   });
 }

@@ -9,7 +9,7 @@ export { PAYOUT_STATUSES, type PayoutStatus };
 export type PayoutRow = typeof payouts.$inferSelect;
 export type PayoutKind = PayoutRow["kind"];
 
-/** Who did something (the same shape as issue 22's AuditActor). */
+/** Who did something (the same shape as the audit log's AuditActor). */
 export type PayoutActor =
   | { kind: "operator"; id: string; label: string }
   | { kind: "merchant"; id: string; label: string }
@@ -39,6 +39,3 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutSt
 
 /** How long a refund's claim link stays valid. */
 export const CLAIM_TTL_MS = 7 * 24 * 3600 * 1000;
-
-/** last_error of an approved payout waiting for the float (the payout_float_low alert reads it). */
-export const FLOAT_LOW_MESSAGE = "the hot wallet's USDT float is too small";

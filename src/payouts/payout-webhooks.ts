@@ -6,12 +6,14 @@
  */
 import { and, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit, type AuditOrigin } from "../audit/append-audit.js";
 import type { Executor } from "../db/connection.js";
 import { webhookDeliveries } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import type { PayoutRow } from "./payout-types.js";
+import { getPayout } from "./read-payouts.js";
 import type { PayoutWebhookEvent, PayoutWebhookPayload } from "@stablegate/sdk/webhook-payload";
 
 export function payoutWebhookEvent(row: PayoutRow): PayoutWebhookEvent | null {
@@ -75,9 +77,12 @@ export async function enqueuePayoutWebhook(
 
 /**
  * The admin's re-drive: the latest webhook of a completed or failed payout is sent again (same
- * payload and idempotency key) with a fresh budget of 10 attempts.
+ * payload and idempotency key) with a fresh budget of 10 attempts. An audit row in the same
+ * transaction: a re-sent payout webhook tells the merchant money moved, so who asked is on record.
  */
-export async function retryPayoutWebhook(ctx: Context, payoutId: string): Promise<void> {
+export async function retryPayoutWebhook(ctx: Context, id: string, origin: AuditOrigin): Promise<void> {
+  const payout = await getPayout(ctx, id);
+  const payoutId = payout.id;
   await ctx.db.transaction(async (tx) => {
     const [last] = await tx
       .select()
@@ -109,6 +114,15 @@ export async function retryPayoutWebhook(ctx: Context, payoutId: string): Promis
       deliveredAt: null,
       createdAt: now,
       updatedAt: now,
+    });
+    await appendAudit(tx, {
+      ...origin,
+      action: `${payout.kind}.retry_webhook`,
+      targetType: payout.kind,
+      targetId: payoutId,
+      before: { webhook_event: last.event, webhook_status: last.status },
+      after: { webhook_status: "pending", attempts_left: 10 },
+      at: now,
     });
   });
 }

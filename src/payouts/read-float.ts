@@ -1,16 +1,14 @@
 /**
  * The hot wallet's float as the dashboard's Payouts page shows it (DESIGN.md 14): its USDT and TRX
  * balances read from the node, what the approved refunds and payouts still need, and whether the
- * float is short. "Short" is the sender's own test applied to the whole queue: the USDT balance,
- * less every payout whose transaction is live (signed or sent, perhaps not yet visible in the
- * balance), must cover every approved payout not yet signed.
+ * float is short, by the rule of payout-float.ts.
  */
 import { sql } from "drizzle-orm";
 import { encodeBalanceOf } from "@stablegate/tron/abi";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
-import { FLOAT_LOW_MESSAGE } from "./payout-types.js";
+import { floatShortfall, waitingForFloat } from "./payout-float.js";
 
 export interface PayoutFloat {
   /** the hot wallet (HOT_WALLET_ADDRESS or the key's address), where a top-up goes; null unset */
@@ -37,7 +35,6 @@ type Totals = {
   flight: string;
   pending_n: number;
   pending: string;
-  waiting: number;
 };
 
 export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
@@ -49,8 +46,7 @@ export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
           count(*) FILTER (WHERE status = 'sending')::int AS flight_n,
           coalesce(sum(amount) FILTER (WHERE status = 'sending'), 0)::text AS flight,
           count(*) FILTER (WHERE status = 'pending_approval')::int AS pending_n,
-          coalesce(sum(amount) FILTER (WHERE status = 'pending_approval'), 0)::text AS pending,
-          count(*) FILTER (WHERE status = 'approved' AND last_error = ${FLOAT_LOW_MESSAGE})::int AS waiting
+          coalesce(sum(amount) FILTER (WHERE status = 'pending_approval'), 0)::text AS pending
         FROM payouts
         WHERE status IN ('approved', 'sending', 'pending_approval')`,
   );
@@ -69,7 +65,7 @@ export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
       count: Number(totals?.pending_n ?? 0),
       amount: formatAmount(BigInt(totals?.pending ?? "0")),
     },
-    waiting_for_float: Number(totals?.waiting ?? 0),
+    waiting_for_float: (await waitingForFloat(ctx.db)).count,
   };
   const address = ctx.config.hotWalletAddress ?? null;
   const usdt = ctx.chain.usdtContract;
@@ -98,8 +94,7 @@ export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
     const balance = BigInt(`0x${word}`);
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
-    const spare = balance - committed;
-    const shortfall = approved > spare ? approved - spare : 0n;
+    const shortfall = floatShortfall(balance, committed, approved);
     return {
       address,
       usdt_balance: formatAmount(balance),

@@ -141,3 +141,9 @@ export async function getPayoutHistory(ctx: Context, id: string) {
     })),
   };
 }
+
+/** A payout (404 when there is none) with its history, for the admin detail page. */
+export async function getPayoutDetail(ctx: Context, id: string) {
+  const payout = await getPayout(ctx, id);
+  return { payout, ...(await getPayoutHistory(ctx, payout.id)) };
+}

@@ -2,10 +2,12 @@
  * The payer's side of a refund without an address (DESIGN.md 14): the public page /refund/:token
  * reads the refund by its claim token (only the token's sha256 is stored) and, once, takes the
  * TRON address the payer types. The link expires after 7 days; after use it keeps showing the
- * refund's progress but accepts no second address.
+ * refund's progress but accepts no second address. Setting the address decides where money goes:
+ * an audit row (actor: the payer, by the claim page; the client's address) in the same transaction.
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { appendAudit } from "../audit/append-audit.js";
 import { merchants, orders, payouts } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { formatAmount } from "../money.js";
@@ -14,6 +16,11 @@ import { autoApproves, claimTokenHash } from "./create-payout.js";
 import { checkDestination } from "./destination.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
+
+/** The payer's claim page of a refund without an address, from the token shown once at creation. */
+export function claimUrl(ctx: Context, token: string | undefined): string | null {
+  return token === undefined ? null : `${ctx.config.publicBaseUrl}/refund/${token}`;
+}
 
 export interface RefundClaimView {
   status: PayoutRow["status"];
@@ -30,6 +37,8 @@ export interface RefundClaimView {
   /** the payer may still enter an address */
   claimable: boolean;
 }
+
+const PAYER = { kind: "system", label: "payer (claim page)" } as const;
 
 async function findByToken(ctx: Context, token: string): Promise<PayoutRow> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError("NOT_FOUND", "refund not found");
@@ -72,6 +81,7 @@ export async function submitRefundClaim(
   ctx: Context,
   token: string,
   address: string,
+  client: { ip?: string | undefined; userAgent?: string | undefined } = {},
 ): Promise<RefundClaimView> {
   const found = await findByToken(ctx, token);
   if (found.status !== "awaiting_address") {
@@ -91,7 +101,7 @@ export async function submitRefundClaim(
       payout: row,
       to: approved ? "approved" : "pending_approval",
       event: "refund_claimed",
-      actor: { kind: "system", label: "payer (claim page)" },
+      actor: PAYER,
       payload: { address: destination, auto_approved: approved },
       patch: {
         address: destination,
@@ -99,6 +109,21 @@ export async function submitRefundClaim(
         autoApproved: approved,
         ...(approved ? { approvedAt: now } : {}),
       },
+    });
+    await appendAudit(tx, {
+      actor: PAYER,
+      action: "refund.claim",
+      targetType: "refund",
+      targetId: row.id,
+      before: { status: row.status, address: null },
+      after: {
+        status: approved ? "approved" : "pending_approval",
+        address: destination,
+        auto_approved: approved,
+      },
+      ...(client.ip === undefined ? {} : { ip: client.ip }),
+      ...(client.userAgent === undefined ? {} : { userAgent: client.userAgent }),
+      at: now,
     });
   });
   return getRefundClaim(ctx, token);

@@ -13,29 +13,25 @@
  * A stray resolved `refunded` stays so even when all its refunds end rejected: the money is on the
  * house account's books, and another refund of the stray is the way to pay it back.
  */
-import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import type { AuditOrigin } from "../audit/append-audit.js";
 import type { Context } from "../context.js";
-import type { Executor } from "../db/connection.js";
-import { queryRows } from "../db/query-rows.js";
 import { strayTransfers } from "../db/schema.js";
 import { AppError } from "../errors.js";
-import { isUuid, newId } from "../ids.js";
+import { isUuid } from "../ids.js";
 import { creditMerchant } from "../ledger/post-ledger.js";
 import { formatAmount } from "../money.js";
 import { actorRecord } from "../orders/resolution-actor.js";
-import { assertCallbackUrlAccepted } from "../payments/callback-url.js";
 import {
-  actorColumns,
   amountOf,
-  claimTokenHash,
-  insertPayout,
+  insertRefund,
+  refundDestination,
+  refundedSoFar,
   type Created,
   type CreateRefundInput,
 } from "./create-payout.js";
-import { checkDestination } from "./destination.js";
 import { ensureHouseAccount, HOUSE_MERCHANT_ID } from "./house-account.js";
-import { CLAIM_TTL_MS, LIVE_STATUSES, type PayoutActor, type PayoutRow } from "./payout-types.js";
+import type { PayoutActor } from "./payout-types.js";
 
 export interface StrayRefundInput extends Omit<CreateRefundInput, "amount"> {
   /** Default: the stray's amount less its live and completed refunds. */
@@ -47,15 +43,13 @@ export async function createStrayRefund(
   strayId: string,
   actor: PayoutActor,
   input: StrayRefundInput,
-  /** Runs inside the creation's transaction (the audit row); `resolved`: this refund resolved the stray. */
-  inTransaction?: (tx: Executor, row: PayoutRow, resolved: boolean) => Promise<void>,
+  /** Who asked, from where: the audit row, written in the creation's transaction. */
+  origin?: AuditOrigin,
 ): Promise<Created> {
   const notFound = new AppError("NOT_FOUND", "stray transfer not found");
   if (!isUuid(strayId)) throw notFound;
   const requested = input.amount === undefined ? undefined : amountOf(input.amount);
-  if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
-  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
-  const token = address === null ? randomBytes(32).toString("base64url") : undefined;
+  const destination = await refundDestination(ctx, input);
   return ctx.db.transaction(async (tx) => {
     const [stray] = await tx
       .select()
@@ -72,17 +66,7 @@ export async function createStrayRefund(
     if (stray.resolution !== null && stray.resolution !== "refunded") {
       throw new AppError("INVALID_STATE", `the stray transfer is already ${stray.resolution}`);
     }
-    const live = LIVE_STATUSES.concat(["completed"]);
-    const [sum] = await queryRows<{ total: string }>(
-      tx,
-      sql`SELECT coalesce(sum(amount), 0)::text AS total FROM payouts
-          WHERE stray_transfer_id = ${stray.id}::uuid AND kind = 'refund'
-            AND status IN (${sql.join(
-              live.map((s) => sql`${s}`),
-              sql`, `,
-            )})`,
-    );
-    const refunded = BigInt(sum?.total ?? "0");
+    const refunded = await refundedSoFar(tx, sql`stray_transfer_id = ${stray.id}::uuid`);
     const left = stray.amount - refunded;
     const amount = requested ?? left;
     if (amount <= 0n || amount > left) {
@@ -113,28 +97,17 @@ export async function createStrayRefund(
         at: now,
       });
     }
-    const row = await insertPayout(
-      ctx,
-      tx,
-      {
-        id: newId(now.getTime()),
-        merchantId: HOUSE_MERCHANT_ID,
-        kind: "refund",
-        status: "pending_approval",
-        strayTransferId: stray.id,
-        amount,
-        address,
-        reason: input.reason ?? null,
-        callbackUrl: input.callback_url ?? null,
-        claimTokenHash: token === undefined ? null : claimTokenHash(token),
-        claimExpiresAt: token === undefined ? null : new Date(now.getTime() + CLAIM_TTL_MS),
-        ...actorColumns(actor),
-        createdAt: now,
-        updatedAt: now,
-      },
+    return insertRefund(ctx, tx, {
+      values: { merchantId: HOUSE_MERCHANT_ID, strayTransferId: stray.id },
+      amount,
+      destination,
+      input,
       actor,
-    );
-    if (inTransaction) await inTransaction(tx, row, resolved);
-    return { payout: row, created: true, ...(token === undefined ? {} : { claimToken: token }) };
+      origin,
+      audit: {
+        before: { stray_resolution: resolved ? null : "refunded" },
+        after: { stray_transfer_id: stray.id, stray_resolution: "refunded" },
+      },
+    });
   });
 }

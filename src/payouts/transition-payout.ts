@@ -1,6 +1,7 @@
 /**
  * Every change of a refund's or payout's state goes through transitionPayout(): it checks the
- * transition table, updates the row only if it still has the expected status (compare-and-set),
+ * transition table (a payout `sending` may also record an event that keeps it `sending`: signed
+ * again), updates the row only if it still has the expected status (compare-and-set),
  * appends the payout event and writes the ledger postings the change implies, all in the caller's
  * transaction:
  *   rejected / cancelled / failed -> payout_released (+available, -reserved)
@@ -38,7 +39,9 @@ export async function transitionPayout(
   input: PayoutTransition,
 ): Promise<PayoutRow> {
   const from = input.payout.status;
-  if (!PAYOUT_TRANSITIONS[from].includes(input.to)) {
+  // A payout signed again stays `sending`: its event is recorded like any transition's.
+  const stays = from === "sending" && input.to === "sending";
+  if (!stays && !PAYOUT_TRANSITIONS[from].includes(input.to)) {
     throw new AppError("INVALID_STATE", `a ${input.payout.kind} in status ${from} cannot become ${input.to}`);
   }
   const now = ctx.clock.now();

@@ -13,6 +13,7 @@ import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { RefBlock } from "@stablegate/tron/transaction";
 import { savePatch } from "./settlement-store.js";
+import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { insertLedgerTx, recordLanding, type LedgerEntry } from "./sweep-ledger.js";
 import type { ChainPrices } from "./sweep-plan.js";
 import {
@@ -106,12 +107,6 @@ export type Landing =
   | { state: "pending" }
   | { state: "expired" };
 
-function failure(info: TransactionInfo): string | null {
-  const result = info.receipt?.result;
-  if (info.result === "FAILED" || (result !== undefined && result !== "SUCCESS")) return result ?? "FAILED";
-  return null;
-}
-
 /**
  * Where a stored transaction stands: solidified with success ("solid"), in a block but not solid yet
  * ("included"), still in flight ("pending": the same bytes are broadcast again), or expired without
@@ -122,7 +117,7 @@ function failure(info: TransactionInfo): string | null {
 export async function landing(d: SweepDeps, signed: TransactionJson): Promise<Landing> {
   const solid = await d.client.getTransactionInfoById(signed.txID, { solidified: true });
   if (solid) {
-    const failed = failure(solid);
+    const failed = chainFailure(solid);
     await recordLanding(d, signed.txID, failed ? "failed" : "solid", solid);
     if (failed) throw new SweepError(`transaction ${signed.txID} failed on chain: ${failed}`);
     return { state: "solid", info: solid };
@@ -130,7 +125,7 @@ export async function landing(d: SweepDeps, signed: TransactionJson): Promise<La
   const included = await d.client.getTransactionInfoById(signed.txID);
   if (included) {
     // A failure is judged once it is final: the same bytes may still land differently after a fork.
-    if (!failure(included)) await recordLanding(d, signed.txID, "included");
+    if (!chainFailure(included)) await recordLanding(d, signed.txID, "included");
     return { state: "included", info: included };
   }
   const head = await refBlock(d);

@@ -6,6 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
+import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { queryRows } from "../db/query-rows.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
@@ -99,7 +100,7 @@ export async function settleLedger(d: SweepDeps, row: SettlementRow): Promise<vo
   for (const { tx_hash } of open) {
     const info = await d.client.getTransactionInfoById(tx_hash, { solidified: true });
     if (!info) continue;
-    const failed = info.result === "FAILED" || (info.receipt?.result ?? "SUCCESS") !== "SUCCESS";
+    const failed = chainFailure(info) !== null;
     await recordLanding(d, tx_hash, failed ? "failed" : "solid", info);
   }
 }

@@ -1,10 +1,11 @@
 /**
- * Operator alerts in the worker role: an evaluator (fires and resolves, safe in every worker at
- * once) and a sender (delivers the outbox with SKIP LOCKED and a lease).
+ * Operator alerts in the worker role: an evaluator (fires and resolves, and sends the day's audit
+ * head once; safe in every worker at once) and a sender (delivers the outbox with SKIP LOCKED and a lease).
  */
 import type { Context } from "../context.js";
 import { deliverDueAlerts } from "../alerts/deliver-alerts.js";
 import { evaluateAlerts } from "../alerts/evaluate-alerts.js";
+import { publishAuditHead } from "../alerts/publish-audit-head.js";
 import { startLoop, type Loop } from "./loop.js";
 
 export const ALERT_EVALUATE_MS = 15_000;
@@ -26,7 +27,8 @@ export function startAlertLoops(ctx: Context): Loop[] {
     intervalMs: ALERT_EVALUATE_MS,
     task: async () => {
       const r = await evaluateAlerts(ctx);
-      if (r.fired.length + r.resolved.length > 0) sender.wake();
+      const headSent = await publishAuditHead(ctx);
+      if (r.fired.length + r.resolved.length > 0 || headSent) sender.wake();
     },
   });
   return [evaluator, sender];

@@ -7,7 +7,7 @@ import { runDuePayouts } from "../payouts/send-payouts.js";
 import { startLoop, type Loop } from "./loop.js";
 
 /** Payouts one round claims; a full round runs the next at once. */
-const PAYOUT_ROUND = 25;
+const PAYOUT_ROUND = 50;
 
 export function startPayoutLoops(ctx: Context): Loop[] {
   return [

@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DevnetListener } from "@stablegate/devnet";
 import { deliverDueAlerts, alertRetryDelayMs } from "../../src/alerts/deliver-alerts.js";
 import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
+import { publishAuditHead } from "../../src/alerts/publish-audit-head.js";
+import { appendAudit } from "../../src/audit/append-audit.js";
+import { formatAuditHead, readAuditHead } from "../../src/audit/audit-head.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { buildApp } from "../../src/http/app.js";
 import { createLogger } from "../../src/logger.js";
@@ -114,6 +117,7 @@ type Body = {
   state: string;
   text: string;
   details: Record<string, unknown>;
+  audit_head?: string | null;
   at: string;
 };
 const hookBodies = (): Body[] => hook.requests.map((r) => JSON.parse(r.body.toString()) as Body);
@@ -295,5 +299,45 @@ describe("operator alerts", () => {
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain("whsec-chain-test");
     expect(logs.join("")).toContain("alert delivery failed");
+  });
+
+  it("carries the audit head in every channel's message, and sends the head itself once a UTC day", async () => {
+    await appendAudit(t.ctx.db, { actor: { kind: "system", label: "alerts test" }, action: "test.row" });
+    const head = await readAuditHead(t.ctx.db);
+    if (!head) throw new Error("the audit log is empty");
+    const reference = formatAuditHead(head);
+    await deliver(); // what the tests before left in the outbox
+    const hooked = hook.requests.length;
+    const told = telegram.requests.length;
+
+    expect(await publishAuditHead(t.ctx)).toBe(true);
+    expect(await publishAuditHead(t.ctx)).toBe(false);
+    expect(await deliver()).toEqual({ delivered: 2, failed: 0 });
+    const daily = sent("audit_head", "firing");
+    expect(daily).toHaveLength(1);
+    expect(daily[0]).toMatchObject({
+      severity: "info",
+      audit_head: reference,
+      details: { seq: head.seq, id: head.id, hash: head.hash, day: t.clock.now().toISOString().slice(0, 10) },
+    });
+    expect(daily[0]?.text).toContain(`stablegate verify-audit --expect-head ${reference}`);
+    expect(telegramTexts().at(-1)).toContain(`audit head: ${reference}`);
+
+    // The next day, once more, with the head as it is then.
+    t.clock.advance(24 * 3600 * 1000);
+    await appendAudit(t.ctx.db, { actor: { kind: "system", label: "alerts test" }, action: "test.row" });
+    const next = formatAuditHead((await readAuditHead(t.ctx.db)) as NonNullable<typeof head>);
+    expect(next).not.toBe(reference);
+    expect(await publishAuditHead(t.ctx)).toBe(true);
+    expect(await publishAuditHead(t.ctx)).toBe(false);
+    await deliver();
+    expect(sent("audit_head", "firing").map((b) => b.audit_head)).toEqual([reference, next]);
+
+    // Every message of every channel, of every alert sent in this file, carried a head.
+    const bodies = hookBodies();
+    expect(bodies.length).toBeGreaterThan(hooked);
+    for (const body of bodies) expect(body.audit_head, body.alert).toMatch(/^[0-9a-f-]{36}:[0-9a-f]{64}$/);
+    expect(telegram.requests.length).toBeGreaterThan(told);
+    for (const text of telegramTexts()) expect(text).toMatch(/\naudit head: [0-9a-f-]{36}:[0-9a-f]{64}\n/);
   });
 });

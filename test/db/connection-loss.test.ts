@@ -1,6 +1,6 @@
 /**
  * A PostgreSQL connection that dies while checked out of the pool never becomes an uncaught
- * 'error' event (issue 21): the scanner lock (tryLock, whose release used to drop its listener and
+ * 'error' event: the scanner lock (tryLock, whose release used to drop its listener and
  * then query the dead connection), a session, withLock and a Drizzle transaction each see their
  * statement fail, and the pool serves fresh connections afterwards. A frozen server (SIGSTOP: the
  * sockets stay open and nothing answers) ends statements at the pool's query timeout, and a stopped

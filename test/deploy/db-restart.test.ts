@@ -1,5 +1,5 @@
 /**
- * Every process rides out a PostgreSQL crash-restart (issue 21). A throwaway PostgreSQL cluster of
+ * Every process rides out a PostgreSQL crash-restart. A throwaway PostgreSQL cluster of
  * this test's own (initdb + pg_ctl, test/helpers/pg-cluster.ts), real `serve --role api`, `--role
  * worker` and `--role all` processes, the devnet over HTTP and a real webhook receiver:
  *

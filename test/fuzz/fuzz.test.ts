@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of every route (issue 9), on PGlite and, with TEST_DATABASE_URL, on
+ * Property-based fuzzing of every route, on PGlite and, with TEST_DATABASE_URL, on
  * PostgreSQL: no input answers 5xx; every refusal is { error, code } with a documented code and
  * changes nothing; the process stays healthy. About 2,000 cases per engine here; `npm run fuzz`
  * runs 20,000+ and prints the counts by status. FUZZ_SEED and FUZZ_RUNS override the defaults.

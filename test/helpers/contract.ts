@@ -1,6 +1,6 @@
 /**
  * The contract check: every response an in-process app sends during the tests is checked against
- * docs/openapi.json, the document merchants integrate from (issue 13). A response fails the check
+ * docs/openapi.json, the document merchants integrate from. A response fails the check
  * when its route (method and path template) is not in the document, its status is not among that
  * operation's responses, or its JSON body breaks the schema of that status.
  *

@@ -1,5 +1,5 @@
 /**
- * Regression tests for the hostile inputs an outside fuzz run found (issue 9): each answers a 4xx
+ * Regression tests for the hostile inputs an outside fuzz run found: each answers a 4xx
  * in the { error, code } shape with the right code, names the field, and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

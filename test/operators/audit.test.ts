@@ -171,7 +171,7 @@ describe("stablegate verify-audit", () => {
       await database.close();
       const config = testConfig({ DATA_DIR: dir });
       const lines: string[] = [];
-      expect(await runVerifyAudit(config, (line) => lines.push(line))).toBe(0);
+      expect(await runVerifyAudit(config, [], (line) => lines.push(line))).toBe(0);
       expect(lines.join("\n")).toMatch(/audit chain intact: 5 rows/);
 
       const again = await openDatabase({ dataDir: join(dir, "pglite") });
@@ -180,7 +180,7 @@ describe("stablegate verify-audit", () => {
       await again.db.execute(sql`UPDATE audit_log SET after = '{"i": 99}'::jsonb WHERE seq = 3`);
       await again.close();
       lines.length = 0;
-      expect(await runVerifyAudit(config, (line) => lines.push(line))).toBe(1);
+      expect(await runVerifyAudit(config, [], (line) => lines.push(line))).toBe(1);
       expect(lines[0]).toMatch(/^audit chain broken at row seq 3 \(id [0-9a-f-]{36}\): hash does not match/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

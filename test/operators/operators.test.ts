@@ -145,7 +145,7 @@ describe("operator accounts", () => {
     expect(reply.statusCode).toBe(409);
   });
 
-  it("limits failed logins per account across addresses, and not the owner's", async () => {
+  it("limits failed logins per account across addresses", async () => {
     await createOperatorViaApi(t.app, owner, { email: "target@example.com", role: "viewer" });
     for (let i = 0; i < 10; i++) {
       const reply = await loginReply(t.app, { email: "target@example.com", password: `wrong guess ${i}` });

@@ -2,7 +2,8 @@
  * The package boundaries (ARCHITECTURE.md, "Packages") are a lint rule, and it can fail: each
  * forbidden import below, linted through ESLint's API as if it were a file of that package, is an
  * error of `stablegate/package-boundaries`, while the allowed ones pass. The packages' manifests
- * declare the same: the SDK no dependencies, the devnet the toolkit alone.
+ * declare the same: the SDK no dependencies, the devnet the toolkit and Anvil (a binary it runs,
+ * never imports) alone.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -98,7 +99,10 @@ describe("stablegate/package-boundaries", () => {
     const manifest = (name: string) =>
       JSON.parse(readFileSync(resolve(ROOT, `packages/${name}/package.json`), "utf8"));
     expect(manifest("sdk").dependencies ?? {}).toEqual({});
-    expect(Object.keys(manifest("devnet").dependencies)).toEqual(["@stablegate/tron"]);
+    expect(Object.keys(manifest("devnet").dependencies).sort()).toEqual([
+      "@foundry-rs/anvil",
+      "@stablegate/tron",
+    ]);
     expect(Object.keys(manifest("tron").dependencies).filter((d) => d.startsWith("@stablegate/"))).toEqual(
       [],
     );

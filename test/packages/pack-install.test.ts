@@ -1,5 +1,5 @@
 /**
- * The packages as a merchant installs them (issue 20): `npm pack` of @stablegate/sdk,
+ * The packages as a merchant installs them: `npm pack` of @stablegate/sdk,
  * @stablegate/tron and @stablegate/devnet (prepack builds dist/), each tarball installed into a
  * scratch project in the OS temp directory, outside the repository, with `npm install` and nothing
  * else. Then, with plain `node` (no tsx, nothing of the repository on the module path):
@@ -9,9 +9,10 @@
  *   paid, and verifies the real webhook the service signs and sends; verifyWebhook also accepts a
  *   body signed by the server's signing code and refuses it altered; its declarations compile with
  *   skipLibCheck off;
- * - the devnet project holds the devnet, the toolkit and the toolkit's npm dependencies only;
- *   `npx stablegate-devnet` starts as a real process and TronWeb (the test's own copy) pays USDT on
- *   it.
+ * - the devnet project holds the devnet, the toolkit, the toolkit's npm dependencies and Anvil
+ *   (@foundry-rs/anvil) only; `npx stablegate-devnet` starts as a real process and TronWeb (the
+ *   test's own copy) pays USDT on it; `npx stablegate-devnet --evm` starts Anvil from the installed
+ *   package with the tokens deployed, and ethers (the test's own copy) pays USDT on it.
  *
  * The tarball sizes and the installed footprints are printed (they go in the issue note).
  */
@@ -21,6 +22,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Contract, JsonRpcProvider, Wallet } from "ethers";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_FAUCET_KEY } from "@stablegate/devnet";
@@ -212,8 +214,13 @@ describe("the tarballs", () => {
       for (const needed of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"]) {
         expect(files, `${p.name} lacks ${needed}`).toContain(needed);
       }
+      // The devnet also ships the Solidity sources of its EVM tokens (compiled into dist/evm-tokens.js).
+      const shipped = (f: string) =>
+        f.startsWith("dist/") ||
+        ["package.json", "README.md", "LICENSE"].includes(f) ||
+        (p.name === "@stablegate/devnet" && /^contracts\/\w+\.sol$/.test(f));
       expect(
-        files.filter((f) => !f.startsWith("dist/") && !["package.json", "README.md", "LICENSE"].includes(f)),
+        files.filter((f) => !shipped(f)),
         p.name,
       ).toEqual([]);
       expect(
@@ -221,7 +228,10 @@ describe("the tarballs", () => {
         p.name,
       ).toEqual([]);
     }
-    expect(packed.get("@stablegate/devnet")?.files.map((f) => f.path)).toContain("dist/cli.js");
+    const devnetFiles = packed.get("@stablegate/devnet")?.files.map((f) => f.path);
+    expect(devnetFiles).toContain("dist/cli.js");
+    expect(devnetFiles).toContain("dist/evm-tokens.js");
+    expect(devnetFiles).toContain("contracts/TetherToken.sol");
   });
 });
 
@@ -356,7 +366,7 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     recordFootprint("@stablegate/devnet + @stablegate/tron", dir);
   }, 120_000);
 
-  it("pulls in only the devnet, the toolkit and the toolkit's own dependencies", () => {
+  it("pulls in only the devnet, the toolkit, the toolkit's own dependencies and Anvil", () => {
     const names = installed(dir);
     expect(names).toContain("@stablegate/devnet");
     expect(names).toContain("@stablegate/tron");
@@ -371,17 +381,23 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
       name.startsWith("@stablegate/") ||
       tronDependencies.includes(name) ||
       name.startsWith("@noble/") ||
-      name.startsWith("@scure/");
+      name.startsWith("@scure/") ||
+      name.startsWith("@foundry-rs/anvil");
     expect(names.filter((name) => !allowed(name))).toEqual([]);
     for (const name of SERVER_DEPENDENCIES) expect(names).not.toContain(name);
   });
 
-  it("starts with `npx stablegate-devnet` and TronWeb pays USDT on it", async () => {
-    const child = spawn(
-      "npx",
-      ["stablegate-devnet", "--port", "0", "--block-time-ms", "200", "--solidify-after", "2"],
-      { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true },
-    );
+  /** `npx stablegate-devnet ...args` in the project; resolves with the ready line's JSON. */
+  async function startInstalled<T>(
+    args: string[],
+    deadline: number,
+  ): Promise<{ ready: T; output: () => string }> {
+    const child = spawn("npx", ["stablegate-devnet", ...args], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     children.push(child);
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -389,19 +405,23 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     await poll(
       'the "devnet ready" line or an exit',
       () => /^devnet ready \{.*\}$/m.test(output) || child.exitCode !== null,
-      {
-        timeoutMs: 90_000,
-        describe: () => `output so far:\n${output}`,
-      },
+      { timeoutMs: Math.max(1, deadline - Date.now()), describe: () => `output so far:\n${output}` },
     );
-    const readyLine = /^devnet ready (\{.*\})$/m.exec(output)?.[1];
-    if (readyLine === undefined)
-      throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output:\n${output}`);
-    const ready = JSON.parse(readyLine) as {
+    if (!/^devnet ready \{.*\}$/m.test(output))
+      throw new Error(`no "devnet ready" line (exit ${child.exitCode}); output so far:\n${output}`);
+    return {
+      ready: JSON.parse(/^devnet ready (\{.*\})$/m.exec(output)?.[1] as string) as T,
+      output: () => output,
+    };
+  }
+
+  it("starts with `npx stablegate-devnet` and TronWeb pays USDT on it", async () => {
+    const deadline = Date.now() + 90_000;
+    const { ready, output: outputOf } = await startInstalled<{
       url: string;
       usdt_contract: string;
       faucet_address: string;
-    };
+    }>(["--port", "0", "--block-time-ms", "200", "--solidify-after", "2"], deadline);
 
     const tw = new TronWeb({ fullHost: ready.url, privateKey: DEFAULT_FAUCET_KEY });
     expect(tw.address.fromPrivateKey(DEFAULT_FAUCET_KEY)).toBe(ready.faucet_address);
@@ -413,7 +433,7 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
     const receipt = await poll(
       `transfer ${txid} in a block`,
       async () => ((await tw.trx.getTransactionInfo(txid)) as { receipt?: { result?: string } }).receipt,
-      { timeoutMs: 90_000, describe: () => `devnet output:\n${output}` },
+      { timeoutMs: Math.max(1, deadline - Date.now()), describe: () => `devnet output:\n${outputOf()}` },
     );
     expect(receipt.result).toBe("SUCCESS");
     const balance = await tw.transactionBuilder.triggerConstantContract(
@@ -424,5 +444,26 @@ describe("@stablegate/devnet installed from its tarball (with the toolkit's)", (
       ready.faucet_address,
     );
     expect(BigInt("0x" + (balance.constant_result[0] as string))).toBe(12_340_000n);
+  }, 180_000);
+
+  it("starts Anvil with `npx stablegate-devnet --evm` and ethers pays USDT on it", async () => {
+    const { ready } = await startInstalled<{
+      rpc_url: string;
+      chain_id: number;
+      usdt_contract: string;
+      faucet_private_key: string;
+    }>(["--evm", "--port", "0", "--block-time-ms", "0", "--quiet"], Date.now() + 90_000);
+    const provider = new JsonRpcProvider(ready.rpc_url, ready.chain_id, { staticNetwork: true });
+    const faucet = new Wallet(ready.faucet_private_key, provider);
+    const to = Wallet.createRandom().address;
+    const usdt = new Contract(
+      ready.usdt_contract,
+      ["function transfer(address,uint256)", "function balanceOf(address) view returns (uint256)"],
+      faucet,
+    );
+    const tx = (await usdt.getFunction("transfer")(to, 12_340_000n)) as { hash: string };
+    await provider.send("evm_mine", []);
+    expect((await provider.getTransactionReceipt(tx.hash))?.status).toBe(1);
+    expect(await usdt.getFunction("balanceOf")(to)).toBe(12_340_000n);
   }, 180_000);
 });

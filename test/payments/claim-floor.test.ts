@@ -1,5 +1,5 @@
 /**
- * The claim floor (src/payments/create-order.ts, issue 26): a process's claims start above the
+ * The claim floor (src/payments/create-order.ts): a process's claims start above the
  * addresses its earlier claims took, so they never step over the dead index entries those claims
  * left, and a free address below the floor is still given out: after FLOOR_RESET_MS, or at once
  * when nothing is free above the floor.

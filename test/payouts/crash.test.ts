@@ -17,9 +17,10 @@ import { payouts, payoutTransactions } from "../../src/db/schema.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { createPayout } from "../../src/payouts/create-payout.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
+import { claimDuePayouts } from "../../src/payouts/payout-store.js";
 import {
   advancePayout,
-  claimDuePayouts,
+  PAYOUT_LEASE_MS,
   payoutDeps,
   runDuePayouts,
   type SendStep,
@@ -163,8 +164,8 @@ describe("a sender that dies at each step of a send", () => {
       } else {
         const d = payoutDeps(t.ctx, `crash-${step}`);
         if (!d) throw new Error("no payout deps");
-        const claimed = await claimDuePayouts(t.ctx, `crash-${step}`, 10);
-        expect(claimed.map((c) => c.id)).toContain(id);
+        const claimed = await claimDuePayouts(t.ctx, `crash-${step}`, 10, PAYOUT_LEASE_MS);
+        expect(claimed).toContain(id);
         const dead = new Error("dead");
         await expect(
           advancePayout(d, id, {

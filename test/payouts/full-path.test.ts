@@ -1,5 +1,5 @@
 /**
- * The full path of a refund and a payout with real processes (issue 24, "Tests that must exist"):
+ * The full path of a refund and a payout with real processes:
  * real `stablegate serve` processes (on PostgreSQL, TEST_DATABASE_URL: an `--role api` and an
  * `--role worker` process on one database; on PGlite, which one process owns, a single
  * `--role all`), the devnet over HTTP with real blocks on a timer, and a real node:http webhook

@@ -321,8 +321,10 @@ describe("payouts through the merchant API", () => {
     expect(
       await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, id)),
     ).toEqual([]);
-    // the operator hears of it, and the metrics show the wait
+    // the operator hears of it, the dashboard counts it, and the metrics show the wait
     expect((await evaluateAlerts(t.ctx)).fired).toContain("payout_float_low");
+    const float = (await adminCall("GET", "/api/v1/admin/payouts/float")).json();
+    expect(float).toMatchObject({ waiting_for_float: 1, is_low: true });
     t.clock.advance(5_000);
     const { snapshot } = await refreshMetricsSnapshot(t.ctx, { intervalMs: 0 });
     expect(snapshot?.payouts?.approved).toBe(1);

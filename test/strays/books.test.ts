@@ -1,5 +1,5 @@
 /**
- * "No USDT transfer to any address Stablegate derived can go unrecorded" (issue 23's done-when):
+ * "No USDT transfer to any address Stablegate derived can go unrecorded":
  * every kind of address (allocated to a pending order, quarantined after expiry, free after
  * release, never handed out) is paid in one block over the devnet; each transfer is found on the
  * books (an order's transfers or a stray transfer), matched against the chain's own logs, and in

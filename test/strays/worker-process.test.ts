@@ -1,5 +1,5 @@
 /**
- * Issue 23's first required test, with real processes: a `stablegate serve --role api` and a
+ * With real processes: a `stablegate serve --role api` and a
  * `stablegate serve --role worker` (the scanner, confirmer, sweeper, address releaser, webhook and
  * alert senders) on one PostgreSQL database (TEST_DATABASE_URL's per-file database, or else a
  * throwaway cluster of this test's own), the devnet over HTTP mining on its own, a real webhook

@@ -9,7 +9,9 @@ import {
   WORKER_MIN_COUNT,
   deriveAddressesOffThread,
   derivesOffThread,
+  setAddressDeriverIdleMs,
   stopAddressDeriver,
+  WORKER_IDLE_MS,
 } from "../../src/wallet/address-deriver.js";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 
@@ -55,5 +57,26 @@ describe("pool derivation off the event loop", () => {
     expect(await deriveAddressesOffThread(xpub, 0, 2, 1)).toEqual(deriveAddresses(xpub, 0, 2, 1));
     await stopAddressDeriver();
     expect(derivesOffThread()).toBe(false);
+  });
+
+  it("ends a worker that has been idle, and starts it again for the next large batch", async () => {
+    setAddressDeriverIdleMs(300);
+    try {
+      expect(await deriveAddressesOffThread(xpub, 0, WORKER_MIN_COUNT)).toEqual(
+        deriveAddresses(xpub, 0, WORKER_MIN_COUNT),
+      );
+      expect(derivesOffThread()).toBe(true);
+      await expect.poll(() => derivesOffThread(), { timeout: 10_000, interval: 50 }).toBe(false);
+      // A small batch stays on the event loop; a large one starts a new thread.
+      expect(await deriveAddressesOffThread(xpub, 3, 5)).toEqual(deriveAddresses(xpub, 3, 5));
+      expect(derivesOffThread()).toBe(false);
+      expect(await deriveAddressesOffThread(xpub, 500, WORKER_MIN_COUNT)).toEqual(
+        deriveAddresses(xpub, 500, WORKER_MIN_COUNT),
+      );
+      expect(derivesOffThread()).toBe(true);
+    } finally {
+      setAddressDeriverIdleMs(WORKER_IDLE_MS);
+      await stopAddressDeriver();
+    }
   });
 });

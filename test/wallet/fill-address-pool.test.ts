@@ -1,5 +1,5 @@
 /**
- * The pool filler (issue 26): it reads the pool's counters rather than counting addresses, sizes
+ * The pool filler: it reads the pool's counters rather than counting addresses, sizes
  * its batches and its target to the rate at which addresses are taken, and completes the
  * reservation of a filler that died between reserving and inserting, so indexes stay contiguous.
  */

@@ -1,5 +1,5 @@
 /**
- * The list of free addresses (free_addresses, migration 0016, issue 26): claims read it instead of
+ * The list of free addresses (free_addresses, migration 0016): claims read it instead of
  * a partial index of `addresses`, so binding a claimed address changes no indexed column of
  * `addresses` and is a HOT update, and the pool triggers keep the list equal to the addresses whose
  * status is 'free' through every way an address enters or leaves the pool.

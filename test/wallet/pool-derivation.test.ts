@@ -1,5 +1,5 @@
 /**
- * The pool's derivation on the native libsecp256k1 binding (issue 26): the same addresses as the
+ * The pool's derivation on the native libsecp256k1 binding: the same addresses as the
  * pure-JavaScript deriveAddresses for thousands of indexes on both branches, the native binding in
  * use wherever the `secp256k1` package ships a prebuilt binary for this platform, and the fallback to
  * @noble/curves when the binding does not load or gives wrong answers.

@@ -2,7 +2,7 @@
  * Order creation never fails for want of an address, whatever the pool's state, while the pool
  * filler and the inline derivation insert addresses at the same time. On PostgreSQL
  * (TEST_DATABASE_URL) two creator processes and two filler processes race for real; on PGlite
- * (one process only) the same roles run concurrently in this process. Issue 26: the inline
+ * (one process only) the same roles run concurrently in this process. The inline
  * derivation used to race the filler for the same derivation indexes and a creation answered 500.
  */
 import { spawn } from "node:child_process";

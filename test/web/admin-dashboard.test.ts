@@ -90,10 +90,10 @@ describe("operator dashboard", () => {
     expect((await merchantApi(apiKey, { external_id: "dash-2" })).status).toBe(201);
 
     await page.getByTestId("merchant-Acme Coffee").getByTestId("toggle-active").click();
-    await expect.poll(() => page.getByTestId("merchant-Acme Coffee").innerText()).toContain("suspended");
+    await expect.poll(() => page.getByTestId("merchant-Acme Coffee").innerText()).toContain("Suspended");
     expect((await merchantApi(apiKey, { external_id: "dash-3" })).status).toBe(403);
     await page.getByTestId("merchant-Acme Coffee").getByTestId("toggle-active").click();
-    await expect.poll(() => page.getByTestId("merchant-Acme Coffee").innerText()).toContain("active");
+    await expect.poll(() => page.getByTestId("merchant-Acme Coffee").innerText()).toContain("Active");
   });
 
   it("lists, filters and opens orders; a paid order shows its payment and events; refused actions say why", async () => {
@@ -113,13 +113,15 @@ describe("operator dashboard", () => {
     expect(await page.getByTestId("order-row").innerText()).toContain("dash-paid");
 
     await page.getByRole("link", { name: "dash-paid" }).click();
-    await expect.poll(() => page.getByTestId("events").innerText()).toContain("payment_confirmed");
+    await expect.poll(() => page.getByTestId("events").innerText()).toContain("Payment confirmed");
     expect(await text("transaction")).toContain(txId);
     await page.getByTestId("retry-webhook").click();
     await expect.poll(() => text("action-message")).toBe("Retry webhook: queued.");
-    // Its sweep is queued, not failed: the API refuses, and the page says why.
-    await page.getByTestId("retry-sweep").click();
-    await expect.poll(() => text("action-message")).toMatch(/^Retry sweep: .*\(INVALID_STATE\)$/);
+    // Its sweep has not failed: the page offers no retry, and says why.
+    expect(await page.getByTestId("retry-sweep").isDisabled()).toBe(true);
+    expect(await text("retry-sweep-why")).toMatch(/^(Sweeping is turned off|The sweep is queued)/);
+    // A pending order cannot be paid twice from the faucet: only Simulate on a pending order.
+    expect(await page.getByTestId("simulate-payment").isDisabled()).toBe(true);
 
     await page.goBack();
     await expect.poll(() => page.getByTestId("order-row").count()).toBe(1);
@@ -130,24 +132,24 @@ describe("operator dashboard", () => {
     const order = created.body as { id: string; address: string };
     await page.getByTestId("nav-orders").click();
     await page.getByRole("link", { name: "dash-sim" }).click();
-    await expect.poll(() => page.getByTestId("events").innerText()).toContain("order_created");
+    await expect.poll(() => page.getByTestId("events").innerText()).toContain("Order created");
     await page.getByTestId("simulate-payment").click();
     await expect
       .poll(() => text("action-message"))
-      .toMatch(/^Simulate payment: sent 3\.5 USDT from the devnet faucet, tx [0-9a-f]{64}\.$/);
+      .toMatch(/^Simulate payment: sent 3\.500000 USDT from the devnet faucet, tx [0-9a-f]{64}\.$/);
     const txHash = /tx ([0-9a-f]{64})/.exec(await text("action-message"))?.[1];
     await t.finalize();
     expect(await t.orderRow(order.id)).toMatchObject({ status: "confirmed", txHash });
     await page.reload();
-    await expect.poll(() => page.getByTestId("events").innerText()).toContain("payment_confirmed");
+    await expect.poll(() => page.getByTestId("events").innerText()).toContain("Payment confirmed");
     expect(await text("transaction")).toContain(txHash);
   });
 
   it("shows the wallet, flags the empty hot wallet, and logs out", async () => {
     await page.getByTestId("nav-wallet").click();
-    await expect.poll(() => text("hot-balance")).toBe("0 TRX");
+    await expect.poll(() => text("hot-balance")).toBe("0.000000 TRX");
     expect(await text("low-balance")).toContain("under the 100 TRX alert");
-    expect(await text("system")).toContain("sweep_enabled");
+    expect(await text("system")).toContain("Sweeping");
     expect(await page.content()).not.toContain(t.config.hotWalletPrivateKey as string);
 
     await page.getByTestId("logout").click();

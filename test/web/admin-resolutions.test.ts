@@ -143,10 +143,10 @@ describe("resolutions in the dashboard", () => {
       .where(eq(strayTransfers.toAddress, spare.address));
     const strayId = stray?.id as string;
     await page.goto(`${base}/admin/stray-transfers/${strayId}`);
-    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("failed");
+    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("Failed");
     await page.getByTestId("stray-retry-sweep").click();
     await expect.poll(() => page.getByTestId("stray-sweep-message").innerText()).toContain("queued again");
-    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("waiting");
+    await expect.poll(() => page.getByTestId("address-sweep-status").innerText()).toBe("Waiting");
     expect((await settlementOf())?.status).toBe("waiting");
     expect(await page.getByTestId("stray-retry-sweep").count()).toBe(0);
     const audit = await t.ctx.db.select().from(auditLog).where(eq(auditLog.action, "stray.retry_sweep"));

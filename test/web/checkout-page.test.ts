@@ -3,11 +3,14 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import QRCode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
+import { createOrder } from "../../src/payments/create-order.js";
 import { expireOrders } from "../../src/payments/expire-orders.js";
+import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { listenLocal } from "../helpers/app.js";
+import { startReceiver, type Receiver } from "../webhooks/fixtures.js";
 
 // The hosted checkout page in a real Chromium, served by the real app, with orders paid over the
 // devnet through TronWeb and picked up by the real scanner and confirmer.
@@ -16,6 +19,7 @@ let app: App;
 let base: string;
 let browser: Browser;
 let context: BrowserContext;
+let hook: Receiver;
 const problems: string[] = [];
 
 beforeAll(async () => {
@@ -24,12 +28,14 @@ beforeAll(async () => {
   t.clock.set(new Date()); // the page counts down with the browser's clock
   app = await buildApp(t.ctx);
   base = await listenLocal(app);
+  hook = await startReceiver();
   browser = await launchChromium();
   context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
+  await hook?.close();
   await app?.close();
   await t?.close();
 });
@@ -45,6 +51,28 @@ async function open(path: string): Promise<Page> {
 }
 
 const text = (page: Page, testId: string) => page.getByTestId(testId).innerText();
+
+/** An order whose webhook goes to the real receiver (answering 200), paid `micro` and confirmed. */
+async function paidOrder(amount: string, micro: bigint): Promise<{ id: string; address: string }> {
+  const { order } = await createOrder(
+    t.ctx,
+    { id: t.merchantId },
+    { externalId: `outcome-${amount}-${micro}`, amount, currency: "USDT", callbackUrl: hook.url },
+  );
+  await t.pay(order.address, micro);
+  t.mine(1);
+  await t.finalize();
+  return { id: order.id, address: order.address };
+}
+
+async function deliverWebhooks(): Promise<void> {
+  const deliverer = createWebhookDeliverer(t.ctx);
+  try {
+    await deliverer.deliverDue();
+  } finally {
+    await deliverer.close();
+  }
+}
 
 describe("hosted checkout page", () => {
   it("shows a pending order: merchant, amount, QR of the address, a countdown, and copies the address", async () => {
@@ -114,6 +142,47 @@ describe("hosted checkout page", () => {
     );
     expect(await text(page, "send-amount")).toBe("7.75");
     expect(await text(page, "address")).toBe(order.address);
+    await page.close();
+  });
+
+  it("keeps telling the payer what is missing once an underpaid order's webhook is delivered", async () => {
+    const order = await paidOrder("10", 9_500_000n);
+    expect((await t.orderRow(order.id)).status).toBe("underpaid");
+    const page = await open(`/checkout/${order.id}`);
+    await expect.poll(() => text(page, "headline")).toBe("Partially paid");
+    expect(await text(page, "detail")).toBe(
+      "Received 9.5 of 10 USDT. Send the remaining 0.5 USDT to the same address.",
+    );
+    expect(await text(page, "send-amount")).toBe("0.5");
+    expect(await text(page, "address")).toBe(order.address);
+
+    await deliverWebhooks();
+    expect((await t.orderRow(order.id)).status).toBe("completed");
+    await page.reload();
+    await expect.poll(() => page.getByTestId("detail").count()).toBe(1);
+    expect(await text(page, "headline")).toBe("Partially paid");
+    expect(await text(page, "detail")).toBe(
+      "Received 9.5 of 10 USDT: 0.5 USDT is missing. This address no longer accepts payments for this order; do not send more to it. Contact Chain Shop to pay the remaining 0.5 USDT.",
+    );
+    expect(await page.locator("body").innerText()).not.toContain("Thank you");
+    expect(await page.getByTestId("address").count()).toBe(0);
+    expect(await page.getByTestId("qr").count()).toBe(0);
+    await page.close();
+  });
+
+  it("says an overpaid order was overpaid before and after its webhook is delivered", async () => {
+    const order = await paidOrder("10", 12_250_000n);
+    expect((await t.orderRow(order.id)).status).toBe("overpaid");
+    const page = await open(`/checkout/${order.id}`);
+    const said = "You sent 12.25 USDT, 2.25 more than the 10 asked. Contact Chain Shop about the difference.";
+    await expect.poll(() => text(page, "headline")).toBe("Payment received");
+    expect(await text(page, "detail")).toBe(said);
+    await deliverWebhooks();
+    expect((await t.orderRow(order.id)).status).toBe("completed");
+    await page.reload();
+    await expect.poll(() => page.getByTestId("detail").count()).toBe(1);
+    expect(await text(page, "detail")).toBe(said);
+    expect(await page.getByTestId("address").count()).toBe(0);
     await page.close();
   });
 

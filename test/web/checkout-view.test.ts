@@ -66,6 +66,43 @@ describe("checkout page view of each status", () => {
     );
   });
 
+  it("follows the outcome, not the webhook's delivery: an underpaid order stays underpaid once completed", () => {
+    // Before the webhook is delivered the address still belongs to the order: ask for the rest there.
+    expect(viewOf(status({ status: "underpaid", amount_received: "9.500000" }))).toMatchObject({
+      phase: "partial",
+      headline: "Partially paid",
+      detail: "Received 9.5 of 10 USDT. Send the remaining 0.5 USDT to the same address.",
+      amountToSend: "0.5",
+    });
+    // After delivery (completed) or a failed delivery the order is final: never "Thank you", never
+    // the address (it returns to the pool), and the missing amount is still named.
+    for (const s of ["completed", "callback_failed", "confirmed"] as const) {
+      const view = viewOf(status({ status: s, amount_received: "9.500000" }));
+      expect(view).toMatchObject({
+        phase: "short",
+        headline: "Partially paid",
+        amountToSend: null,
+        pollMs: null,
+      });
+      expect(view.detail).toBe(
+        "Received 9.5 of 10 USDT: 0.5 USDT is missing. This address no longer accepts payments for this order; do not send more to it. Contact Shop to pay the remaining 0.5 USDT.",
+      );
+      expect(view.detail).not.toContain("Thank you");
+    }
+  });
+
+  it("names an overpayment before and after the webhook's delivery", () => {
+    for (const s of ["overpaid", "completed", "callback_failed"] as const) {
+      expect(viewOf(status({ status: s, amount_received: "12.250000" }))).toMatchObject({
+        phase: "overpaid",
+        headline: "Payment received",
+        detail: "You sent 12.25 USDT, 2.25 more than the 10 asked. Contact Shop about the difference.",
+        amountToSend: null,
+        pollMs: null,
+      });
+    }
+  });
+
   it("caps the confirmations shown, and keeps watching an expired order slowly for a late payment", () => {
     expect(viewOf(status({ status: "detected", confirmations: 25 })).detail).toBe(
       "Waiting for confirmations: 19 of 19.",

@@ -58,8 +58,8 @@ describe("dashboard: deposit addresses", () => {
     await page.getByTestId("password").fill(TEST_ADMIN_PASSWORD);
     await page.getByTestId("login").click();
     await expect.poll(() => page.getByRole("heading", { name: "Overview" }).count()).toBe(1);
-    await expect.poll(() => text("stats-deposits-total")).toBe("2 · 7.25 USDT");
-    expect(await text("stats-deposits-today")).toBe("2 · 7.25 USDT");
+    await expect.poll(() => text("stats-deposits-total")).toBe("2 · 7.250000 USDT");
+    expect(await text("stats-deposits-today")).toBe("2 · 7.250000 USDT");
     // The recent deposits come from their own request: wait for them as for the stats.
     await expect.poll(() => page.getByTestId("recent-deposit").count()).toBe(2);
 
@@ -73,16 +73,16 @@ describe("dashboard: deposit addresses", () => {
     await page.getByTestId("deposit-address-alice").click();
     await expect.poll(() => text("deposit-address-address")).toBe(alice.address);
     expect(await text("deposit-address-count")).toBe("2");
-    expect(await text("deposit-address-total")).toBe("7.25 USDT");
+    expect(await text("deposit-address-total")).toBe("7.250000 USDT");
     await expect.poll(() => page.getByTestId("deposit-row").count()).toBe(2);
     expect(await page.getByTestId("deposits").innerText()).toContain("below minimum");
 
     await page.getByTestId("deposit-address-toggle").click();
-    await expect.poll(() => text("deposit-address-status")).toBe("disabled");
+    await expect.poll(() => text("deposit-address-status")).toBe("Disabled");
     const [row] = await t.ctx.db.select().from(depositAddresses).where(eq(depositAddresses.id, alice.id));
     expect(row?.status).toBe("disabled");
     await page.getByTestId("deposit-address-toggle").click();
-    await expect.poll(() => text("deposit-address-status")).toBe("active");
+    await expect.poll(() => text("deposit-address-status")).toBe("Active");
 
     // A deposit to a disabled address is an incident on the overview, linking to the address.
     await setDepositAddressStatus(t.ctx, t.merchantId, alice.id, "disabled");
@@ -94,7 +94,7 @@ describe("dashboard: deposit addresses", () => {
       .poll(() => page.getByTestId("disabled-deposit-incident").count(), { timeout: 20_000 })
       .toBe(1);
     const incident = page.getByTestId("disabled-deposit-incident");
-    expect(await incident.innerText()).toContain("3 USDT from customer alice");
+    expect(await incident.innerText()).toContain("3.000000 USDT from customer alice");
     expect(await incident.getByRole("link").getAttribute("href")).toBe(
       `/admin/deposit-addresses/${alice.id}`,
     );

@@ -45,7 +45,7 @@ describe("operator pages", () => {
 
   it("lets the owner create a viewer with a password and an admin by invitation", async () => {
     await login({ password: TEST_ADMIN_PASSWORD });
-    await expect.poll(() => text("who")).toBe("owner (owner)");
+    await expect.poll(() => text("who")).toBe("Owner");
     await page.getByTestId("nav-operators").click();
     await page.getByTestId("new-operator-email").fill("vera@web.example");
     await page.getByTestId("new-operator-name").fill("Vera");
@@ -86,19 +86,20 @@ describe("operator pages", () => {
     await expect
       .poll(async () => {
         const shown = await page.getByTestId("audit").innerText();
-        return shown.includes("operator.totp_enable") && !shown.includes("auth.login");
+        return shown.includes("Operator two-factor enable") && !shown.includes("Auth login");
       })
       .toBe(true);
     const body = await page.getByTestId("audit").innerText();
-    expect(body).toContain("operator.create");
-    expect(body).not.toContain("auth.login");
+    expect(body).toContain("Operator create");
+    expect(body).not.toContain("Auth login");
+    expect(await page.locator('[data-action="operator.create"]').count()).toBeGreaterThan(0);
     expect(body).not.toContain(OPERATOR_PASSWORD);
   });
 
   it("hides what a viewer may not do, and the server refuses it anyway", async () => {
     await page.getByTestId("logout").click();
     await login({ email: "vera@web.example", password: OPERATOR_PASSWORD });
-    await expect.poll(() => text("who")).toBe("vera@web.example (viewer)");
+    await expect.poll(() => text("who")).toBe("vera@web.example · Viewer");
     expect(await page.getByTestId("nav-operators").count()).toBe(0);
     await page.getByTestId("nav-merchants").click();
     await expect.poll(() => page.getByRole("heading", { name: "Merchants" }).count()).toBe(1);
@@ -121,7 +122,7 @@ describe("operator pages", () => {
     t.clock.advanceSeconds(30);
     await page.getByTestId("totp").fill(totpAt(secret, t.clock.now()));
     await page.getByTestId("login").click();
-    await expect.poll(() => text("who")).toBe("owner (owner)");
+    await expect.poll(() => text("who")).toBe("Owner");
   });
 
   it("asks an enrolled operator for a fresh code before rotating a key, and a wrong one changes nothing", async () => {
@@ -178,7 +179,7 @@ describe("operator pages", () => {
       .poll(() => text("invitation-message"))
       .toBe("Password set for adam@web.example. You can log in now.");
     await login({ email: "adam@web.example", password: "adam's own long password" });
-    await expect.poll(() => text("who")).toBe("adam@web.example (admin)");
+    await expect.poll(() => text("who")).toBe("adam@web.example · Admin");
     expect(problems).toEqual([]);
   });
 });

@@ -18,7 +18,6 @@ import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { buildApp, type App } from "../../src/http/app.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { formatAmount } from "../../src/money.js";
-import { trimAmount } from "../../web/src/checkout/amounts.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { adminCookie } from "../helpers/admin.js";
 import { launchChromium } from "../helpers/chromium.js";
@@ -193,13 +192,15 @@ describe("the Payouts page", () => {
     await expect.poll(() => page.getByTestId("payouts").count(), { timeout: 20_000 }).toBe(1);
     expect(await rowOf(page, ids.queue!).count()).toBe(1);
     expect(await page.getByTestId("payouts").locator("tbody tr").count()).toBe(1);
-    await expect.poll(() => page.getByTestId("awaiting-address").innerText()).toContain("refund");
+    await expect.poll(() => page.getByTestId("awaiting-address").innerText()).toContain("Refund");
     expect(await page.getByTestId("awaiting-address").getByTestId(`payout-${ids.awaiting}`).count()).toBe(1);
 
     // The hot wallet holds nothing (the failed payout's drain): 6 USDT approved cannot leave.
-    await expect.poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 }).toBe("0 USDT");
-    expect(await page.getByTestId("float-low").innerText()).toContain("6 USDT short");
-    expect(await page.getByTestId("float-needed").innerText()).toContain("6 USDT (1)");
+    await expect
+      .poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
+      .toBe("0.000000 USDT");
+    expect(await page.getByTestId("float-low").innerText()).toContain("6.000000 USDT short");
+    expect(await page.getByTestId("float-needed").innerText()).toContain("6.000000 USDT (1)");
     expect(await page.getByTestId("float-address").innerText()).toBe(hot.address);
     expect(await page.getByTestId("float-qr").getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
     expect(await page.getByTestId("float-trx").innerText()).toMatch(/TRX$/);
@@ -224,7 +225,9 @@ describe("the Payouts page", () => {
     // A top-up: the warning goes once the float covers the approved payout.
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "100", solidify: true });
     await page.getByTestId("payouts-refresh").click();
-    await expect.poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 }).toBe("100 USDT");
+    await expect
+      .poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
+      .toBe("100.000000 USDT");
     expect(await page.getByTestId("float-low").count()).toBe(0);
   });
 
@@ -240,13 +243,13 @@ describe("the Payouts page", () => {
     expect(sent.feeSun).toBeGreaterThan(0n); // burn mode: the hot wallet has no stake
     const table = await page.getByTestId("payout-transactions").innerText();
     expect(table).toContain(sent.txHash);
-    expect(table).toContain(trimAmount(formatAmount(sent.feeSun ?? 0n)));
+    expect(table).toContain(`${formatAmount(sent.feeSun ?? 0n)} TRX`);
     expect(await page.getByTestId("field-tx_hash").innerText()).toBe(sent.txHash);
     expect(await page.getByTestId("field-trx_burnt").innerText()).toBe(
-      `${trimAmount(formatAmount(sent.feeSun ?? 0n))} TRX`,
+      `${formatAmount(sent.feeSun ?? 0n)} TRX`,
     );
     const events = await page.getByTestId("payout-events").innerText();
-    for (const step of ["pending_approval → approved", "approved → sending", "sending → completed"]) {
+    for (const step of ["Awaiting approval → Approved", "Approved → Sending", "Sending → Completed"]) {
       expect(events).toContain(step);
     }
     expect(await page.getByTestId("approve-payout").count()).toBe(0);
@@ -256,10 +259,10 @@ describe("the Payouts page", () => {
     await page.getByTestId("nav-payouts").click();
     await expect.poll(() => rowOf(page, ids.queue!).count(), { timeout: 20_000 }).toBe(1);
     await rowOf(page, ids.queue!).getByTestId("approve-payout").click();
-    const dialog = page.getByRole("dialog", { name: "Approve payout of 3 USDT" });
+    const dialog = page.getByRole("dialog", { name: "Approve payout of 3.000000 USDT" });
     await expect.poll(() => dialog.count()).toBe(1);
     expect(await page.getByLabel("Code from your authenticator app").count()).toBe(1);
-    expect(await dialog.innerText()).toContain("Approve payout of 3 USDT");
+    expect(await dialog.innerText()).toContain("Approve payout of 3.000000 USDT");
 
     // A code that is none of the three accepted steps (one step of drift each way).
     t.clock.advance(31_000);
@@ -330,7 +333,7 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await owner.getByTestId("create-refund").click();
     await expect
       .poll(() => owner.getByTestId("refund-created").innerText(), { timeout: 15_000 })
-      .toContain("pending_approval");
+      .toContain("Awaiting approval");
     expect(await owner.getByTestId("refund-claim-url").count()).toBe(0);
     await expect.poll(() => owner.getByTestId("refunds").locator("tbody tr").count()).toBe(2);
     const [mine] = await t.ctx.db
@@ -402,10 +405,8 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await owner.getByTestId("merchant-Payout Page Shop").getByTestId("merchant-link").click();
     await expect
       .poll(() => owner.getByTestId("balance-available").innerText(), { timeout: 20_000 })
-      .toBe(`${trimAmount(balance.available)} USDT`);
-    expect(await owner.getByTestId("balance-reserved").innerText()).toBe(
-      `${trimAmount(balance.reserved)} USDT`,
-    );
+      .toBe(`${balance.available} USDT`);
+    expect(await owner.getByTestId("balance-reserved").innerText()).toBe(`${balance.reserved} USDT`);
     expect(owner.url()).toContain(`/admin/merchants/${merchantId}`);
   });
 
@@ -414,7 +415,7 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await viewer.getByTestId("nav-payouts").click();
     await expect
       .poll(() => viewer.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
-      .toBe("100 USDT");
+      .toBe("100.000000 USDT");
     // The QR is drawn after the float arrives (an async encode): waited for, not counted at once.
     await expect.poll(() => viewer.getByTestId("float-qr").count(), { timeout: 10_000 }).toBe(1);
     await viewer.getByTestId("tab-flight").click();
@@ -459,7 +460,7 @@ describe("a stray transfer's refund", () => {
     await expect
       .poll(() => owner.getByTestId("stray-refund-claim-url").innerText(), { timeout: 15_000 })
       .toMatch(/\/refund\/[A-Za-z0-9_-]{20,}$/);
-    await expect.poll(() => owner.getByTestId("stray-resolution").innerText()).toBe("refunded");
+    await expect.poll(() => owner.getByTestId("stray-resolution").innerText()).toBe("Refunded");
     const [refund] = await t.ctx.db
       .select()
       .from(payouts)

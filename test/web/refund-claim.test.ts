@@ -101,6 +101,9 @@ describe("the refund claim page", () => {
       .toBe("Enter the address for your refund");
     expect(await page.getByTestId("merchant").innerText()).toBe("Claim Coffee");
     expect(await page.getByTestId("amount").innerText()).toContain("5");
+    expect(await page.getByTestId("claim-expiry").innerText()).toMatch(
+      /^This link expires on \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC \(in 7 days\)\.$/,
+    );
     const input = page.getByLabel("Your TRON address (USDT, TRC20)");
     expect(await input.count()).toBe(1);
 
@@ -140,6 +143,10 @@ describe("the refund claim page", () => {
       .toBe("Waiting for approval");
     expect(await page.getByTestId("claim-address").count()).toBe(0);
     expect(await page.getByTestId("claim-destination").innerText()).toBe(payer.address);
+    // Nothing was sent yet: the page says where it will go, and the link's expiry no longer matters.
+    expect(await page.getByTestId("claim-destination-label").innerText()).toBe("To be sent to");
+    expect(await page.locator("main").innerText()).not.toContain("Sent to");
+    expect(await page.getByTestId("claim-expiry").count()).toBe(0);
     expect(await page.locator('[aria-current="step"]').innerText()).toBe("Waiting for approval");
     expect(await payoutRow(t, refundId)).toMatchObject({
       status: "pending_approval",
@@ -173,6 +180,7 @@ describe("the refund claim page", () => {
       .toBe("Refund completed");
     expect(done.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("claim-tx-hash").innerText()).toBe(done.txHash);
+    expect(await page.getByTestId("claim-destination-label").innerText()).toBe("Sent to");
     expect(await usdtBalance(t.devnet, payer.address)).toBe(before + 5n * USDT);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
     expect(problems).toEqual([]);

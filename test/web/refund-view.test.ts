@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { RefundClaimView } from "../../web/src/refund/api.js";
 import {
+  addressLabel,
+  expiryText,
   FINAL,
   FIRST_POLL_MS,
   looksLikeTronAddress,
@@ -63,5 +65,18 @@ describe("refund claim view", () => {
       expect(viewOf(claim({ status, claimable: false }), now).tone).toBe("bad");
     }
     expect([...FINAL].sort()).toEqual(["cancelled", "completed", "failed", "rejected"]);
+  });
+
+  it("says 'Sent to' only once the USDT left, and when the link expires while it can be used", () => {
+    expect(addressLabel("pending_approval")).toBe("To be sent to");
+    expect(addressLabel("approved")).toBe("To be sent to");
+    expect(addressLabel("sending")).toBe("Sending to");
+    expect(addressLabel("completed")).toBe("Sent to");
+    for (const status of ["failed", "rejected", "cancelled"] as const)
+      expect(addressLabel(status)).toBe("Your address");
+    const now = Date.parse("2026-01-20T12:00:00.000Z");
+    expect(expiryText(claim({}), now)).toBe("This link expires on 22 Jan 2026, 12:00 UTC (in 2 days).");
+    expect(expiryText(claim({ claimable: false }), now)).toBeNull();
+    expect(expiryText(claim({ claim_expires_at: null }), now)).toBeNull();
   });
 });

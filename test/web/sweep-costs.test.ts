@@ -10,7 +10,7 @@ import { createLogger } from "../../src/logger.js";
 import { startChainTest, type ChainTest } from "../chain/helpers.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { newAccount, paidOrder, stake, sweepUntilSettled } from "../sweeps/delegate-helpers.js";
-import { displayAmount } from "../../web/src/checkout/amounts.js";
+import { formatAmount } from "../../src/money.js";
 import { launchChromium } from "../helpers/chromium.js";
 import { listenLocal } from "../helpers/app.js";
 
@@ -83,7 +83,7 @@ describe("wallet page, sweep costs", () => {
     const row = (mode: string) => page.getByTestId(`sweep-cost-${mode}`).locator("td").allInnerTexts();
 
     const costs = await t.ctx.db.select().from(sweepCosts);
-    const trx = (sun: bigint) => displayAmount(sun);
+    const trx = (sun: bigint) => `${formatAmount(sun)} TRX`;
     const burn = costs.filter((c) => c.mode === "burn");
     const delegate = costs.filter((c) => c.mode === "delegate");
     expect(burn).toHaveLength(1);
@@ -108,9 +108,9 @@ describe("wallet page, sweep costs", () => {
       trx(allSun),
     ]);
     const stakePanel = await page.getByTestId("stake").innerText();
-    expect(stakePanel).toContain("100000 TRX");
+    expect(stakePanel).toContain("100,000.000000 TRX");
     expect(stakePanel).toMatch(/Delegations open\s+0/);
-    expect(await page.getByTestId("system").innerText()).toMatch(/sweep_mode\s+delegate/);
+    expect(await page.getByTestId("system").innerText()).toMatch(/Sweep mode\s+delegate/);
     expect(problems).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { AdminApp } from "./admin/AdminApp.js";
 import { CheckoutPage } from "./checkout/CheckoutPage.js";
 import { RefundClaimPage } from "./refund/RefundClaimPage.js";
 import "./styles.css";
+import "./design/console.css";
 
 const root = document.getElementById("root");
 const match = /^\/checkout\/([^/]+)\/?$/.exec(window.location.pathname);

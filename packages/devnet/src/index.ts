@@ -180,3 +180,12 @@ function listenerOf(server: Server, port: number, host: string, urlHost: string)
     start: () => (server.listening ? Promise.resolve() : listen(server, port, host)),
   };
 }
+
+export {
+  startEvmDevnet,
+  EVM_FAUCET_ADDRESS,
+  EVM_FAUCET_PRIVATE_KEY,
+  type EvmDevnet,
+  type EvmDevnetOptions,
+  type EvmReadyInfo,
+} from "./evm.js";

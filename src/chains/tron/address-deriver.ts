@@ -5,7 +5,10 @@
  * JavaScript thread: on an empty default pool, creation ran at a third of its rate on a deep pool.
  * A worker thread derives on another core while the event loop serves requests.
  *
- * The worker is started on first use and never keeps the process alive. Where it cannot start or
+ * The worker is started on first use and never keeps the process alive. A thread is a whole
+ * JavaScript engine of its own (about 50 MB resident from source, bench/memory-startup.ts --embedded),
+ * and after the pool is filled it mostly waits: it is ended once idle for WORKER_IDLE_MS, and the next
+ * batch worth a thread starts it again. Where it cannot start or
  * load, derivation falls back to the event loop in small chunks, yielding between them, so requests
  * still interleave; a worker that dies after loading is restarted on the next call.
  */
@@ -19,6 +22,8 @@ import { derivePoolAddresses, type PoolDerivationBackend } from "./pool-derivati
 
 /** Until a batch this large asks for it, derivation stays on the event loop (no thread started). */
 export const WORKER_MIN_COUNT = 100;
+/** A worker that has had no request for this long is ended. */
+export const WORKER_IDLE_MS = 30_000;
 /** In-thread derivation yields to the event loop after each chunk. */
 const DERIVE_CHUNK = 16;
 
@@ -34,6 +39,27 @@ let nextId = 1;
 /** The implementation the worker thread derives with, once it has said (pool-derivation.ts). */
 let workerBackend: PoolDerivationBackend | null = null;
 const pending = new Map<number, Pending>();
+let idleMs = WORKER_IDLE_MS;
+let idleTimer: NodeJS.Timeout | null = null;
+
+/** How long an idle worker is kept (default WORKER_IDLE_MS); tests shorten it. */
+export function setAddressDeriverIdleMs(ms: number): void {
+  idleMs = ms;
+}
+
+/** Ends the worker once it has been idle for idleMs (re-armed by every request and reply). */
+function armIdleStop(thread: Worker): void {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  if (pending.size > 0) return;
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    if (worker !== thread || pending.size > 0) return;
+    worker = null;
+    void thread.terminate();
+  }, idleMs);
+  idleTimer.unref();
+}
 
 function failAll(error: Error): void {
   for (const { reject } of pending.values()) reject(error);
@@ -73,16 +99,20 @@ function startWorker(): Worker | null {
     pending.delete(reply.id);
     if ("error" in reply) waiting.reject(new Error(reply.error));
     else waiting.resolve(reply.addresses);
+    armIdleStop(started);
   });
   started.on("error", (error) => {
     // A worker that never loaded cannot load here: stop trying. One that died after loading is
     // restarted on the next call.
     if (!ready) unavailable = true;
+    // A thread ended for idleness may report after its successor started: leave the successor alone.
+    if (worker !== started) return;
     worker = null;
     failAll(error);
   });
   started.on("exit", () => {
     if (!ready) unavailable = true;
+    if (worker !== started) return;
     worker = null;
     failAll(new Error("address derivation worker exited"));
   });
@@ -127,6 +157,7 @@ export async function deriveAddressesOffThread(
   try {
     return await new Promise<string[]>((resolve, reject) => {
       pending.set(id, { resolve, reject });
+      armIdleStop(thread);
       thread.postMessage({ id, xpub, from, count, branch } satisfies DeriveRequest);
     });
   } catch (error) {
@@ -144,5 +175,7 @@ export async function deriveAddressesOffThread(
 export async function stopAddressDeriver(): Promise<void> {
   const running = worker;
   worker = null;
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   if (running) await running.terminate();
 }

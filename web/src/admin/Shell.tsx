@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { api } from "./api.js";
 import { AuditPage } from "./audit/AuditPage.js";
 import { DepositAddressDetailPage } from "./deposits/DepositAddressDetailPage.js";
@@ -12,6 +12,7 @@ import { OrdersPage } from "./orders/OrdersPage.js";
 import { OverviewPage } from "./overview/OverviewPage.js";
 import { PayoutDetailPage } from "./payouts/PayoutDetailPage.js";
 import { PayoutsPage } from "./payouts/PayoutsPage.js";
+import { roleLabel } from "./labels.js";
 import { Link, useLocation } from "./router.js";
 import { SecurityPage } from "./security/SecurityPage.js";
 import { StrayTransferPage } from "./strays/StrayTransferPage.js";
@@ -70,10 +71,25 @@ export function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () =
     await api.post("/auth/logout").catch(() => undefined);
     onOut();
   };
+  // Below 960 px the navigation is a drawer behind the Menu button; it closes on every navigation.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [location.path, location.query]);
   return (
     <div className="admin">
-      <nav className="admin-nav">
-        <strong>Stablegate</strong>
+      <header className="topbar">
+        <button
+          type="button"
+          aria-expanded={open}
+          aria-controls="admin-nav"
+          onClick={() => setOpen(!open)}
+          data-testid="menu"
+        >
+          {open ? "Close" : "Menu"}
+        </button>
+        <span className="brand">Stablegate</span>
+      </header>
+      <nav id="admin-nav" className={open ? "sidenav open" : "sidenav"} aria-label="Console">
+        <span className="brand">Stablegate</span>
         {NAV.filter(
           (item) =>
             me.permissions.includes(item.permission) &&
@@ -85,12 +101,14 @@ export function Shell({ onOut, onChanged }: { onOut: () => void; onChanged: () =
             </Link>
           </span>
         ))}
-        <span className="who" data-testid="who">
-          {me.email ?? "owner"} ({me.role})
-        </span>
-        <button type="button" onClick={() => void logout()} data-testid="logout">
-          Log out
-        </button>
+        <div className="sidenav-footer">
+          <span className="who" data-testid="who">
+            {me.email === null ? "Owner" : `${me.email} · ${roleLabel(me.role)}`}
+          </span>
+          <button type="button" onClick={() => void logout()} data-testid="logout">
+            Log out
+          </button>
+        </div>
       </nav>
       <main className="admin-main">{pageOf(path, location.query, onChanged)}</main>
     </div>

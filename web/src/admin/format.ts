@@ -1,17 +1,29 @@
-import { trimAmount } from "../checkout/amounts.js";
+import { trimAmount, toMicro } from "../checkout/amounts.js";
+import { formatDate } from "../dates.js";
 
 export { trimAmount };
 
-/** "2026-11-22 06:03:38 UTC": operators compare times across time zones, so UTC throughout. */
+/** One date format across the console (see dates.ts). */
 export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  return formatDate(iso);
 }
 
+/** "9.500000 USDT": every amount in the console, six decimals and its unit. */
+export function formatUsdt(amount: string | null | undefined, unit = "USDT"): string {
+  if (amount === null || amount === undefined || amount === "") return "—";
+  const micro = toMicro(amount);
+  if (micro === null) return `${amount} ${unit}`;
+  const whole = micro / 1_000_000n;
+  const fraction = (micro % 1_000_000n).toString().padStart(6, "0");
+  return `${whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${fraction} ${unit}`;
+}
+
+/**
+ * A UUID's distinguishing part: UUIDv7 ids made in the same second share their first 8 characters,
+ * so the list shows the last 8 instead.
+ */
 export function shortId(id: string): string {
-  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+  return id.length > 12 ? `…${id.slice(-8)}` : id;
 }
 
 export { ORDER_STATUSES } from "../../../src/orders/order-statuses.js";

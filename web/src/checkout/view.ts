@@ -1,8 +1,8 @@
 /** What the payer sees for each order status, kept apart from React so it is easy to read and test. */
-import { displayAmount, remaining, toMicro, trimAmount } from "./amounts.js";
+import { displayAmount, toMicro, trimAmount } from "./amounts.js";
 import type { CheckoutStatus } from "./api.js";
 
-export type Phase = "awaiting" | "confirming" | "partial" | "paid" | "expired";
+export type Phase = "awaiting" | "confirming" | "partial" | "short" | "overpaid" | "paid" | "expired";
 
 export interface View {
   phase: Phase;
@@ -21,7 +21,6 @@ export const EXPIRED_POLL_MS = 15_000;
 
 export function viewOf(s: CheckoutStatus): View {
   const expected = trimAmount(s.amount_expected);
-  const received = trimAmount(s.amount_received);
   switch (s.status) {
     case "pending":
       return {
@@ -41,40 +40,14 @@ export function viewOf(s: CheckoutStatus): View {
         showCountdown: false,
         pollMs: POLL_MS,
       };
-    case "underpaid": {
-      const left = remaining(s.amount_expected, s.amount_received);
-      return {
-        phase: "partial",
-        headline: "Partially paid",
-        detail: `Received ${received} of ${expected} ${s.currency}. Send the remaining ${left ?? "amount"} ${s.currency} to the same address.`,
-        amountToSend: left,
-        showCountdown: false,
-        pollMs: POLL_MS,
-      };
-    }
-    case "overpaid": {
-      const extra = (toMicro(s.amount_received) ?? 0n) - (toMicro(s.amount_expected) ?? 0n);
-      return {
-        phase: "paid",
-        headline: "Payment received",
-        detail: `You sent ${received} ${s.currency}, ${displayAmount(extra > 0n ? extra : 0n)} more than the ${expected} asked. Contact ${s.merchant_name} about the difference.`,
-        amountToSend: null,
-        showCountdown: false,
-        pollMs: null,
-      };
-    }
+    case "underpaid":
+    case "overpaid":
     case "confirmed":
     case "completed":
     case "callback_failed":
-      // callback_failed is the merchant's webhook problem, not the payer's: the payment is complete.
-      return {
-        phase: "paid",
-        headline: "Payment received",
-        detail: `${received} ${s.currency} received. Thank you!`,
-        amountToSend: null,
-        showCountdown: false,
-        pollMs: null,
-      };
+      // The payer reads the outcome (what arrived against what was asked), never the delivery of the
+      // merchant's webhook: completed and callback_failed only say whether the merchant was told.
+      return outcomeView(s);
     case "expired":
     case "cancelled":
       // A cancelled request is shown like an expired one: a payment that still arrives is credited
@@ -89,4 +62,48 @@ export function viewOf(s: CheckoutStatus): View {
         pollMs: EXPIRED_POLL_MS,
       };
   }
+}
+
+/** The order has an outcome: received compared with expected, in integer micro-units. */
+function outcomeView(s: CheckoutStatus): View {
+  const expected = trimAmount(s.amount_expected);
+  const received = trimAmount(s.amount_received);
+  const difference = (toMicro(s.amount_received) ?? 0n) - (toMicro(s.amount_expected) ?? 0n);
+  const done = { amountToSend: null, showCountdown: false, pollMs: null };
+  if (difference < 0n) {
+    const missing = displayAmount(-difference);
+    // Only an order still in its underpaid outcome holds its address for this payment. Once the order
+    // is final the address returns to the pool after a quarantine and may serve another payer, so the
+    // payer is sent to the merchant instead of to the address.
+    if (s.status === "underpaid") {
+      return {
+        phase: "partial",
+        headline: "Partially paid",
+        detail: `Received ${received} of ${expected} ${s.currency}. Send the remaining ${missing} ${s.currency} to the same address.`,
+        amountToSend: missing,
+        showCountdown: false,
+        pollMs: POLL_MS,
+      };
+    }
+    return {
+      phase: "short",
+      headline: "Partially paid",
+      detail: `Received ${received} of ${expected} ${s.currency}: ${missing} ${s.currency} is missing. This address no longer accepts payments for this order; do not send more to it. Contact ${s.merchant_name} to pay the remaining ${missing} ${s.currency}.`,
+      ...done,
+    };
+  }
+  if (difference > 0n) {
+    return {
+      phase: "overpaid",
+      headline: "Payment received",
+      detail: `You sent ${received} ${s.currency}, ${displayAmount(difference)} more than the ${expected} asked. Contact ${s.merchant_name} about the difference.`,
+      ...done,
+    };
+  }
+  return {
+    phase: "paid",
+    headline: "Payment received",
+    detail: `${received} ${s.currency} received. Thank you!`,
+    ...done,
+  };
 }

@@ -5,7 +5,7 @@ import type { Fetched } from "../public-api.js";
 import { AddressForm } from "./AddressForm.js";
 import { fetchClaim, type RefundClaimView } from "./api.js";
 import { Steps } from "./Steps.js";
-import { FINAL, FIRST_POLL_MS, nextDelay, viewOf } from "./view.js";
+import { addressLabel, expiryText, FINAL, FIRST_POLL_MS, nextDelay, viewOf } from "./view.js";
 
 type State = { kind: "loading" } | Fetched<RefundClaimView>;
 
@@ -66,7 +66,9 @@ export function RefundClaimPage({ token }: { token: string }) {
   }, [claim]);
 
   if (!claim) return <PageUnavailable kind={state.kind} noun="Refund" issuer="the merchant" />;
-  const view = viewOf(claim, Date.now());
+  const now = Date.now();
+  const view = viewOf(claim, now);
+  const expiry = expiryText(claim, now);
   return (
     <main className={`card refund tone-${view.tone}`} data-status={claim.status} data-testid="refund-page">
       <header>
@@ -90,13 +92,20 @@ export function RefundClaimPage({ token }: { token: string }) {
         {offline && <p className="muted">Connection lost, retrying…</p>}
       </section>
 
+      {expiry && (
+        <p className="muted" data-testid="claim-expiry">
+          {expiry}
+        </p>
+      )}
       {claim.claimable && <AddressForm token={token} onClaimed={replace} />}
 
       <Steps status={claim.status} />
 
       {claim.address && (
         <div className="field">
-          <span className="field-label">Sent to</span>
+          <span className="field-label" data-testid="claim-destination-label">
+            {addressLabel(claim.status)}
+          </span>
           <code className="field-value mono" data-testid="claim-destination">
             {claim.address}
           </code>

@@ -2,6 +2,7 @@
  * What the refund claim page says for each state of a refund (DESIGN.md 14), and how often it
  * polls: quickly at first, backing off to 30 s while nothing changes, never once the refund ended.
  */
+import { formatDate, relativeTime } from "../dates.js";
 import type { RefundClaimView } from "./api.js";
 
 export type Status = RefundClaimView["status"];
@@ -70,6 +71,30 @@ export function viewOf(claim: RefundClaimView, now: number): ClaimView {
     case "cancelled":
       return { headline: "The refund was cancelled", detail: "Contact the merchant.", tone: "bad" };
   }
+}
+
+/**
+ * The label of the payer's address: "Sent to" only once USDT left for it. Before that the refund
+ * may still be declined, so the page says where it will go, not where it went.
+ */
+export function addressLabel(status: Status): string {
+  switch (status) {
+    case "completed":
+      return "Sent to";
+    case "sending":
+      return "Sending to";
+    case "pending_approval":
+    case "approved":
+      return "To be sent to";
+    default:
+      return "Your address";
+  }
+}
+
+/** "This link expires on 22 Jan 2026, 12:00 UTC (in 2 days)." while an address can still be given. */
+export function expiryText(claim: RefundClaimView, now: number): string | null {
+  if (!claim.claimable || claim.claim_expires_at === null) return null;
+  return `This link expires on ${formatDate(claim.claim_expires_at)} (${relativeTime(claim.claim_expires_at, now)}).`;
 }
 
 export const FIRST_POLL_MS = 2_000;

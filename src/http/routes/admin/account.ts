@@ -5,10 +5,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { BUILTIN_OWNER_ID } from "../../../admin/operator-types.js";
-import { permissionsOf, roleAllows } from "../../../admin/permissions.js";
+import { permissionsOf } from "../../../admin/permissions.js";
 import { countUnusedRecoveryCodes } from "../../../admin/recovery-codes.js";
-import { listSessions } from "../../../admin/sessions.js";
-import { AppError } from "../../../errors.js";
+import { listVisibleSessions } from "../../../admin/sessions.js";
 import { changePassword } from "../../../operators/change-password.js";
 import { findOperator } from "../../../operators/list-operators.js";
 import { revokeOperatorSession } from "../../../operators/revoke-operator-session.js";
@@ -123,13 +122,10 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
     { schema: listSessionsSchema, config: { permission: "sessions.own" } },
     async (request) => {
       const operator = request.operator;
-      const others = request.query.all === "true" || request.query.operator_id !== undefined;
-      if (others && !roleAllows(operator.role, "sessions.manage")) {
-        throw new AppError("ADMIN_FORBIDDEN", "your role may list only your own sessions");
-      }
-      const operatorId =
-        request.query.all === "true" ? undefined : (request.query.operator_id ?? operator.id);
-      const rows = await listSessions(request.ctx, { operatorId });
+      const rows = await listVisibleSessions(request.ctx, operator, {
+        all: request.query.all === "true",
+        operatorId: request.query.operator_id,
+      });
       return {
         data: rows.map((row) => ({
           id: row.id,

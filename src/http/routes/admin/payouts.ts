@@ -4,18 +4,16 @@
  */
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { requireStepUp } from "../../../admin/step-up.js";
-import { appendAudit } from "../../../audit/append-audit.js";
-import { formatAmount } from "../../../money.js";
-import { auditActorOf, requestMeta } from "../../audit-context.js";
+import { auditActorOf, auditOriginOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createRefund } from "../../../payouts/create-payout.js";
 import { createStrayRefund } from "../../../payouts/stray-refund.js";
-import { checkDecision, decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
+import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
 import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { readPayoutFloat } from "../../../payouts/read-float.js";
-import { getPayout, getPayoutHistory, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { getPayoutDetail, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { claimUrl } from "../../../payouts/refund-claim.js";
 import {
   adminCreateRefundSchema,
   adminCreateStrayRefundSchema,
@@ -25,7 +23,6 @@ import {
   adminPayoutFloatSchema,
   adminRetryPayoutWebhookSchema,
 } from "../../schemas/payouts.js";
-import { claimUrl } from "../merchant/payouts.js";
 
 /** The operator behind the admin session (request.operator, DESIGN.md 12). */
 export function operatorActor(request: FastifyRequest): PayoutActor {
@@ -61,11 +58,8 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id",
     { schema: adminGetPayoutSchema, config: { permission: "payouts.read" } },
     async (request) => {
-      const payout = await getPayout(request.ctx, request.params.id);
-      return {
-        payout: toPayoutReply(request.ctx, payout),
-        ...(await getPayoutHistory(request.ctx, payout.id)),
-      };
+      const { payout, ...history } = await getPayoutDetail(request.ctx, request.params.id);
+      return { payout: toPayoutReply(request.ctx, payout), ...history };
     },
   );
 
@@ -77,30 +71,15 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
         config: { permission: decision === "cancel" ? "payouts.cancel" : "payouts.approve" },
       },
       async (request) => {
-        const actor = operatorActor(request);
-        // Refusals first (404, 409, four eyes), then the step-up: a refused approval spends no code.
-        await checkDecision(request.ctx, { id: request.params.id, decision, actor });
-        if (decision === "approve") {
-          await requireStepUp(request.ctx, request.operator, request.body?.totp_code);
-        }
-        const meta = requestMeta(request);
         const row = await decidePayout(request.ctx, {
           id: request.params.id,
           decision,
-          actor,
+          actor: operatorActor(request),
           reason: request.body?.reason,
-          inTransaction: (tx, before, after) =>
-            appendAudit(tx, {
-              actor: auditActorOf(request),
-              action: `${after.kind}.${decision}`,
-              targetType: after.kind,
-              targetId: after.id,
-              before: { status: before.status },
-              after: { status: after.status, amount: formatAmount(after.amount), address: after.address },
-              ...(request.body?.reason === undefined ? {} : { reason: request.body.reason }),
-              ip: meta.ip,
-              ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
-            }),
+          origin: auditOriginOf(request),
+          ...(decision === "approve"
+            ? { stepUp: { operator: request.operator, totpCode: request.body?.totp_code } }
+            : {}),
         });
         return toPayoutReply(request.ctx, row);
       },
@@ -113,8 +92,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/payouts/:id/retry-webhook",
     { schema: adminRetryPayoutWebhookSchema, config: { permission: "payouts.retry_webhook" } },
     async (request, reply) => {
-      const payout = await getPayout(request.ctx, request.params.id);
-      await retryPayoutWebhook(request.ctx, payout.id);
+      await retryPayoutWebhook(request.ctx, request.params.id, auditOriginOf(request));
       return reply.status(202).send({ status: "scheduled" as const });
     },
   );
@@ -123,28 +101,12 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/orders/:id/refunds",
     { schema: adminCreateRefundSchema, config: { permission: "refunds.create" } },
     async (request, reply) => {
-      const meta = requestMeta(request);
       const { payout, claimToken } = await createRefund(
         request.ctx,
         { orderId: request.params.id },
         operatorActor(request),
         request.body,
-        (tx, row) =>
-          appendAudit(tx, {
-            actor: auditActorOf(request),
-            action: "refund.create",
-            targetType: "refund",
-            targetId: row.id,
-            after: {
-              status: row.status,
-              order_id: row.orderId,
-              amount: formatAmount(row.amount),
-              address: row.address,
-            },
-            ...(row.reason === null ? {} : { reason: row.reason }),
-            ip: meta.ip,
-            ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
-          }),
+        auditOriginOf(request),
       );
       return reply
         .status(201)
@@ -156,30 +118,12 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     "/api/v1/admin/stray-transfers/:id/refunds",
     { schema: adminCreateStrayRefundSchema, config: { permission: "refunds.create" } },
     async (request, reply) => {
-      const meta = requestMeta(request);
       const { payout, claimToken } = await createStrayRefund(
         request.ctx,
         request.params.id,
         operatorActor(request),
         request.body,
-        (tx, row, resolved) =>
-          appendAudit(tx, {
-            actor: auditActorOf(request),
-            action: "refund.create",
-            targetType: "refund",
-            targetId: row.id,
-            before: { stray_resolution: resolved ? null : "refunded" },
-            after: {
-              status: row.status,
-              stray_transfer_id: row.strayTransferId,
-              stray_resolution: "refunded",
-              amount: formatAmount(row.amount),
-              address: row.address,
-            },
-            reason: request.body.reason,
-            ip: meta.ip,
-            ...(meta.userAgent === undefined ? {} : { userAgent: meta.userAgent }),
-          }),
+        auditOriginOf(request),
       );
       return reply
         .status(201)

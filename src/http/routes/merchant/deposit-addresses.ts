@@ -77,11 +77,15 @@ export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asy
     { schema: simulateDepositSchema },
     async (request, reply) =>
       reply.status(202).send(
-        await simulateDeposit(request.ctx, {
-          depositAddressId: request.params.id,
-          merchantId: requireMerchant(request).id,
-          amount: request.body.amount,
-        }),
+        await simulateDeposit(
+          request.ctx,
+          {
+            depositAddressId: request.params.id,
+            merchantId: requireMerchant(request).id,
+            amount: request.body.amount,
+          },
+          auditOriginOf(request),
+        ),
       ),
   );
 

@@ -2,15 +2,13 @@
  * Refunds and payouts through the merchant API (DESIGN.md 14): POST /api/v1/payouts (idempotent on
  * external_id), GET /api/v1/payouts/:id, GET /api/v1/payouts, POST /api/v1/payments/:id/refunds.
  */
-import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { appendAudit } from "../../../audit/append-audit.js";
-import { formatAmount } from "../../../money.js";
 import { auditOriginOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createPayout, createRefund } from "../../../payouts/create-payout.js";
-import type { PayoutActor, PayoutRow, PayoutStatus } from "../../../payouts/payout-types.js";
+import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
 import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
+import { claimUrl } from "../../../payouts/refund-claim.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
 import {
   createPayoutSchema,
@@ -18,34 +16,6 @@ import {
   getPayoutSchema,
   listPayoutsSchema,
 } from "../../schemas/payouts.js";
-
-export function claimUrl(ctx: Context, token: string | undefined): string | null {
-  return token === undefined ? null : `${ctx.config.publicBaseUrl}/refund/${token}`;
-}
-
-/**
- * The audit row of a refund or payout created through the merchant API (DESIGN.md 12): the actor is
- * the merchant, named by its API key prefix (never the key), written in the creation's transaction.
- */
-function auditCreation(request: FastifyRequest) {
-  const origin = auditOriginOf(request);
-  return (tx: Parameters<typeof appendAudit>[0], row: PayoutRow) =>
-    appendAudit(tx, {
-      actor: origin.actor,
-      action: `${row.kind}.create`,
-      targetType: row.kind,
-      targetId: row.id,
-      after: {
-        status: row.status,
-        ...(row.kind === "refund" ? { order_id: row.orderId } : { external_id: row.externalId }),
-        amount: formatAmount(row.amount),
-        address: row.address,
-      },
-      ...(row.reason === null ? {} : { reason: row.reason }),
-      ...(origin.ip === undefined ? {} : { ip: origin.ip }),
-      ...(origin.userAgent === undefined ? {} : { userAgent: origin.userAgent }),
-    });
-}
 
 export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   const actorOf = (merchant: { id: string; apiKeyPrefix: string }): PayoutActor => ({
@@ -61,7 +31,7 @@ export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asy
       merchant.id,
       actorOf(merchant),
       request.body,
-      auditCreation(request),
+      auditOriginOf(request),
     );
     return reply.status(created ? 201 : 200).send(toPayoutReply(request.ctx, payout));
   });
@@ -90,7 +60,7 @@ export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asy
       { orderId: request.params.id, merchantId: merchant.id },
       actorOf(merchant),
       request.body,
-      auditCreation(request),
+      auditOriginOf(request),
     );
     return reply
       .status(201)

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
+import { requestMeta } from "../../audit-context.js";
 import { getRefundClaim, submitRefundClaim } from "../../../payouts/refund-claim.js";
 import { getRefundClaimSchema, submitRefundClaimSchema } from "../../schemas/payouts.js";
 
@@ -12,6 +13,6 @@ export const refundClaimRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
     getRefundClaim(request.ctx, request.params.token),
   );
   app.post("/api/v1/refund-claims/:token", { schema: submitRefundClaimSchema }, async (request) =>
-    submitRefundClaim(request.ctx, request.params.token, request.body.address),
+    submitRefundClaim(request.ctx, request.params.token, request.body.address, requestMeta(request)),
   );
 };

@@ -1,11 +1,19 @@
 import { useState } from "react";
 import type { AuditList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime } from "../format.js";
+import { formatTime, shortId } from "../format.js";
+import { actorLabel, auditActionLabel, humanize } from "../labels.js";
+import { describeChange } from "../describe.js";
 import { Field } from "../ui/Field.js";
 import { useApi } from "../useApi.js";
 
 const FILTERS = ["actor", "action", "target_type", "target_id"] as const;
+const FILTER_LABELS: Record<(typeof FILTERS)[number], string> = {
+  actor: "Actor",
+  action: "Action",
+  target_type: "Target kind",
+  target_id: "Target ID",
+};
 
 /** The audit log with filters (actor, action, target, time) and pages. */
 export function AuditPage() {
@@ -19,7 +27,7 @@ export function AuditPage() {
     <>
       <h1>Audit log</h1>
       <form
-        className="filters"
+        className="filters inline-form"
         onSubmit={(event) => {
           event.preventDefault();
           setPage(1);
@@ -29,7 +37,7 @@ export function AuditPage() {
         {FILTERS.map((name) => (
           <Field
             key={name}
-            label={name.replace("_", " ")}
+            label={FILTER_LABELS[name]}
             value={draft[name] ?? ""}
             onChange={(value) => setDraft({ ...draft, [name]: value })}
             testId={`audit-${name}`}
@@ -38,7 +46,7 @@ export function AuditPage() {
         {(["from", "to"] as const).map((name) => (
           <Field
             key={name}
-            label={`${name} (ISO time)`}
+            label={name === "from" ? "From (ISO time)" : "To (ISO time)"}
             value={draft[name] ?? ""}
             placeholder="2026-01-15T00:00:00Z"
             onChange={(value) => setDraft({ ...draft, [name]: value })}
@@ -51,38 +59,43 @@ export function AuditPage() {
       </form>
       {rows.state === "ok" ? (
         <>
-          <table data-testid="audit">
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>Time</th>
-                <th>Actor</th>
-                <th>Action</th>
-                <th>Target</th>
-                <th>Change</th>
-                <th>Address</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.data.data.map((row) => (
-                <tr key={row.seq} data-testid="audit-row">
-                  <td>{row.seq}</td>
-                  <td>{formatTime(row.created_at)}</td>
-                  <td>{row.actor.label}</td>
-                  <td className="mono">{row.action}</td>
-                  <td className="mono">
-                    {row.target_type ? `${row.target_type} ${row.target_id ?? ""}` : ""}
-                  </td>
-                  <td className="mono">
-                    {row.before && `${JSON.stringify(row.before)} → `}
-                    {row.after && JSON.stringify(row.after)}
-                    {row.reason && ` (${row.reason})`}
-                  </td>
-                  <td className="mono">{row.ip ?? ""}</td>
+          <div className="table-scroll" tabIndex={0}>
+            <table data-testid="audit">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>Time</th>
+                  <th>Actor</th>
+                  <th>Action</th>
+                  <th>Target</th>
+                  <th>Change</th>
+                  <th>IP address</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {rows.data.data.map((row) => (
+                  <tr key={row.seq} data-testid="audit-row">
+                    <td>{row.seq}</td>
+                    <td>{formatTime(row.created_at)}</td>
+                    <td>{actorLabel(row.actor.label)}</td>
+                    <td title={row.action} data-action={row.action}>
+                      {auditActionLabel(row.action)}
+                    </td>
+                    <td>
+                      {row.target_type
+                        ? `${humanize(row.target_type)} ${row.target_id ? shortId(row.target_id) : ""}`
+                        : ""}
+                    </td>
+                    <td className="change">
+                      {describeChange(row.before, row.after)}
+                      {row.reason && ` (reason: ${row.reason})`}
+                    </td>
+                    <td className="mono nowrap">{row.ip ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <p>
             Page {rows.data.pagination.page} of {Math.max(1, rows.data.pagination.total_pages)} (
             {rows.data.pagination.total} rows){" "}

@@ -1,6 +1,7 @@
 import type { DepositAddressDetail, DepositList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, shortId, trimAmount } from "../format.js";
+import { formatTime, formatUsdt, shortId } from "../format.js";
+import { statusLabel } from "../labels.js";
 import { useCan } from "../me.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { useAction, useApi } from "../useApi.js";
@@ -30,13 +31,13 @@ export function DepositAddressDetailPage({ id }: { id: string }) {
             {address.address}
           </dd>
           <dt>Status</dt>
-          <dd data-testid="deposit-address-status">{address.status}</dd>
+          <dd data-testid="deposit-address-status">{statusLabel(address.status)}</dd>
           <dt>Merchant</dt>
           <dd>{shortId(address.merchant_id)}</dd>
           <dt>Confirmed deposits</dt>
           <dd data-testid="deposit-address-count">{address.deposit_count}</dd>
           <dt>Received</dt>
-          <dd data-testid="deposit-address-total">{trimAmount(address.total_received)} USDT</dd>
+          <dd data-testid="deposit-address-total">{formatUsdt(address.total_received)}</dd>
           <dt>Callback URL</dt>
           <dd className="mono">{address.callback_url}</dd>
           <dt>Created</dt>
@@ -62,38 +63,40 @@ export function DepositAddressDetailPage({ id }: { id: string }) {
       </section>
       <h2>Deposits</h2>
       {deposits.state === "ok" && (
-        <table data-testid="deposits">
-          <thead>
-            <tr>
-              <th>Amount</th>
-              <th>Status</th>
-              <th>Flags</th>
-              <th>Transaction</th>
-              <th>From</th>
-              <th>Detected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deposits.data.data.map((d) => (
-              <tr key={d.id} data-testid="deposit-row">
-                <td>{trimAmount(d.amount)} USDT</td>
-                <td>{d.status}</td>
-                <td>
-                  {[
-                    d.below_minimum ? "below minimum" : "",
-                    d.address_status === "disabled" ? "to disabled address" : "",
-                    d.swept ? "swept" : "",
-                  ]
-                    .filter(Boolean)
-                    .join(", ") || "—"}
-                </td>
-                <td className="mono">{shortId(d.tx_hash)}</td>
-                <td className="mono">{d.from_address}</td>
-                <td>{formatTime(d.detected_at)}</td>
+        <div className="table-scroll" tabIndex={0}>
+          <table data-testid="deposits">
+            <thead>
+              <tr>
+                <th>Amount</th>
+                <th>Status</th>
+                <th>Flags</th>
+                <th>Transaction</th>
+                <th>From</th>
+                <th>Detected</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {deposits.data.data.map((d) => (
+                <tr key={d.id} data-testid="deposit-row">
+                  <td className="nowrap">{formatUsdt(d.amount)}</td>
+                  <td>{statusLabel(d.status)}</td>
+                  <td>
+                    {[
+                      d.below_minimum ? "below minimum" : "",
+                      d.address_status === "disabled" ? "to disabled address" : "",
+                      d.swept ? "swept" : "",
+                    ]
+                      .filter(Boolean)
+                      .join(", ") || "—"}
+                  </td>
+                  <td className="mono">{shortId(d.tx_hash)}</td>
+                  <td className="mono">{d.from_address}</td>
+                  <td>{formatTime(d.detected_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {deposits.state === "ok" && deposits.data.data.length === 0 && <p>No deposits yet.</p>}
     </>

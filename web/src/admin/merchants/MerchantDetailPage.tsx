@@ -1,6 +1,6 @@
 import type { MerchantDetail } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt } from "../format.js";
 import { Link } from "../router.js";
 import { useApi } from "../useApi.js";
 import { MerchantStatusBadge } from "./MerchantStatusBadge.js";
@@ -17,7 +17,11 @@ export function MerchantDetailPage({ id }: { id: string }) {
         {m.name} <MerchantStatusBadge active={m.is_active} />
       </h1>
       <p className="muted">
-        Key prefix <span className="mono">{m.api_key_prefix}…</span> · created {formatTime(m.created_at)} ·{" "}
+        API key{" "}
+        <span className="mono" data-verbatim>
+          {m.api_key_prefix}…
+        </span>{" "}
+        · created {formatTime(m.created_at)} ·{" "}
         <Link to={`/admin/orders?merchant_id=${m.id}`}>all orders</Link>
       </p>
       <div className="grid">
@@ -25,9 +29,9 @@ export function MerchantDetailPage({ id }: { id: string }) {
           <h2 id="balance-title">Balance</h2>
           <dl data-testid="merchant-balance">
             <dt>Available</dt>
-            <dd data-testid="balance-available">{trimAmount(m.balance.available)} USDT</dd>
+            <dd data-testid="balance-available">{formatUsdt(m.balance.available)}</dd>
             <dt>Reserved</dt>
-            <dd data-testid="balance-reserved">{trimAmount(m.balance.reserved)} USDT</dd>
+            <dd data-testid="balance-reserved">{formatUsdt(m.balance.reserved)}</dd>
           </dl>
           <p className="muted">Reserved: refunds and payouts created but not yet completed.</p>
         </section>
@@ -41,7 +45,7 @@ export function MerchantDetailPage({ id }: { id: string }) {
             <dt>Active</dt>
             <dd>{m.active_order_count}</dd>
             <dt>Received</dt>
-            <dd>{trimAmount(m.total_received)} USDT</dd>
+            <dd>{formatUsdt(m.total_received)}</dd>
             <dt>Success rate</dt>
             <dd>{m.success_rate}</dd>
           </dl>
@@ -52,28 +56,30 @@ export function MerchantDetailPage({ id }: { id: string }) {
         {m.recent_orders.length === 0 ? (
           <p className="muted">None.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Order</th>
-                <th>Status</th>
-                <th className="num">Received</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {m.recent_orders.map((o) => (
-                <tr key={o.id}>
-                  <td>
-                    <Link to={`/admin/orders/${o.id}`}>{o.external_id}</Link>
-                  </td>
-                  <td>{o.status}</td>
-                  <td className="num">{trimAmount(o.amount_received)}</td>
-                  <td>{formatTime(o.created_at)}</td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Order</th>
+                  <th>Status</th>
+                  <th className="num">Received</th>
+                  <th>Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {m.recent_orders.map((o) => (
+                  <tr key={o.id}>
+                    <td>
+                      <Link to={`/admin/orders/${o.id}`}>{o.external_id}</Link>
+                    </td>
+                    <td>{o.status}</td>
+                    <td className="num nowrap">{formatUsdt(o.amount_received)}</td>
+                    <td>{formatTime(o.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </>

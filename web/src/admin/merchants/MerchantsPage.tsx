@@ -34,75 +34,81 @@ export function MerchantsPage() {
       {merchants.state === "loading" && <p>Loading…</p>}
       {merchants.state === "error" && <p className="error">{merchants.message}</p>}
       {merchants.state === "ok" && (
-        <table data-testid="merchants">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key prefix</th>
-              <th>Status</th>
-              <th>Orders</th>
-              <th>Created</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {merchants.data.data.map((m) => (
-              <tr key={m.id} data-testid={`merchant-${m.name}`}>
-                <td>
-                  <Link to={`/admin/merchants/${m.id}`} testId="merchant-link">
-                    {m.name}
-                  </Link>{" "}
-                  <Link to={`/admin/orders?merchant_id=${m.id}`}>(orders)</Link>
-                </td>
-                <td className="mono">{m.api_key_prefix}…</td>
-                <td>
-                  <MerchantStatusBadge active={m.is_active} />
-                </td>
-                <td>{m.order_count}</td>
-                <td>{formatTime(m.created_at)}</td>
-                <td className="actions">
-                  {can("merchants.update") && (
-                    <button
-                      type="button"
-                      data-testid="toggle-active"
-                      onClick={() =>
-                        void action.run(() => api.put(`/merchants/${m.id}`, { is_active: !m.is_active }))
-                      }
-                    >
-                      {m.is_active ? "Suspend" : "Activate"}
-                    </button>
-                  )}
-                  {can("merchants.rotate_key") && (
-                    <button
-                      type="button"
-                      data-testid="rotate-key"
-                      onClick={() => {
-                        if (
-                          !window.confirm(
-                            `Rotate the API key of ${m.name}? The current key stops working at once.`,
-                          )
-                        )
-                          return;
-                        const code = askTotpCode(me, "Rotate the API key");
-                        if (code === undefined) return;
-                        void action.run(async () =>
-                          setShown(
-                            await api.post<MerchantWithKey>(
-                              `/merchants/${m.id}/rotate-api-key`,
-                              code ? { totp_code: code } : undefined,
-                            ),
-                          ),
-                        );
-                      }}
-                    >
-                      Rotate key
-                    </button>
-                  )}
-                </td>
+        <div className="table-scroll" tabIndex={0}>
+          <table data-testid="merchants">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>API key</th>
+                <th>Status</th>
+                <th>Orders</th>
+                <th>Created</th>
+                <th>
+                  <span className="offscreen">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {merchants.data.data.map((m) => (
+                <tr key={m.id} data-testid={`merchant-${m.name}`}>
+                  <td>
+                    <Link to={`/admin/merchants/${m.id}`} testId="merchant-link">
+                      {m.name}
+                    </Link>{" "}
+                    <Link to={`/admin/orders?merchant_id=${m.id}`}>(orders)</Link>
+                  </td>
+                  <td className="mono" data-verbatim>
+                    {m.api_key_prefix}…
+                  </td>
+                  <td>
+                    <MerchantStatusBadge active={m.is_active} />
+                  </td>
+                  <td>{m.order_count}</td>
+                  <td>{formatTime(m.created_at)}</td>
+                  <td className="actions">
+                    {can("merchants.update") && (
+                      <button
+                        type="button"
+                        data-testid="toggle-active"
+                        onClick={() =>
+                          void action.run(() => api.put(`/merchants/${m.id}`, { is_active: !m.is_active }))
+                        }
+                      >
+                        {m.is_active ? "Suspend" : "Activate"}
+                      </button>
+                    )}
+                    {can("merchants.rotate_key") && (
+                      <button
+                        type="button"
+                        data-testid="rotate-key"
+                        onClick={() => {
+                          if (
+                            !window.confirm(
+                              `Rotate the API key of ${m.name}? The current key stops working at once.`,
+                            )
+                          )
+                            return;
+                          const code = askTotpCode(me, "Rotate the API key");
+                          if (code === undefined) return;
+                          void action.run(async () =>
+                            setShown(
+                              await api.post<MerchantWithKey>(
+                                `/merchants/${m.id}/rotate-api-key`,
+                                code ? { totp_code: code } : undefined,
+                              ),
+                            ),
+                          );
+                        }}
+                      >
+                        Rotate key
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </>
   );

@@ -6,6 +6,7 @@ import { askTotpCode, useMe } from "../me.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { useAction, useApi } from "../useApi.js";
 import { CreateOperator } from "./CreateOperator.js";
+import { roleLabel } from "../labels.js";
 import { RoleSelect } from "./RoleSelect.js";
 
 /** The owner's operator accounts: create (password or invitation), change role, disable. */
@@ -31,60 +32,65 @@ export function OperatorsPage() {
       )}
       <ErrorAlert error={action.error} testId="operators-error" />
       {list.state === "ok" ? (
-        <table data-testid="operators">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Role</th>
-              <th>2FA</th>
-              <th>State</th>
-              <th>Created</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.data.map((o) => (
-              <tr key={o.id} data-testid="operator-row" data-email={o.email ?? "owner"}>
-                <td>{o.name}</td>
-                <td>{o.email ?? "(ADMIN_PASSWORD)"}</td>
-                <td>
-                  {o.is_builtin ? (
-                    o.role
-                  ) : (
-                    <RoleSelect
-                      value={o.role}
-                      testId="operator-role"
-                      onChange={(role) => {
-                        const code = askTotpCode(me, "Change a role");
-                        if (code === undefined) return;
-                        void action.run(() =>
-                          api.put(`/operators/${o.id}`, { role, ...(code ? { totp_code: code } : {}) }),
-                        );
-                      }}
-                    />
-                  )}
-                </td>
-                <td>{o.totp_enabled ? "on" : "off"}</td>
-                <td>{o.invitation_pending ? "invited" : o.is_active ? "active" : "disabled"}</td>
-                <td>{formatTime(o.created_at)}</td>
-                <td>
-                  {!o.is_builtin && o.id !== me.id && (
-                    <button
-                      type="button"
-                      data-testid="operator-toggle"
-                      onClick={() =>
-                        void action.run(() => api.put(`/operators/${o.id}`, { is_active: !o.is_active }))
-                      }
-                    >
-                      {o.is_active ? "Disable" : "Enable"}
-                    </button>
-                  )}
-                </td>
+        <div className="table-scroll" tabIndex={0}>
+          <table data-testid="operators">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Role</th>
+                <th>2FA</th>
+                <th>State</th>
+                <th>Created</th>
+                <th>
+                  <span className="offscreen">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.data.data.map((o) => (
+                <tr key={o.id} data-testid="operator-row" data-email={o.email ?? "owner"}>
+                  <td>{o.name}</td>
+                  <td>{o.email ?? "Signs in with the admin password"}</td>
+                  <td>
+                    {o.is_builtin ? (
+                      roleLabel(o.role)
+                    ) : (
+                      <RoleSelect
+                        value={o.role}
+                        testId="operator-role"
+                        label={`Role of ${o.email ?? o.name}`}
+                        onChange={(role) => {
+                          const code = askTotpCode(me, "Change a role");
+                          if (code === undefined) return;
+                          void action.run(() =>
+                            api.put(`/operators/${o.id}`, { role, ...(code ? { totp_code: code } : {}) }),
+                          );
+                        }}
+                      />
+                    )}
+                  </td>
+                  <td>{o.totp_enabled ? "On" : "Off"}</td>
+                  <td>{o.invitation_pending ? "Invited" : o.is_active ? "Active" : "Disabled"}</td>
+                  <td>{formatTime(o.created_at)}</td>
+                  <td>
+                    {!o.is_builtin && o.id !== me.id && (
+                      <button
+                        type="button"
+                        data-testid="operator-toggle"
+                        onClick={() =>
+                          void action.run(() => api.put(`/operators/${o.id}`, { is_active: !o.is_active }))
+                        }
+                      >
+                        {o.is_active ? "Disable" : "Enable"}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : (
         <p>{list.state === "error" ? list.message : "Loading…"}</p>
       )}

@@ -1,4 +1,6 @@
-/** An order's status, coloured by the stylesheet's status-<status> rule. */
+import { StatusBadge } from "../ui/StatusBadge.js";
+
+/** An order's status in words ("Awaiting payment", "Webhook failed"). */
 export function OrderStatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status}</span>;
+  return <StatusBadge status={status} />;
 }

@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from "react";
 import type { MerchantList, OrderList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, ORDER_STATUSES, shortId, trimAmount } from "../format.js";
+import { formatTime, formatUsdt, ORDER_STATUSES, shortId } from "../format.js";
+import { statusLabel } from "../labels.js";
 import { Link, navigate } from "../router.js";
 import { Field } from "../ui/Field.js";
 import { useApi } from "../useApi.js";
@@ -48,10 +49,10 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
         <label>
           Status
           <select value={status} onChange={(e) => setStatus(e.target.value)} data-testid="filter-status">
-            <option value="">any</option>
+            <option value="">Any status</option>
             {ORDER_STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {statusLabel(s)}
               </option>
             ))}
           </select>
@@ -63,7 +64,7 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
             onChange={(e) => setMerchant(e.target.value)}
             data-testid="filter-merchant"
           >
-            <option value="">any</option>
+            <option value="">Any merchant</option>
             {merchants.state === "ok" &&
               merchants.data.data.map((m) => (
                 <option key={m.id} value={m.id}>
@@ -82,36 +83,46 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
       {orders.state === "error" && <p className="error">{orders.message}</p>}
       {orders.state === "ok" && (
         <>
-          <table data-testid="orders">
-            <thead>
-              <tr>
-                <th>Created</th>
-                <th>Order</th>
-                <th>Merchant</th>
-                <th className="num">Expected</th>
-                <th className="num">Received</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {orders.data.data.map((o) => (
-                <tr key={o.id} data-testid="order-row">
-                  <td>{formatTime(o.created_at)}</td>
-                  <td>
-                    <Link to={`/admin/orders/${o.id}`}>{o.external_id}</Link>{" "}
-                    <span className="muted mono">{shortId(o.id)}</span>
-                  </td>
-                  <td>{o.merchant_name}</td>
-                  <td className="num">{trimAmount(o.amount_expected)}</td>
-                  <td className="num">{trimAmount(o.amount_received)}</td>
-                  <td>
-                    <OrderStatusBadge status={o.status} />
-                  </td>
+          <div className="table-scroll" tabIndex={0}>
+            <table data-testid="orders">
+              <thead>
+                <tr>
+                  <th>Created</th>
+                  <th>Order</th>
+                  <th>Merchant</th>
+                  <th className="num">Expected</th>
+                  <th className="num">Received</th>
+                  <th>Status</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {orders.data.data.length === 0 && <p className="muted">No orders match.</p>}
+              </thead>
+              <tbody>
+                {orders.data.data.map((o) => (
+                  <tr key={o.id} data-testid="order-row">
+                    <td className="nowrap">{formatTime(o.created_at)}</td>
+                    <td>
+                      <Link to={`/admin/orders/${o.id}`}>{o.external_id}</Link>{" "}
+                      <span className="muted mono" title={o.id}>
+                        {shortId(o.id)}
+                      </span>
+                    </td>
+                    <td>{o.merchant_name}</td>
+                    <td className="num nowrap">{formatUsdt(o.amount_expected)}</td>
+                    <td className="num nowrap">{formatUsdt(o.amount_received)}</td>
+                    <td>
+                      <OrderStatusBadge status={o.status} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {orders.data.data.length === 0 && (
+            <p className="empty" data-testid="orders-empty">
+              {key === "limit=20"
+                ? "No orders yet. Orders appear here once a merchant creates one with POST /api/v1/payments."
+                : "No orders match these filters. Change or clear them to see more."}
+            </p>
+          )}
           <p className="pager" data-testid="pager">
             <button
               type="button"

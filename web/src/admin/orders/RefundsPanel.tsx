@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { CreatedRefund, PayoutList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt, trimAmount } from "../format.js";
 import { useCan } from "../me.js";
 import { PayoutStatusBadge } from "../payouts/PayoutStatusBadge.js";
 import { RefundForm } from "../refunds/RefundForm.js";
@@ -34,36 +34,40 @@ export function RefundsPanel({ orderId, received }: { orderId: string; received:
             No refunds.
           </p>
         ) : (
-          <table data-testid="refunds">
-            <thead>
-              <tr>
-                <th>Created</th>
-                <th className="num">Amount</th>
-                <th>Status</th>
-                <th>To</th>
-                <th>Tx hash</th>
-                <th>Reason</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {refunds.data.map((refund) => (
-                <tr key={refund.id} data-testid={`refund-${refund.id}`}>
-                  <td>{formatTime(refund.created_at)}</td>
-                  <td className="num">{trimAmount(refund.amount)} USDT</td>
-                  <td>
-                    <PayoutStatusBadge status={refund.status} />
-                  </td>
-                  <td className="mono">{refund.address ?? "waiting for the payer"}</td>
-                  <td className="mono">{refund.tx_hash ?? "—"}</td>
-                  <td>{refund.reason ?? ""}</td>
-                  <td>
-                    <Link to={`/admin/payouts/${refund.id}`}>Details</Link>
-                  </td>
+          <div className="table-scroll" tabIndex={0}>
+            <table data-testid="refunds">
+              <thead>
+                <tr>
+                  <th>Created</th>
+                  <th className="num">Amount</th>
+                  <th>Status</th>
+                  <th>To</th>
+                  <th>Tx hash</th>
+                  <th>Reason</th>
+                  <th>
+                    <span className="offscreen">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {refunds.data.map((refund) => (
+                  <tr key={refund.id} data-testid={`refund-${refund.id}`}>
+                    <td>{formatTime(refund.created_at)}</td>
+                    <td className="num">{formatUsdt(refund.amount)}</td>
+                    <td>
+                      <PayoutStatusBadge status={refund.status} />
+                    </td>
+                    <td className="mono">{refund.address ?? "waiting for the payer"}</td>
+                    <td className="mono">{refund.tx_hash ?? "—"}</td>
+                    <td>{refund.reason ?? ""}</td>
+                    <td>
+                      <Link to={`/admin/payouts/${refund.id}`}>Details</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ))}
       {can("refunds.create") && (
         <RefundForm

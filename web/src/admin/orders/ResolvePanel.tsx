@@ -1,19 +1,22 @@
-import { useState } from "react";
-import type { OrderDetail } from "../../api-types.js";
+import { useEffect, useState } from "react";
+import type { OrderDetail, StrayList, StrayTransferView } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt } from "../format.js";
+import { actorLabel } from "../labels.js";
 import { Field } from "../ui/Field.js";
 import { OutcomeLine, useOutcome } from "../ui/Outcome.js";
 
 /**
- * The order page's resolutions (DESIGN.md 13): cancel a pending order, accept an underpaid outcome,
- * attach a stray transfer. Every action needs a reason; the buttons follow the order's `actions`.
+ * The order page's resolutions: cancel a pending order, accept an underpaid outcome, attach a stray
+ * transfer (picked from the unresolved strays, or by its hash). Every action needs a reason; the
+ * buttons follow the order's `actions` and say why one is not available.
  */
 export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: () => void }) {
   const [reason, setReason] = useState("");
   const [txHash, setTxHash] = useState("");
   const { outcome, setOutcome, report } = useOutcome();
   const { order, actions, resolutions } = detail;
+  const strays = useUnresolvedStrays(actions.attach);
 
   const act = async (label: string, path: string, body: Record<string, unknown>) => {
     if (reason.trim() === "") {
@@ -44,7 +47,7 @@ export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: 
             type="button"
             disabled={!actions.cancel}
             data-testid="cancel-order"
-            title="Only a pending order can be cancelled"
+            title={actions.cancel ? "Cancel this order" : "Only an order awaiting payment can be cancelled"}
             onClick={() => void act("Cancel", `/orders/${order.id}/cancel`, {})}
           >
             Cancel order
@@ -53,14 +56,42 @@ export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: 
             type="button"
             disabled={!actions.accept}
             data-testid="accept-order"
-            title="Make an underpaid outcome confirmed at the amount received"
+            title={
+              actions.accept
+                ? "Make an underpaid outcome confirmed at the amount received"
+                : "Only an underpaid outcome can be accepted"
+            }
             onClick={() => void act("Accept", `/orders/${order.id}/resolve`, { action: "accept" })}
           >
-            Accept {trimAmount(order.amount_received)} USDT
+            Accept {formatUsdt(order.amount_received)}
           </button>
         </p>
+        {!actions.cancel && !actions.accept && (
+          <p className="why-not">
+            Cancel is for an order still awaiting payment; Accept is for an underpaid one. Neither applies to
+            this order.
+          </p>
+        )}
+        {strays.length > 0 && (
+          <label>
+            Unresolved stray transfer to attach
+            <select
+              value={txHash}
+              onChange={(event) => setTxHash(event.target.value)}
+              data-testid="attach-pick"
+            >
+              <option value="">Choose a stray transfer…</option>
+              {strays.map((stray) => (
+                <option key={stray.id} value={stray.tx_hash}>
+                  {formatUsdt(stray.amount)} to {stray.address.slice(0, 6)}…{stray.address.slice(-4)} ·{" "}
+                  {formatTime(stray.created_at)}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <Field
-          label="Stray transfer to attach (transaction hash)"
+          label="Or its transaction hash"
           value={txHash}
           onChange={(value) => setTxHash(value.trim())}
           placeholder="64 hex digits"
@@ -80,29 +111,54 @@ export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: 
         <OutcomeLine outcome={outcome} testId="resolve-message" />
       </div>
       {resolutions.length > 0 && (
-        <table data-testid="resolutions">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Action</th>
-              <th>By</th>
-              <th>Reason</th>
-              <th>Transfer</th>
-            </tr>
-          </thead>
-          <tbody>
-            {resolutions.map((r) => (
-              <tr key={r.event_id}>
-                <td>{formatTime(r.created_at)}</td>
-                <td>{r.action}</td>
-                <td>{r.actor ? `${r.actor.kind} ${r.actor.label}` : "—"}</td>
-                <td>{r.reason ?? ""}</td>
-                <td className="mono">{r.tx_hash ? `${trimAmount(r.amount ?? "")} USDT ${r.tx_hash}` : ""}</td>
+        <div className="table-scroll" tabIndex={0}>
+          <table data-testid="resolutions">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Action</th>
+                <th>By</th>
+                <th>Reason</th>
+                <th>Transfer</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {resolutions.map((r) => (
+                <tr key={r.event_id}>
+                  <td>{formatTime(r.created_at)}</td>
+                  <td>{RESOLUTION_WORDS[r.action]}</td>
+                  <td>{r.actor ? actorLabel(r.actor.label) : "—"}</td>
+                  <td>{r.reason ?? ""}</td>
+                  <td className="mono">{r.tx_hash ? `${formatUsdt(r.amount)} ${r.tx_hash}` : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
+}
+
+const RESOLUTION_WORDS: Record<OrderDetail["resolutions"][number]["action"], string> = {
+  cancel: "Cancelled",
+  accept: "Underpayment accepted",
+  attach: "Stray transfer attached",
+};
+
+/** The unresolved strays an order could take, newest first; none while attaching is not allowed. */
+function useUnresolvedStrays(enabled: boolean): StrayTransferView[] {
+  const [strays, setStrays] = useState<StrayTransferView[]>([]);
+  useEffect(() => {
+    if (!enabled) return;
+    let live = true;
+    api
+      .get<StrayList>("/stray-transfers?state=unresolved&limit=50")
+      .then((list) => live && setStrays(list.data.filter((s) => s.status === "confirmed")))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [enabled]);
+  return strays;
 }

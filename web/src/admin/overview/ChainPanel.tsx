@@ -26,53 +26,55 @@ export function ChainPanel({ chain }: { chain: AdminChainStatus }) {
           {chain.scanner_lag_alert_blocks})
         </span>
       </p>
-      <table data-testid="nodes">
-        <thead>
-          <tr>
-            <th>Node</th>
-            <th>URL</th>
-            <th>Role</th>
-            <th>State</th>
-            <th>Head</th>
-            <th>Lag vs best</th>
-            <th>Calls / errors</th>
-          </tr>
-        </thead>
-        <tbody>
-          {chain.nodes.map((n) => (
-            <tr
-              key={n.node}
-              data-testid="node-row"
-              data-node={n.node}
-              data-state={n.state}
-              data-active={String(n.active)}
-            >
-              <td>
-                {n.node}
-                {n.active && (
-                  <>
-                    {" "}
-                    <span className="badge ok">in use</span>
-                  </>
-                )}
-              </td>
-              <td className="mono">{n.url}</td>
-              <td>{n.role}</td>
-              <td>
-                <span className={`badge ${n.state === "healthy" ? "ok" : "bad"}`}>
-                  {STATE_LABEL[n.state]}
-                </span>
-                {n.retry_at && <span className="muted"> retry {formatTime(n.retry_at)}</span>}
-              </td>
-              <td>{n.head ?? "—"}</td>
-              <td>{n.lag ?? "—"}</td>
-              <td>
-                {n.calls} / {n.errors}
-              </td>
+      <div className="table-scroll" tabIndex={0}>
+        <table data-testid="nodes">
+          <thead>
+            <tr>
+              <th>Node</th>
+              <th>URL</th>
+              <th>Role</th>
+              <th>State</th>
+              <th>Head</th>
+              <th>Lag vs best</th>
+              <th>Calls / errors</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {chain.nodes.map((n) => (
+              <tr
+                key={n.node}
+                data-testid="node-row"
+                data-node={n.node}
+                data-state={n.state}
+                data-active={String(n.active)}
+              >
+                <td>
+                  {n.node}
+                  {n.active && (
+                    <>
+                      {" "}
+                      <span className="badge ok">in use</span>
+                    </>
+                  )}
+                </td>
+                <td className="mono">{n.url}</td>
+                <td>{n.role}</td>
+                <td>
+                  <span className={`badge ${n.state === "healthy" ? "ok" : "bad"}`}>
+                    {STATE_LABEL[n.state]}
+                  </span>
+                  {n.retry_at && <span className="muted"> retry {formatTime(n.retry_at)}</span>}
+                </td>
+                <td>{n.head ?? "—"}</td>
+                <td>{n.lag ?? "—"}</td>
+                <td>
+                  {n.calls} / {n.errors}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p className="muted" data-testid="chain-source">
         {chain.network}; as seen by {chain.source === "scanner" ? "the scanning worker" : "this process"}
       </p>

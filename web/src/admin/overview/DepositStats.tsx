@@ -1,5 +1,5 @@
 import type { Stats } from "../../api-types.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
 
 /** Confirmed deposits to static addresses: count and USDT today, in 7 days and in all. */
 export function DepositStats({ deposits }: { deposits: Stats["deposits"] }) {
@@ -9,15 +9,15 @@ export function DepositStats({ deposits }: { deposits: Stats["deposits"] }) {
       <dl>
         <dt>Today</dt>
         <dd data-testid="stats-deposits-today">
-          {deposits.today.deposit_count} · {trimAmount(deposits.today.total_received)} USDT
+          {deposits.today.deposit_count} · {formatUsdt(deposits.today.total_received)}
         </dd>
         <dt>Last 7 days</dt>
         <dd>
-          {deposits.week.deposit_count} · {trimAmount(deposits.week.total_received)} USDT
+          {deposits.week.deposit_count} · {formatUsdt(deposits.week.total_received)}
         </dd>
         <dt>All time</dt>
         <dd data-testid="stats-deposits-total">
-          {deposits.total.deposit_count} · {trimAmount(deposits.total.total_received)} USDT
+          {deposits.total.deposit_count} · {formatUsdt(deposits.total.total_received)}
         </dd>
       </dl>
     </section>

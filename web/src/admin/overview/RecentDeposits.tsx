@@ -1,6 +1,6 @@
 import type { DepositList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt } from "../format.js";
 import { Link } from "../router.js";
 import { useApi } from "../useApi.js";
 
@@ -14,20 +14,22 @@ export function RecentDeposits() {
       {recent.data.data.length === 0 ? (
         <p>No deposits to static addresses yet.</p>
       ) : (
-        <table>
-          <tbody>
-            {recent.data.data.map((d) => (
-              <tr key={d.id} data-testid="recent-deposit">
-                <td>
-                  <Link to={`/admin/deposit-addresses/${d.deposit_address_id}`}>{d.customer_ref}</Link>
-                </td>
-                <td>{trimAmount(d.amount)} USDT</td>
-                <td>{d.status}</td>
-                <td>{formatTime(d.detected_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll" tabIndex={0}>
+          <table>
+            <tbody>
+              {recent.data.data.map((d) => (
+                <tr key={d.id} data-testid="recent-deposit">
+                  <td>
+                    <Link to={`/admin/deposit-addresses/${d.deposit_address_id}`}>{d.customer_ref}</Link>
+                  </td>
+                  <td>{formatUsdt(d.amount)}</td>
+                  <td>{d.status}</td>
+                  <td>{formatTime(d.detected_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,5 @@
 import type { Stats } from "../../api-types.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
 
 /** One window of the order stats (today, 7 days, all time); all time also counts the merchants. */
 export function StatsCard({
@@ -14,7 +14,7 @@ export function StatsCard({
   return (
     <section className="panel" data-testid={testId}>
       <h2>{title}</h2>
-      <p className="big">{trimAmount(block.total_received)} USDT</p>
+      <p className="big">{formatUsdt(block.total_received)}</p>
       <dl>
         <dt>Orders</dt>
         <dd data-testid={`${testId}-orders`}>{block.order_count}</dd>

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { Payout } from "../../api-types.js";
 import { api, ApiError } from "../api.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt } from "../format.js";
 import { useMe } from "../me.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { Field } from "../ui/Field.js";
 import { errorMessage } from "../useApi.js";
-import { decisionErrorText, type Decision } from "./decisions.js";
+import { DECISION_HINT, decisionErrorText, type Decision } from "./decisions.js";
+import { actorLabel } from "../labels.js";
 
 const DECISION_TEXT: Record<Decision, { title: string; button: string }> = {
   approve: { title: "Approve", button: "Approve" },
@@ -15,7 +16,7 @@ const DECISION_TEXT: Record<Decision, { title: string; button: string }> = {
 };
 
 /**
- * A modal <dialog>: approve asks an enrolled operator for a fresh TOTP code (DESIGN.md 12 step-up);
+ * A modal <dialog>: approve asks an enrolled operator for a fresh TOTP code (a step-up);
  * reject needs a reason; cancel takes one. The server's refusal is shown with its code.
  */
 export function DecisionDialog({
@@ -87,7 +88,7 @@ export function DecisionDialog({
     >
       <form className="stack" onSubmit={(event) => void submit(event)}>
         <h2 id={titleId}>
-          {DECISION_TEXT[decision].title} {payout.kind} of {trimAmount(payout.amount)} USDT
+          {DECISION_TEXT[decision].title} {payout.kind} of {formatUsdt(payout.amount)}
         </h2>
         <p className="muted">
           {payout.address ? (
@@ -98,8 +99,9 @@ export function DecisionDialog({
             "No address yet: the payer has not claimed it."
           )}
           <br />
-          Created by {payout.created_by} · {formatTime(payout.created_at)}
+          Created by {actorLabel(payout.created_by)} · {formatTime(payout.created_at)}
         </p>
+        <p data-testid="decision-hint">{DECISION_HINT[decision]}</p>
         {askCode && (
           <Field
             label="Code from your authenticator app"

@@ -1,7 +1,7 @@
 import type { PayoutFloat } from "../../api-types.js";
 import { useQrCode } from "../../qr.js";
 import { api } from "../api.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
 import { useApi } from "../useApi.js";
 
 /** The hot wallet's float: balances, what approved payouts need, the low warning, top-up QR. */
@@ -16,7 +16,7 @@ export function FloatPanel({ round }: { round: number }) {
       <h2 id="float-title">Hot wallet float</h2>
       {f.is_low && (
         <p className="error" role="alert" data-testid="float-low">
-          The float is too small: {trimAmount(f.shortfall)} USDT short for {f.approved.count} approved{" "}
+          The float is too small: {formatUsdt(f.shortfall)} short for {f.approved.count} approved{" "}
           {f.approved.count === 1 ? "payout" : "payouts"}
           {f.waiting_for_float > 0 ? ` (${f.waiting_for_float} waiting)` : ""}. Top up the hot wallet.
         </p>
@@ -25,22 +25,20 @@ export function FloatPanel({ round }: { round: number }) {
       <div className="float-body">
         <dl data-testid="float-figures">
           <dt>USDT</dt>
-          <dd data-testid="float-usdt">
-            {f.usdt_balance === null ? "—" : `${trimAmount(f.usdt_balance)} USDT`}
-          </dd>
+          <dd data-testid="float-usdt">{f.usdt_balance === null ? "—" : formatUsdt(f.usdt_balance)}</dd>
           <dt>TRX</dt>
-          <dd data-testid="float-trx">{f.trx_balance === null ? "—" : `${trimAmount(f.trx_balance)} TRX`}</dd>
+          <dd data-testid="float-trx">{f.trx_balance === null ? "—" : formatUsdt(f.trx_balance, "TRX")}</dd>
           <dt>Approved, to send</dt>
           <dd data-testid="float-needed">
-            {trimAmount(f.approved.amount)} USDT ({f.approved.count})
+            {formatUsdt(f.approved.amount)} ({f.approved.count})
           </dd>
           <dt>In flight</dt>
           <dd>
-            {trimAmount(f.in_flight.amount)} USDT ({f.in_flight.count})
+            {formatUsdt(f.in_flight.amount)} ({f.in_flight.count})
           </dd>
           <dt>Pending approval</dt>
           <dd>
-            {trimAmount(f.pending_approval.amount)} USDT ({f.pending_approval.count})
+            {formatUsdt(f.pending_approval.amount)} ({f.pending_approval.count})
           </dd>
         </dl>
         {f.address && (

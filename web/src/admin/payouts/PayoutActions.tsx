@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { Payout } from "../../api-types.js";
 import { useCan } from "../me.js";
 import { DecisionDialog } from "./DecisionDialog.js";
-import { DECIDABLE, DECISION_PERMISSION, type Decision } from "./decisions.js";
+import { DECIDABLE, DECISION_HINT, DECISION_PERMISSION, type Decision } from "./decisions.js";
 
 /** Approve, reject or cancel, each in an in-page dialog. Hidden when the role may not. */
 export function PayoutActions({ payout, onDone }: { payout: Payout; onDone: () => void }) {
@@ -19,6 +19,8 @@ export function PayoutActions({ payout, onDone }: { payout: Payout; onDone: () =
           key={decision}
           type="button"
           data-testid={`${decision}-payout`}
+          title={DECISION_HINT[decision]}
+          className={decision === "approve" ? "primary" : decision === "reject" ? "danger" : undefined}
           onClick={() => setOpen(decision)}
         >
           {decision === "approve" ? "Approve" : decision === "reject" ? "Reject" : "Cancel"}

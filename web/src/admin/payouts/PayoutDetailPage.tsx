@@ -1,6 +1,8 @@
 import type { PayoutDetail } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, shortId, trimAmount } from "../format.js";
+import { formatUsdt, shortId } from "../format.js";
+import { actorLabel, statusLabel } from "../labels.js";
+import { When } from "../ui/When.js";
 import { useCan } from "../me.js";
 import { Link } from "../router.js";
 import { EventTimeline } from "../ui/EventTimeline.js";
@@ -32,7 +34,8 @@ export function PayoutDetailPage({ id }: { id: string }) {
         <PayoutStatusBadge status={payout.status} />
       </h1>
       <p className="muted">
-        {trimAmount(payout.amount)} USDT · created by {payout.created_by} {formatTime(payout.created_at)}
+        {formatUsdt(payout.amount)} · created by {actorLabel(payout.created_by)}{" "}
+        <When at={payout.created_at} />
         {payout.order_id && (
           <>
             {" "}
@@ -63,29 +66,25 @@ export function PayoutDetailPage({ id }: { id: string }) {
           valueTestIds
           fields={{
             id: payout.id,
-            kind: payout.kind,
+            kind: payout.kind === "refund" ? "Refund" : "Payout",
             status: payout.status,
-            amount: `${trimAmount(payout.amount)} USDT`,
+            amount: formatUsdt(payout.amount),
             address: payout.address,
             external_id: payout.external_id,
             reason: payout.reason,
             tx_hash: payout.tx_hash,
-            trx_burnt: payout.trx_burnt === null ? null : `${trimAmount(payout.trx_burnt)} TRX`,
-            auto_approved: String(payout.auto_approved),
+            trx_burnt: payout.trx_burnt === null ? null : formatUsdt(payout.trx_burnt, "TRX"),
+            auto_approved: payout.auto_approved,
             created_by: payout.created_by,
             decided_by: payout.decided_by,
-            approved_at: payout.approved_at && formatTime(payout.approved_at),
-            completed_at: payout.completed_at && formatTime(payout.completed_at),
-            failed_at: payout.failed_at && formatTime(payout.failed_at),
+            approved_at: payout.approved_at,
+            completed_at: payout.completed_at,
+            failed_at: payout.failed_at,
+            tx_explorer_url: payout.tx_explorer_url,
             last_error: payout.last_error,
             callback_url: payout.callback_url,
           }}
         />
-        {payout.tx_explorer_url && (
-          <a href={payout.tx_explorer_url} target="_blank" rel="noopener noreferrer">
-            View the transaction
-          </a>
-        )}
       </section>
       <PayoutTransactions transactions={transactions} />
       <EventTimeline
@@ -94,7 +93,13 @@ export function PayoutDetailPage({ id }: { id: string }) {
         hideEmptyPayload
         describe={(event) => {
           const by = event.actor?.label;
-          return `${event.from_status ?? "—"} → ${event.to_status ?? "—"}${typeof by === "string" && by ? ` by ${by}` : ""}`;
+          const change =
+            event.from_status && event.to_status
+              ? `${statusLabel(event.from_status)} → ${statusLabel(event.to_status)}`
+              : event.to_status
+                ? statusLabel(event.to_status)
+                : "";
+          return `${change}${typeof by === "string" && by ? ` · by ${actorLabel(by)}` : ""}`;
         }}
       />
     </>

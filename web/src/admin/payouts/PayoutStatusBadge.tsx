@@ -1,14 +1,6 @@
-/** A refund's or payout's status: green once completed, red once it ended otherwise, amber on the way. */
+import { StatusBadge } from "../ui/StatusBadge.js";
+
+/** A refund's or payout's status in words: green once completed, red once it ended otherwise. */
 export function PayoutStatusBadge({ status }: { status: string }) {
-  const tone =
-    status === "completed"
-      ? "ok"
-      : status === "failed" || status === "rejected" || status === "cancelled"
-        ? "bad"
-        : "warn";
-  return (
-    <span className={`badge ${tone}`} data-testid="payout-status">
-      {status}
-    </span>
-  );
+  return <StatusBadge status={status} testId="payout-status" />;
 }

@@ -1,5 +1,6 @@
 import type { Payout } from "../../api-types.js";
-import { formatTime, shortId, trimAmount } from "../format.js";
+import { formatTime, formatUsdt, shortId } from "../format.js";
+import { actorLabel } from "../labels.js";
 import { Link } from "../router.js";
 import { PayoutActions } from "./PayoutActions.js";
 import { PayoutStatusBadge } from "./PayoutStatusBadge.js";
@@ -26,43 +27,47 @@ export function PayoutTable({
       </p>
     );
   return (
-    <table data-testid={testId}>
-      <thead>
-        <tr>
-          <th>Created</th>
-          <th>Kind</th>
-          <th>Merchant</th>
-          <th className="num">Amount</th>
-          <th>To</th>
-          <th>Status</th>
-          <th>Created by</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((payout) => (
-          <tr key={payout.id} data-testid={`payout-${payout.id}`}>
-            <td className="nowrap">{formatTime(payout.created_at)}</td>
-            <td>{payout.kind}</td>
-            <td>{merchants.get(payout.merchant_id) ?? shortId(payout.merchant_id)}</td>
-            <td className="num">{trimAmount(payout.amount)} USDT</td>
-            <td className="mono">{payout.address ?? "—"}</td>
-            <td>
-              <PayoutStatusBadge status={payout.status} />
-              {payout.last_error && <div className="warning">{payout.last_error}</div>}
-            </td>
-            <td>{payout.created_by}</td>
-            <td>
-              <div className="row-actions">
-                <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
-                  Details
-                </Link>
-                <PayoutActions payout={payout} onDone={onChanged} />
-              </div>
-            </td>
+    <div className="table-scroll" tabIndex={0}>
+      <table data-testid={testId}>
+        <thead>
+          <tr>
+            <th>Created</th>
+            <th>Kind</th>
+            <th>Merchant</th>
+            <th className="num">Amount</th>
+            <th>To</th>
+            <th>Status</th>
+            <th>Created by</th>
+            <th>
+              <span className="offscreen">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((payout) => (
+            <tr key={payout.id} data-testid={`payout-${payout.id}`}>
+              <td className="nowrap">{formatTime(payout.created_at)}</td>
+              <td>{payout.kind === "refund" ? "Refund" : "Payout"}</td>
+              <td>{merchants.get(payout.merchant_id) ?? shortId(payout.merchant_id)}</td>
+              <td className="num nowrap">{formatUsdt(payout.amount)}</td>
+              <td className="mono">{payout.address ?? "—"}</td>
+              <td>
+                <PayoutStatusBadge status={payout.status} />
+                {payout.last_error && <div className="warning">{payout.last_error}</div>}
+              </td>
+              <td>{actorLabel(payout.created_by)}</td>
+              <td>
+                <div className="row-actions">
+                  <Link to={`/admin/payouts/${payout.id}`} testId="payout-link">
+                    Details
+                  </Link>
+                  <PayoutActions payout={payout} onDone={onChanged} />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 import type { PayoutDetail } from "../../api-types.js";
-import { formatTime, trimAmount } from "../format.js";
+import { formatTime, formatUsdt } from "../format.js";
 
 /** The transfers signed for a payout: a retry after a failure on chain is a new attempt. */
 export function PayoutTransactions({ transactions }: { transactions: PayoutDetail["transactions"] }) {
@@ -9,36 +9,38 @@ export function PayoutTransactions({ transactions }: { transactions: PayoutDetai
       {transactions.length === 0 ? (
         <p className="muted">None signed yet.</p>
       ) : (
-        <table data-testid="payout-transactions">
-          <thead>
-            <tr>
-              <th>Attempt</th>
-              <th>Tx hash</th>
-              <th>State</th>
-              <th>Mode</th>
-              <th>Result</th>
-              <th className="num">TRX burnt</th>
-              <th className="num">Energy</th>
-              <th>Signed</th>
-              <th>Landed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {transactions.map((t) => (
-              <tr key={t.tx_hash}>
-                <td>{t.attempt}</td>
-                <td className="mono">{t.tx_hash}</td>
-                <td>{t.state}</td>
-                <td>{t.mode}</td>
-                <td>{t.result ?? "—"}</td>
-                <td className="num">{t.fee_trx === null ? "—" : trimAmount(t.fee_trx)}</td>
-                <td className="num">{t.energy_used ?? "—"}</td>
-                <td>{formatTime(t.created_at)}</td>
-                <td>{formatTime(t.landed_at)}</td>
+        <div className="table-scroll" tabIndex={0}>
+          <table data-testid="payout-transactions">
+            <thead>
+              <tr>
+                <th>Attempt</th>
+                <th>Tx hash</th>
+                <th>State</th>
+                <th>Mode</th>
+                <th>Result</th>
+                <th className="num">TRX burnt</th>
+                <th className="num">Energy</th>
+                <th>Signed</th>
+                <th>Landed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {transactions.map((t) => (
+                <tr key={t.tx_hash}>
+                  <td>{t.attempt}</td>
+                  <td className="mono">{t.tx_hash}</td>
+                  <td>{t.state}</td>
+                  <td>{t.mode}</td>
+                  <td>{t.result ?? "—"}</td>
+                  <td className="num">{t.fee_trx === null ? "—" : formatUsdt(t.fee_trx, "TRX")}</td>
+                  <td className="num">{t.energy_used ?? "—"}</td>
+                  <td>{formatTime(t.created_at)}</td>
+                  <td>{formatTime(t.landed_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

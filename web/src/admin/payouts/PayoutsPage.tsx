@@ -57,7 +57,7 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
     <>
       <h1>Payouts</h1>
       <p className="muted">
-        Refunds and payouts leave the hot wallet only after a second operator approves them (DESIGN.md 14).{" "}
+        Refunds and payouts leave the hot wallet only after a second operator approves them.{" "}
         <button type="button" onClick={reload} data-testid="payouts-refresh">
           Refresh
         </button>
@@ -94,7 +94,11 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
             merchants={names}
             testId="payouts"
             onChanged={reload}
-            empty={tab === "queue" ? "Nothing waits for approval." : "None."}
+            empty={
+              tab === "queue"
+                ? "Nothing waits for approval. New refunds and payouts appear here for a second operator to approve."
+                : "No refunds or payouts in this state."
+            }
           />
         )}
         {list.state === "ok" && cursor && (
@@ -118,7 +122,7 @@ export function PayoutsPage({ query }: { query: URLSearchParams }) {
                 merchants={names}
                 testId="awaiting-address"
                 onChanged={reload}
-                empty="None."
+                empty="No refund waits for a payer's address."
               />
             )}
             {awaiting.state === "error" && <p className="error">{awaiting.message}</p>}

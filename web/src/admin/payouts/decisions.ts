@@ -1,4 +1,4 @@
-/** The decisions an operator takes on a refund or payout (DESIGN.md 14), as the dashboard offers them. */
+/** The decisions an operator takes on a refund or payout, as the dashboard offers them. */
 import type { ErrorCode, PayoutStatus } from "../../api-types.js";
 import type { ApiError } from "../api.js";
 
@@ -30,3 +30,10 @@ export function decisionErrorText(code: ApiError["code"], message: string): stri
   const text = code === "ERROR" ? undefined : REFUSAL_TEXT[code];
   return `${text ?? message} (${code})`;
 }
+
+/** What each decision means, on its button: Reject and Cancel both stop a payout, for different reasons. */
+export const DECISION_HINT: Record<Decision, string> = {
+  approve: "Send it: the hot wallet pays it shortly after.",
+  reject: "Refuse the request as the approver (it should not be paid); the merchant is told it was rejected.",
+  cancel: "Withdraw it before it is sent (created by mistake or no longer needed); nothing is paid.",
+};

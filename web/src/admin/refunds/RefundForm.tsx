@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { CreatedRefund } from "../../api-types.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
+import { statusLabel } from "../labels.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { Field } from "../ui/Field.js";
 import { ClaimLink } from "./ClaimLink.js";
@@ -94,7 +95,7 @@ export function RefundForm({
       {created && (
         <div className="notice-ok" role="status" data-testid={`${testIdPrefix}-created`}>
           <p>
-            Refund of {trimAmount(created.amount)} USDT created: {created.status}
+            Refund of {formatUsdt(created.amount)} created: {statusLabel(created.status)}
             {createdNote(created)}
           </p>
           {created.claim_url && <ClaimLink url={created.claim_url} testId={`${testIdPrefix}-claim-url`} />}

@@ -1,5 +1,7 @@
 import type { StrayDetail } from "../../api-types.js";
 import { api } from "../api.js";
+import { shortId } from "../format.js";
+import { statusLabel } from "../labels.js";
 import { useCan } from "../me.js";
 import { Link } from "../router.js";
 import { OutcomeLine, useOutcome } from "../ui/Outcome.js";
@@ -22,7 +24,7 @@ export function StrayAddressPanel({ detail, onDone }: { detail: StrayDetail; onD
     <section className="panel wide" data-testid="address-history">
       <h2>Address {address.address}</h2>
       <p className="muted">
-        {address.status}
+        {statusLabel(address.status)}
         {address.order_id && (
           <>
             {" "}
@@ -32,13 +34,14 @@ export function StrayAddressPanel({ detail, onDone }: { detail: StrayDetail; onD
         {address.last_order_id && (
           <>
             {" "}
-            · last order <Link to={`/admin/orders/${address.last_order_id}`}>{address.last_order_id}</Link>
+            · last order{" "}
+            <Link to={`/admin/orders/${address.last_order_id}`}>{shortId(address.last_order_id)}</Link>
           </>
         )}
         {address.settlement && (
           <>
             {" "}
-            · sweep <span data-testid="address-sweep-status">{address.settlement.status}</span>
+            · sweep <span data-testid="address-sweep-status">{statusLabel(address.settlement.status)}</span>
             {address.settlement.last_error && <> ({address.settlement.last_error})</>}
           </>
         )}

@@ -1,6 +1,8 @@
 import type { StrayDetail } from "../../api-types.js";
 import { api } from "../api.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
+import { statusLabel, statusTone } from "../labels.js";
+import { Ident } from "../ui/Ident.js";
 import { useApi } from "../useApi.js";
 import { StrayAddressPanel } from "./StrayAddressPanel.js";
 import { StrayRefundPanel } from "./StrayRefundPanel.js";
@@ -15,14 +17,40 @@ export function StrayTransferPage({ id }: { id: string }) {
   return (
     <>
       <h1>
-        Stray transfer of {trimAmount(stray.amount)} USDT{" "}
-        <span className="badge" data-testid="stray-resolution">
-          {stray.resolution ?? "unresolved"}
+        Stray transfer of {formatUsdt(stray.amount)}{" "}
+        <span
+          className={`badge ${statusTone(stray.resolution ?? "unresolved")}`}
+          data-testid="stray-resolution"
+        >
+          {statusLabel(stray.resolution ?? "unresolved")}
         </span>
       </h1>
-      <p className="muted mono">
-        {stray.tx_hash} #{stray.log_index} · from {stray.from_address} · to {stray.address}
+      <p className="empty">
+        USDT arrived at one of the gateway's addresses with no order waiting for it. Attach it to the order it
+        was meant for, refund it to the sender, or dismiss it with a reason.
       </p>
+      <section className="panel">
+        <dl className="fields">
+          <div>
+            <dt>Transaction</dt>
+            <dd>
+              <Ident value={stray.tx_hash} /> <span className="muted">transfer #{stray.log_index}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Sent from</dt>
+            <dd>
+              <Ident value={stray.from_address} />
+            </dd>
+          </div>
+          <div>
+            <dt>Sent to</dt>
+            <dd>
+              <Ident value={stray.address} />
+            </dd>
+          </div>
+        </dl>
+      </section>
       <StrayResolvePanel stray={stray} onDone={detail.reload} />
       <StrayRefundPanel stray={stray} onDone={detail.reload} />
       <StrayAddressPanel detail={detail.data} onDone={detail.reload} />

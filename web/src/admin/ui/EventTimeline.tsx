@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
-import { formatTime } from "../format.js";
+import { describePayload } from "../describe.js";
+import { eventLabel } from "../labels.js";
+import { When } from "./When.js";
 
 interface TimelineEvent {
   id: string;
@@ -8,32 +10,40 @@ interface TimelineEvent {
   payload: Record<string, unknown>;
 }
 
-/** A record's events, oldest first: time, type, what `describe` says of it, and the payload. */
+/** A record's events, oldest first: what happened in words, when, and its details. */
 export function EventTimeline<E extends TimelineEvent>({
   events,
   testId,
   describe,
-  hideEmptyPayload = false,
 }: {
   events: E[];
   testId: string;
   describe?: (event: E) => ReactNode;
+  /** Kept for callers; an empty payload never shows. */
   hideEmptyPayload?: boolean;
 }) {
   return (
     <section className="panel wide">
-      <h2>Events</h2>
-      <ol className="timeline" data-testid={testId}>
-        {events.map((event) => (
-          <li key={event.id}>
-            <span className="muted">{formatTime(event.created_at)}</span> <strong>{event.event_type}</strong>{" "}
-            {describe && <>{describe(event)} </>}
-            {(!hideEmptyPayload || Object.keys(event.payload).length > 0) && (
-              <code className="payload">{JSON.stringify(event.payload)}</code>
-            )}
-          </li>
-        ))}
-      </ol>
+      <h2>Timeline</h2>
+      {events.length === 0 ? (
+        <p className="empty">Nothing has happened yet.</p>
+      ) : (
+        <ol className="timeline" data-testid={testId}>
+          {events.map((event) => {
+            const details = describePayload(event.payload);
+            return (
+              <li key={event.id} data-event={event.event_type}>
+                <span className="event-title">{eventLabel(event.event_type)}</span>
+                <span className="event-time">
+                  <When at={event.created_at} />
+                </span>
+                {describe && <span className="event-detail">{describe(event)}</span>}
+                {details && <span className="event-detail">{details}</span>}
+              </li>
+            );
+          })}
+        </ol>
+      )}
     </section>
   );
 }

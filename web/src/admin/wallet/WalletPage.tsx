@@ -1,7 +1,8 @@
 import type { WalletStatus } from "../../api-types.js";
 import { api } from "../api.js";
-import { trimAmount } from "../format.js";
+import { formatUsdt } from "../format.js";
 import { FieldList } from "../ui/FieldList.js";
+import { Ident } from "../ui/Ident.js";
 import { useApi } from "../useApi.js";
 import { AddressPoolPanel } from "./AddressPoolPanel.js";
 import { SweepCosts } from "./SweepCosts.js";
@@ -25,7 +26,7 @@ export function WalletPage() {
       <h1>Wallet</h1>
       {hot?.is_low_balance && (
         <p className="error" role="alert" data-testid="low-balance">
-          The hot wallet holds {trimAmount(hot.trx_balance)} TRX, under the{" "}
+          The hot wallet holds {formatUsdt(hot.trx_balance, "TRX")}, under the{" "}
           {String(system.hot_wallet_alert_trx)} TRX alert: sweeps will fail once it cannot pay their fees. Top
           it up.
         </p>
@@ -36,9 +37,11 @@ export function WalletPage() {
           {hot ? (
             <>
               <p className="big" data-testid="hot-balance">
-                {trimAmount(hot.trx_balance)} TRX
+                {formatUsdt(hot.trx_balance, "TRX")}
               </p>
-              <p className="mono">{hot.address}</p>
+              <p>
+                <Ident value={hot.address} />
+              </p>
               {hot.balance_error && <p className="error">Balance not current: {hot.balance_error}</p>}
             </>
           ) : (
@@ -47,7 +50,15 @@ export function WalletPage() {
         </section>
         <section className="panel">
           <h2>Cold wallet</h2>
-          {cold ? <p className="mono">{cold.address}</p> : <p className="muted">Not configured.</p>}
+          {cold ? (
+            <p>
+              <Ident value={cold.address} />
+            </p>
+          ) : (
+            <p className="muted">
+              Not configured: set <code data-verbatim>COLD_WALLET_ADDRESS</code> to sweep payments to it.
+            </p>
+          )}
         </section>
         <AddressPoolPanel pool={pool} />
         <section className="panel">
@@ -66,7 +77,7 @@ export function WalletPage() {
             <h2>Stake (delegate mode)</h2>
             <dl data-testid="stake">
               <dt>Staked</dt>
-              <dd>{trimAmount(stake.staked_trx)} TRX</dd>
+              <dd>{formatUsdt(stake.staked_trx, "TRX")}</dd>
               <dt>Energy</dt>
               <dd>{stake.energy_limit.toLocaleString("en-US")}</dd>
               <dt>Available</dt>

@@ -1,0 +1,81 @@
+/**
+ * The hot wallet's USDT float: the one rule the sender, the dashboard (read-float.ts) and the
+ * `payout_float_low` alert share.
+ *
+ *  - The sender's check (floatCheck): the balance, less every payout whose transaction is committed
+ *    to the chain but not yet visible in that balance, less what the round has reserved, must cover
+ *    the payout. Otherwise the payout waits with `wait_reason = 'float_low'`; that column, not the
+ *    wording of last_error, is what the dashboard and the alert count (waitingForFloat).
+ *  - The dashboard's shortfall (floatShortfall) is the same test applied to the whole queue.
+ */
+import { sql } from "drizzle-orm";
+import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
+import { formatAmount } from "../money.js";
+import { usdtBalance } from "../sweeps/sweep-chain.js";
+import type { SweepDeps } from "../sweeps/sweep-types.js";
+
+/** wait_reason of an approved payout the float did not cover at its last look. */
+export const FLOAT_LOW_REASON = "float_low";
+/** last_error of such a payout: the words for people. */
+export const FLOAT_LOW_MESSAGE = "the hot wallet's USDT float is too small; waiting for a top-up";
+
+/**
+ * The hot wallet's USDT and the money already committed to the chain but not visible in that
+ * balance (read from the head): every live transaction and those solidified after the read, unless
+ * the sender had already seen it in a block before the read (the balance has paid it then; counting
+ * it too made a tight float wait and alert for the ~19 blocks to solidification).
+ */
+export interface SenderFloat {
+  balance: bigint;
+  committed: bigint;
+  /** The part of `committed` broadcast but not yet seen in a block: it may be paid in `balance` too. */
+  unseen: bigint;
+}
+
+export async function readSenderFloat(d: SweepDeps): Promise<SenderFloat> {
+  const at = d.ctx.clock.now().toISOString();
+  const balance = await usdtBalance(d, d.hotAddress);
+  const [pending] = await queryRows<{ total: string; unseen: string }>(
+    d.ctx.db,
+    sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
+               coalesce(sum(p.amount) FILTER (WHERE t.state = 'sent' AND t.included_at IS NULL), 0)::text AS unseen
+        FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
+        WHERE (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
+          AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
+  );
+  return { balance, committed: BigInt(pending?.total ?? "0"), unseen: BigInt(pending?.unseen ?? "0") };
+}
+
+/**
+ * Whether the float covers `amount` on top of `reserved` (what the round stored meanwhile):
+ * "covered"; "settling" when it is short only by transactions broadcast but not yet seen in a block
+ * (they may be paid in the balance already: the next look at them settles it, so no alert and no
+ * top-up wait yet); "float_low" when it is short.
+ */
+export function floatCheck(
+  float: SenderFloat,
+  reserved: bigint,
+  amount: bigint,
+): "covered" | "settling" | "float_low" {
+  const owed = float.committed + reserved;
+  if (float.balance - owed >= amount) return "covered";
+  if (float.balance - (owed - float.unseen) >= amount) return "settling";
+  return "float_low";
+}
+
+/** How much USDT is missing for `approved` (not yet signed) once `committed` (live) is paid. */
+export function floatShortfall(balance: bigint, committed: bigint, approved: bigint): bigint {
+  const spare = balance - committed;
+  return approved > spare ? approved - spare : 0n;
+}
+
+/** The approved payouts waiting for a top-up: their count and amount. */
+export async function waitingForFloat(db: Executor): Promise<{ count: number; amount: string }> {
+  const [row] = await queryRows<{ n: number; amount: string }>(
+    db,
+    sql`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS amount FROM payouts
+        WHERE status = 'approved' AND wait_reason = ${FLOAT_LOW_REASON}`,
+  );
+  return { count: Number(row?.n ?? 0), amount: formatAmount(BigInt(row?.amount ?? "0")) };
+}
