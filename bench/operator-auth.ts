@@ -123,6 +123,7 @@ const setup = await app.inject({
   method: "POST",
   url: "/api/v1/admin/me/totp/setup",
   headers: { cookie: first },
+  payload: { current_password: password },
 });
 const { secret } = setup.json<{ secret: string }>();
 const code = () => generateSync({ secret, epoch: Math.floor(clock.now().getTime() / 1000) });

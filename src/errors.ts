@@ -14,6 +14,9 @@ export const STATUS_BY_CODE = {
   TOTP_REQUIRED: 401,
   TOTP_INVALID: 401,
   TOTP_ENROLMENT_REQUIRED: 403,
+  // Step-up (DESIGN.md 12): money out needs a second factor; a passkey that does not verify
+  SECOND_FACTOR_REQUIRED: 403,
+  PASSKEY_INVALID: 401,
   OPERATOR_EXISTS: 409,
   METRICS_UNAUTHORIZED: 401,
   INVALID_BODY: 400,

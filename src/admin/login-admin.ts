@@ -10,8 +10,10 @@
  * refused guesses cannot tie up the CPU) and learns nothing about its guess: it answers
  * RATE_LIMITED whether or not the password was right. A wrong password, an unknown email, a
  * disabled account and an invitation not yet accepted all answer INVALID_PASSWORD alike (argon2
- * runs for an unknown email too). TOTP_REQUIRED / TOTP_INVALID come only after the password was
- * right.
+ * runs for an unknown email too). TOTP_REQUIRED / TOTP_INVALID / PASSKEY_INVALID come only after
+ * the password was right. The second factor is a TOTP code, a recovery code or a passkey assertion;
+ * a wrong one counts toward the lockout shared with step-up actions (factor-lockout.ts), and while
+ * that lockout lasts the second-factor step answers RATE_LIMITED, a correct factor included.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -19,11 +21,14 @@ import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
 import type { AuditActor } from "../audit/audit-types.js";
 import { operators } from "../db/schema.js";
+import type { Executor } from "../db/connection.js";
 import { AppError, isAppError } from "../errors.js";
 import { ADMIN_SESSION_SECONDS, signAdminToken } from "./admin-token.js";
 import { admitLoginAttempt, OWNER_ACCOUNT, settleLoginAttempt } from "./login-limit.js";
 import { BUILTIN_OWNER_ID, operatorLabel } from "./operator-types.js";
 import { verifyPassword } from "./passwords.js";
+import { assertFactorNotLocked, recordFactorFailure } from "./factor-lockout.js";
+import { hasPasskey, verifyPasskeyAssertion } from "./passkeys.js";
 import { consumeRecoveryCode, looksLikeRecoveryCode } from "./recovery-codes.js";
 import { createSession } from "./sessions.js";
 import { consumeTotpCode } from "./totp.js";
@@ -37,11 +42,13 @@ export interface LoginInput {
   password: string;
   email?: string | undefined;
   totpCode?: string | undefined;
+  /** A WebAuthn assertion over a sign-in challenge (POST /api/v1/admin/auth/passkey-options). */
+  passkey?: unknown;
   clientIp: string;
   userAgent?: string | undefined;
 }
 
-type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid";
+type Outcome = "ok" | "invalid_password" | "totp_required" | "totp_invalid" | "passkey_invalid";
 
 export async function loginAdmin(ctx: Context, input: LoginInput): Promise<AdminLogin> {
   const email = input.email?.trim().toLowerCase();
@@ -82,45 +89,53 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
   }
   const allowed = passwordOk && operator !== undefined && operator.isActive;
 
-  const result: { outcome: Outcome; session?: { id: string } } = await ctx.db.transaction(async (tx) => {
-    let outcome: Outcome = allowed ? "ok" : "invalid_password";
-    if (allowed && operator.totpEnabled) {
-      const code = input.totpCode?.trim() ?? "";
-      if (code === "") outcome = "totp_required";
-      else {
-        const accepted = looksLikeRecoveryCode(code)
-          ? await consumeRecoveryCode(ctx, tx, operator.id, code)
-          : await consumeTotpCode(ctx, tx, operator.id, code);
-        if (!accepted) outcome = "totp_invalid";
+  let result: { outcome: Outcome; session?: { id: string } };
+  try {
+    result = await ctx.db.transaction(async (tx) => {
+      let outcome: Outcome = allowed ? "ok" : "invalid_password";
+      if (allowed && (operator.totpEnabled || (await hasPasskey(tx, operator.id)))) {
+        outcome = await secondFactorOutcome(ctx, tx, operator.id, input);
       }
-    }
-    if (outcome !== "ok" || !operator) {
+      if (outcome !== "ok" || !operator) {
+        await appendAudit(tx, {
+          actor,
+          action: "auth.login_failed",
+          targetType: "operator",
+          ...(operator ? { targetId: operator.id } : {}),
+          after: { account, reason: outcome },
+          ...meta,
+        });
+        return { outcome };
+      }
+      await settleLoginAttempt(tx, attemptId);
+      const session = await createSession(ctx, tx, {
+        operatorId: operator.id,
+        ip: input.clientIp,
+        userAgent: input.userAgent,
+      });
       await appendAudit(tx, {
         actor,
-        action: "auth.login_failed",
-        targetType: "operator",
-        ...(operator ? { targetId: operator.id } : {}),
-        after: { account, reason: outcome },
+        action: "auth.login",
+        targetType: "session",
+        targetId: session.id,
+        after: { account, totp: operator.totpEnabled, passkey: input.passkey !== undefined },
         ...meta,
       });
-      return { outcome };
-    }
-    await settleLoginAttempt(tx, attemptId);
-    const session = await createSession(ctx, tx, {
-      operatorId: operator.id,
-      ip: input.clientIp,
-      userAgent: input.userAgent,
+      return { outcome, session };
     });
-    await appendAudit(tx, {
+  } catch (error) {
+    if (isAppError(error) && error.code === "RATE_LIMITED") {
+      // The operator's second factor is locked: the refusal is on record.
+      await appendAudit(ctx.db, { actor, action: "auth.login_rate_limited", after: { account }, ...meta });
+    }
+    throw error;
+  }
+  if ((result.outcome === "totp_invalid" || result.outcome === "passkey_invalid") && operator) {
+    await recordFactorFailure(ctx, { id: operator.id, label: operatorLabel(operator) }, "login", {
       actor,
-      action: "auth.login",
-      targetType: "session",
-      targetId: session.id,
-      after: { account, totp: operator.totpEnabled },
       ...meta,
     });
-    return { outcome, session };
-  });
+  }
 
   switch (result.outcome) {
     case "ok":
@@ -133,11 +148,38 @@ export async function loginAdmin(ctx: Context, input: LoginInput): Promise<Admin
     case "totp_invalid":
       ctx.log.info({ clientIp: input.clientIp }, "admin login failed: wrong authenticator code");
       throw new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
+    case "passkey_invalid":
+      ctx.log.info({ clientIp: input.clientIp }, "admin login failed: passkey not accepted");
+      throw new AppError(
+        "PASSKEY_INVALID",
+        "the passkey was not accepted: unknown, removed, or its challenge is stale",
+      );
   }
   if (!operator || !result.session) throw new Error("login succeeded without a session");
   ctx.log.info({ clientIp: input.clientIp, operatorId: operator.id }, "admin logged in");
   const token = await signAdminToken(ctx, { id: result.session.id, builtinOwner: operator.isBuiltin });
   return { token, maxAgeSeconds: ADMIN_SESSION_SECONDS };
+}
+
+/** The second-factor step of a login whose password was right (RATE_LIMITED while locked). */
+async function secondFactorOutcome(
+  ctx: Context,
+  tx: Executor,
+  operatorId: string,
+  input: LoginInput,
+): Promise<Outcome> {
+  await assertFactorNotLocked(ctx, tx, operatorId);
+  if (input.passkey !== undefined) {
+    return (await verifyPasskeyAssertion(ctx, tx, operatorId, "login", input.passkey))
+      ? "ok"
+      : "passkey_invalid";
+  }
+  const code = input.totpCode?.trim() ?? "";
+  if (code === "") return "totp_required";
+  const accepted = looksLikeRecoveryCode(code)
+    ? await consumeRecoveryCode(ctx, tx, operatorId, code)
+    : await consumeTotpCode(ctx, tx, operatorId, code);
+  return accepted ? "ok" : "totp_invalid";
 }
 
 function digest(value: string): Buffer {

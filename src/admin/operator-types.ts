@@ -15,6 +15,8 @@ export interface AdminOperator {
   role: OperatorRole;
   sessionId: string;
   totpEnabled: boolean;
+  /** At least one passkey registered (a second factor like TOTP). */
+  hasPasskey: boolean;
 }
 
 /** How an operator is named in audit rows and logs: the email, or "owner" for the built-in one. */

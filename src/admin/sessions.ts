@@ -53,6 +53,7 @@ export async function createSession(
 const SESSION_CHECK: PreparedStatement = {
   name: "sg_admin_session_check",
   text: `SELECT o.id, o.email, o.name, o.role, o.is_builtin, o.is_active, o.totp_enabled,
+                EXISTS (SELECT 1 FROM operator_passkeys k WHERE k.operator_id = o.id) AS has_passkey,
                 s.revoked_at IS NOT NULL AS revoked,
                 floor(extract(epoch FROM s.expires_at) * 1000)::bigint::text AS expires_ms,
                 floor(extract(epoch FROM s.last_seen_at) * 1000)::bigint::text AS seen_ms
@@ -68,6 +69,7 @@ interface SessionCheckRow extends Record<string, unknown> {
   is_builtin: boolean;
   is_active: boolean;
   totp_enabled: boolean;
+  has_passkey: boolean;
   revoked: boolean;
   expires_ms: string;
   seen_ms: string;
@@ -99,10 +101,12 @@ export async function authenticateSession(ctx: Context, token: string): Promise<
     role: row.role,
     sessionId: claims.sessionId,
     totpEnabled: row.totp_enabled,
+    hasPasskey: row.has_passkey,
   };
 }
 
-export type RevokeReason = "logout" | "revoked" | "password_changed" | "role_changed" | "disabled";
+export type RevokeReason =
+  "logout" | "revoked" | "password_changed" | "role_changed" | "disabled" | "second_factor_changed";
 
 /** Ends one session; false when it was already ended (or never existed). */
 export async function revokeSession(

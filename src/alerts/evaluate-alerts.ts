@@ -13,7 +13,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { newId } from "../ids.js";
 import { readAlertConditions, type ConditionReading, type Severity } from "./alert-conditions.js";
-import { enqueueAlert as enqueue } from "./alert-outbox.js";
+import { enqueueAlert } from "./alert-outbox.js";
 import { EVENT_ALERT_SOURCES, type EventAlert } from "./event-alert-sources.js";
 
 export interface EvaluateResult {
@@ -55,7 +55,7 @@ async function fireCondition(ctx: Context, reading: ConditionReading): Promise<b
           RETURNING id`,
     );
     if (rows.length === 0) return false;
-    await enqueue(ctx, tx, {
+    await enqueueAlert(ctx, tx, {
       id,
       alert: reading.alert,
       severity: reading.severity,
@@ -79,7 +79,7 @@ async function resolveCondition(ctx: Context, reading: ConditionReading): Promis
     );
     const row = rows[0];
     if (!row) return false;
-    await enqueue(ctx, tx, {
+    await enqueueAlert(ctx, tx, {
       id: row.id,
       alert: reading.alert,
       severity: row.severity,
@@ -118,7 +118,7 @@ async function fireEventAlert(ctx: Context, a: EventAlert, now: Date): Promise<b
     );
     if (rows.length === 0) return false;
     const { alert, severity, text, details } = a;
-    await enqueue(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
+    await enqueueAlert(ctx, tx, { id, alert, severity, state: "firing", text, details, at: now });
     return true;
   });
 }

@@ -62,7 +62,7 @@ export const orders = pgTable("orders", {
   amountExpected: money("amount_expected").notNull(),
   amountReceived: money("amount_received").notNull().default(0n),
   currency: text("currency").notNull().default("USDT"),
-  /** The chain the order is paid on (migration 0017); `network` is that chain's network name. */
+  /** The chain the order is paid on (migration 0019); `network` is that chain's network name. */
   chain: text("chain").notNull().default("tron"),
   network: text("network").notNull(),
   status: text("status", { enum: ORDER_STATUSES }).notNull(),
@@ -103,7 +103,7 @@ export const transfers = pgTable("transfers", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
-  /** The chain the transfer was seen on (migration 0017). */
+  /** The chain the transfer was seen on (migration 0019). */
   chain: text("chain").notNull().default("tron"),
   /** What an 18-decimal transfer carried below one micro-unit, in the token's units (never credited). */
   remainder: money("remainder").notNull().default(0n),
@@ -131,7 +131,7 @@ export const strayTransfers = pgTable("stray_transfers", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
-  /** The chain the transfer was seen on (migration 0017). */
+  /** The chain the transfer was seen on (migration 0019). */
   chain: text("chain").notNull().default("tron"),
   status: text("status", { enum: ["seen", "confirmed"] })
     .notNull()
@@ -489,7 +489,7 @@ export const deposits = pgTable("deposits", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
-  /** The chain the deposit was seen on (migration 0017). */
+  /** The chain the deposit was seen on (migration 0019). */
   chain: text("chain").notNull().default("tron"),
   status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
   belowMinimum: boolean("below_minimum").notNull(),
@@ -539,6 +539,30 @@ export const operatorRecoveryCodes = pgTable("operator_recovery_codes", {
   codeHash: text("code_hash").notNull().unique(),
   usedAt: ts("used_at"),
   createdAt: ts("created_at").notNull(),
+});
+
+export const operatorFactorFailures = pgTable("operator_factor_failures", {
+  id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+  operatorId: uuid("operator_id").notNull(),
+  failedAt: ts("failed_at").notNull(),
+  context: text("context", { enum: ["login", "step_up"] }).notNull(),
+});
+
+export const operatorPasskeys = pgTable("operator_passkeys", {
+  id: uuid("id").primaryKey(),
+  operatorId: uuid("operator_id").notNull(),
+  credentialId: text("credential_id").notNull().unique(),
+  publicKey: text("public_key").notNull(),
+  counter: bigint("counter", { mode: "number" }).notNull().default(0),
+  transports: text("transports").array().notNull().default([]),
+  name: text("name").notNull(),
+  createdAt: ts("created_at").notNull(),
+  lastUsedAt: ts("last_used_at"),
+});
+
+export const webauthnUsedChallenges = pgTable("webauthn_used_challenges", {
+  challenge: text("challenge").primaryKey(),
+  expiresAt: ts("expires_at").notNull(),
 });
 
 export const operatorSessions = pgTable("operator_sessions", {

@@ -49,23 +49,30 @@ const BY_SCHEME: Record<string, ErrorCode[]> = {
   // keeps an operator without TOTP to enrolment (DESIGN.md 12).
   adminCookie: ["ADMIN_UNAUTHORIZED", "ADMIN_TOKEN_INVALID", "ADMIN_FORBIDDEN", "TOTP_ENROLMENT_REQUIRED"],
 };
-const STEP_UP: ErrorCode[] = ["TOTP_REQUIRED", "TOTP_INVALID"];
+/** A step-up: no factor, a wrong one, or a locked second factor (DESIGN.md 12). */
+const STEP_UP: ErrorCode[] = ["TOTP_REQUIRED", "TOTP_INVALID", "PASSKEY_INVALID", "RATE_LIMITED"];
+/** Changing one's second factors: the current password, then a step-up. */
+const REAUTH: ErrorCode[] = ["INVALID_PASSWORD", "INVALID_STATE", ...STEP_UP];
 /** Codes a route's own logic answers, by operation (method and path). */
 const BY_OPERATION: Record<string, ErrorCode[]> = {
   "post /api/v1/payments": ["VALIDATION_ERROR", "UNSUPPORTED_CURRENCY", "EXTERNAL_ID_CONFLICT"],
-  "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "RATE_LIMITED", "VALIDATION_ERROR", ...STEP_UP],
+  "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "VALIDATION_ERROR", ...STEP_UP],
   "post /api/v1/admin/auth/accept-invitation": ["NOT_FOUND"],
   "post /api/v1/admin/merchants/{id}/rotate-api-key": STEP_UP,
-  "post /api/v1/admin/operators": ["OPERATOR_EXISTS"],
+  "post /api/v1/admin/operators": ["OPERATOR_EXISTS", ...STEP_UP],
   "put /api/v1/admin/operators/{id}": ["EMPTY_UPDATE", "INVALID_STATE", ...STEP_UP],
-  "post /api/v1/admin/operators/{id}/reset-2fa": ["INVALID_STATE", ...STEP_UP],
+  "post /api/v1/admin/operators/{id}/reset-2fa": REAUTH,
+  "post /api/v1/admin/operators/{id}/unlock-second-factor": ["INVALID_STATE", ...STEP_UP],
   "post /api/v1/admin/me/password": ["INVALID_PASSWORD", "INVALID_STATE"],
-  "post /api/v1/admin/me/totp/setup": ["INVALID_STATE"],
+  "post /api/v1/admin/me/totp/setup": REAUTH,
   "post /api/v1/admin/me/totp/confirm": ["INVALID_STATE", "TOTP_INVALID"],
-  "post /api/v1/admin/me/totp/disable": ["INVALID_STATE", "TOTP_INVALID"],
-  "post /api/v1/admin/me/recovery-codes": ["INVALID_STATE", "TOTP_INVALID"],
+  "post /api/v1/admin/me/totp/disable": REAUTH,
+  "post /api/v1/admin/me/recovery-codes": REAUTH,
+  "post /api/v1/admin/me/passkeys/registration-options": REAUTH,
+  "post /api/v1/admin/me/passkeys": ["PASSKEY_INVALID"],
+  "delete /api/v1/admin/me/passkeys/{id}": ["INVALID_STATE", ...STEP_UP],
   "post /api/v1/admin/merchants": ["VALIDATION_ERROR"],
-  "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE"],
+  "put /api/v1/admin/merchants/{id}": ["VALIDATION_ERROR", "EMPTY_UPDATE", "INVALID_STATE", ...STEP_UP],
   "post /api/v1/admin/orders/{id}/retry-webhook": ["VALIDATION_ERROR", "INVALID_STATE"],
   "post /api/v1/admin/orders/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
   "post /api/v1/admin/stray-transfers/{id}/retry-sweep": ["INVALID_STATE", "SWEEP_DISABLED"],
@@ -105,9 +112,15 @@ const BY_OPERATION: Record<string, ErrorCode[]> = {
     "INVALID_STATE",
     "FOUR_EYES_REQUIRED",
     "VALIDATION_ERROR",
+    "SECOND_FACTOR_REQUIRED",
     ...STEP_UP,
   ],
-  "post /api/v1/admin/payouts/{id}/reject": ["INVALID_STATE", "VALIDATION_ERROR"],
+  "post /api/v1/admin/payouts/{id}/reject": [
+    "INVALID_STATE",
+    "VALIDATION_ERROR",
+    "SECOND_FACTOR_REQUIRED",
+    ...STEP_UP,
+  ],
   "post /api/v1/admin/payouts/{id}/cancel": ["INVALID_STATE", "VALIDATION_ERROR"],
   "post /api/v1/admin/payouts/{id}/retry-webhook": ["INVALID_STATE"],
   "post /api/v1/refund-claims/{token}": [

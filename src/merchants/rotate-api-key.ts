@@ -25,7 +25,7 @@ export async function rotateApiKey(
   origin: AuditOrigin,
   stepUp: StepUp,
 ): Promise<RotatedApiKey> {
-  await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
+  await requireStepUp(ctx, stepUp);
   if (!isUuid(input.id)) throw merchantNotFound();
   const { key, prefix } = generateApiKey(ctx.config.tronNetwork);
   const now = ctx.clock.now();

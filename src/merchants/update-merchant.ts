@@ -5,6 +5,8 @@ import { SYSTEM_ACTOR, type AuditOrigin } from "../audit/audit-types.js";
 import { merchants } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
+import { HOUSE_MERCHANT_ID } from "../payouts/house-account.js";
 import { merchantNotFound } from "./find-merchant.js";
 import { assertMerchantFields } from "./merchant-input.js";
 import type { MerchantRow } from "./types.js";
@@ -19,12 +21,19 @@ export interface UpdateMerchantInput {
 /**
  * Changes any of name, is_active and webhook_secret. Suspending a merchant takes effect on its next
  * request; its existing orders keep processing. A new webhook_secret signs every later attempt.
+ * Enabling the house account (which lets a key act as it) is a step-up action (DESIGN.md 12).
  */
 export async function updateMerchant(
   ctx: Context,
   input: UpdateMerchantInput,
   origin: AuditOrigin = { actor: SYSTEM_ACTOR },
+  stepUp?: StepUp,
 ): Promise<MerchantRow> {
+  if (input.id === HOUSE_MERCHANT_ID && input.isActive === true) {
+    if (stepUp === undefined)
+      throw new AppError("INVALID_STATE", "enabling the house account needs an operator's step-up");
+    await requireStepUp(ctx, stepUp);
+  }
   const patch: Partial<typeof merchants.$inferInsert> = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.isActive !== undefined) patch.isActive = input.isActive;

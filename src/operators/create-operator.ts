@@ -13,6 +13,7 @@ import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { OperatorRole } from "../admin/operator-types.js";
 import { assertPasswordStrength, hashPassword } from "../admin/passwords.js";
+import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import { toOperatorReply, type OperatorRow } from "./operator-replies.js";
 
 export const INVITATION_SECONDS = 7 * 24 * 3600;
@@ -47,7 +48,10 @@ export async function createOperator(
   ctx: Context,
   input: CreateOperatorInput,
   origin: AuditOrigin,
+  stepUp: StepUp,
 ): Promise<CreatedOperator> {
+  // A step-up action (DESIGN.md 12): a stolen owner session alone creates no accounts.
+  await requireStepUp(ctx, stepUp);
   const email = normalizeEmail(input.email);
   if (input.password !== undefined) assertPasswordStrength(input.password);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);

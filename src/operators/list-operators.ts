@@ -1,8 +1,9 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { operators } from "../db/schema.js";
+import { secondFactorLockedUntil } from "../admin/factor-lockout.js";
+import { operatorPasskeys, operators } from "../db/schema.js";
 import { isUuid } from "../ids.js";
-import type { OperatorRow } from "./operator-replies.js";
+import type { FactorState, OperatorRow } from "./operator-replies.js";
 
 /** Every operator, the built-in owner first, then by creation. */
 export async function listOperators(ctx: Context): Promise<OperatorRow[]> {
@@ -14,4 +15,18 @@ export async function findOperator(ctx: Context, id: string): Promise<OperatorRo
   if (!isUuid(id)) return undefined;
   const [row] = await ctx.db.select().from(operators).where(eq(operators.id, id));
   return row;
+}
+
+/** Each operator's passkey count and second-factor lockout (for the operator replies). */
+export async function readFactorStates(ctx: Context, ids: string[]): Promise<Map<string, FactorState>> {
+  const counts = await ctx.db
+    .select({ operatorId: operatorPasskeys.operatorId, n: count() })
+    .from(operatorPasskeys)
+    .groupBy(operatorPasskeys.operatorId);
+  const byId = new Map(counts.map((row) => [row.operatorId, Number(row.n)]));
+  const states = new Map<string, FactorState>();
+  for (const id of ids) {
+    states.set(id, { passkeys: byId.get(id) ?? 0, lockedUntil: await secondFactorLockedUntil(ctx, id) });
+  }
+  return states;
 }

@@ -1,29 +1,31 @@
 /**
  * TOTP enrolment of one's own account (DESIGN.md 12): setup hands out a secret and its otpauth://
  * URI (kept encrypted as pending); the first valid code confirms it, turns 2FA on and hands out ten
- * recovery codes. Disabling and new recovery codes both need a fresh code. The owner can reset the
- * 2FA of an operator who lost their device (their sessions end with it).
+ * recovery codes. Starting an enrolment, disabling TOTP and new recovery codes need the current
+ * password and, where the operator has a second factor, a fresh one (DESIGN.md 12), so a stolen
+ * cookie alone can neither add an authenticator nor remove one. Disabling ends the operator's other
+ * sessions. The owner can reset the second factors of an operator who lost their device (TOTP and
+ * passkeys; their sessions end with it).
  */
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
 import type { AuditOrigin } from "../audit/audit-types.js";
 import type { Executor } from "../db/connection.js";
-import { operatorRecoveryCodes, operators } from "../db/schema.js";
+import { operatorPasskeys, operatorRecoveryCodes, operators } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { BUILTIN_OWNER_ID, type AdminOperator } from "../admin/operator-types.js";
 import { issueRecoveryCodes } from "../admin/recovery-codes.js";
 import { revokeOperatorSessions } from "../admin/sessions.js";
-import { requireStepUp, type StepUp } from "../admin/step-up.js";
 import {
-  consumeTotpCode,
-  decryptTotpSecret,
-  encryptTotpSecret,
-  matchTotp,
-  newTotpSecret,
-  totpUri,
-} from "../admin/totp.js";
+  hasSecondFactor,
+  requireCurrentPassword,
+  requireStepUp,
+  type SecondFactor,
+  type StepUp,
+} from "../admin/step-up.js";
+import { decryptTotpSecret, encryptTotpSecret, matchTotp, newTotpSecret, totpUri } from "../admin/totp.js";
 import { operatorNotFound } from "./update-operator.js";
 
 export interface TotpSetup {
@@ -35,14 +37,37 @@ function invalidCode(): AppError {
   return new AppError("TOTP_INVALID", "the authenticator code is wrong or was already used");
 }
 
+/** The proof a change of one's second factors needs: the current password and a current factor. */
+export interface Reauthentication extends SecondFactor {
+  currentPassword: string;
+}
+
+/**
+ * Checks the current password, then (when the operator has a second factor) a fresh one; a wrong
+ * factor counts toward the lockout like any step-up.
+ */
+export async function requireReauthentication(
+  ctx: Context,
+  operator: AdminOperator,
+  proof: Reauthentication,
+  origin: AuditOrigin,
+): Promise<void> {
+  await requireCurrentPassword(ctx, operator.id, proof.currentPassword);
+  if (await hasSecondFactor(ctx, operator)) {
+    await requireStepUp(ctx, { operator, totpCode: proof.totpCode, passkey: proof.passkey, origin });
+  }
+}
+
 export async function startTotpEnrolment(
   ctx: Context,
   operator: AdminOperator,
+  proof: Reauthentication,
   origin: AuditOrigin,
 ): Promise<TotpSetup> {
   if (operator.totpEnabled) {
     throw new AppError("INVALID_STATE", "two-factor authentication is already on; disable it first");
   }
+  await requireReauthentication(ctx, operator, proof, origin);
   const secret = newTotpSecret();
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
@@ -108,53 +133,53 @@ export async function confirmTotpEnrolment(
   });
 }
 
-async function requireFreshCode(
-  ctx: Context,
-  tx: Executor,
-  operator: AdminOperator,
-  code: string,
-): Promise<void> {
-  if (!operator.totpEnabled) throw new AppError("INVALID_STATE", "two-factor authentication is not on");
-  if (!(await consumeTotpCode(ctx, tx, operator.id, code))) throw invalidCode();
-}
-
 export async function disableTotp(
   ctx: Context,
   operator: AdminOperator,
-  code: string,
+  proof: Reauthentication,
   origin: AuditOrigin,
-): Promise<void> {
-  if (ctx.config.adminRequire2fa) {
+): Promise<{ sessionsRevoked: number }> {
+  if (ctx.config.adminRequire2fa && !operator.hasPasskey) {
     throw new AppError(
       "INVALID_STATE",
-      "two-factor authentication is required on this deployment (ADMIN_REQUIRE_2FA)",
+      "two-factor authentication is required on this deployment (ADMIN_REQUIRE_2FA): add a passkey before turning TOTP off",
     );
   }
+  if (!operator.totpEnabled) throw new AppError("INVALID_STATE", "two-factor authentication is not on");
+  await requireReauthentication(ctx, operator, proof, origin);
   const now = ctx.clock.now();
-  await ctx.db.transaction(async (tx) => {
-    await requireFreshCode(ctx, tx, operator, code);
+  return ctx.db.transaction(async (tx) => {
     await clearTotp(tx, operator.id, now);
+    const sessionsRevoked = await revokeOperatorSessions(
+      ctx,
+      tx,
+      operator.id,
+      "second_factor_changed",
+      operator.sessionId,
+    );
     await appendAudit(tx, {
       ...origin,
       action: "operator.totp_disable",
       targetType: "operator",
       targetId: operator.id,
       before: { totp_enabled: true },
-      after: { totp_enabled: false },
+      after: { totp_enabled: false, sessions_revoked: sessionsRevoked },
       at: now,
     });
+    return { sessionsRevoked };
   });
 }
 
 export async function regenerateRecoveryCodes(
   ctx: Context,
   operator: AdminOperator,
-  code: string,
+  proof: Reauthentication,
   origin: AuditOrigin,
 ): Promise<{ recoveryCodes: string[] }> {
+  if (!operator.totpEnabled) throw new AppError("INVALID_STATE", "two-factor authentication is not on");
+  await requireReauthentication(ctx, operator, proof, origin);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    await requireFreshCode(ctx, tx, operator, code);
     const recoveryCodes = await issueRecoveryCodes(ctx, tx, operator.id);
     await appendAudit(tx, {
       ...origin,
@@ -169,22 +194,26 @@ export async function regenerateRecoveryCodes(
 }
 
 /**
- * The owner turns off another operator's 2FA (a lost device); their sessions end with it. A step-up
- * action (DESIGN.md 12).
+ * The owner removes another operator's second factors (TOTP and passkeys: a lost device); their
+ * sessions end with it. Needs the owner's current password and a fresh factor (DESIGN.md 12).
  */
 export async function resetOperatorTotp(
   ctx: Context,
   operatorId: string,
-  origin: AuditOrigin,
-  stepUp: StepUp,
+  stepUp: StepUp & { operator: AdminOperator; currentPassword: string },
 ): Promise<void> {
-  await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
+  const origin = stepUp.origin;
+  await requireReauthentication(ctx, stepUp.operator, stepUp, origin);
   if (!isUuid(operatorId)) throw operatorNotFound();
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(operators).where(eq(operators.id, operatorId)).for("update");
     if (!row) throw operatorNotFound();
-    if (!row.totpEnabled)
+    const passkeys = await tx
+      .delete(operatorPasskeys)
+      .where(eq(operatorPasskeys.operatorId, row.id))
+      .returning({ id: operatorPasskeys.id });
+    if (!row.totpEnabled && passkeys.length === 0)
       throw new AppError("INVALID_STATE", "this operator has no two-factor authentication");
     await clearTotp(tx, row.id, now);
     const revoked = await revokeOperatorSessions(ctx, tx, row.id, "revoked");
@@ -193,8 +222,8 @@ export async function resetOperatorTotp(
       action: "operator.totp_reset",
       targetType: "operator",
       targetId: row.id,
-      before: { totp_enabled: true },
-      after: { totp_enabled: false, sessions_revoked: revoked },
+      before: { totp_enabled: row.totpEnabled, passkeys: passkeys.length },
+      after: { totp_enabled: false, passkeys: 0, sessions_revoked: revoked },
       at: now,
     });
   });

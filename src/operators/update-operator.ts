@@ -1,7 +1,8 @@
 /**
  * The owner changes an operator's name or role, or disables / re-enables the account (DESIGN.md 12).
  * A role change or a disable revokes that operator's sessions in the same transaction, so the new
- * rights (or none) apply from their next request. Changing a role is a step-up action. The built-in
+ * rights (or none) apply from their next request. Changing a role and re-enabling an account are
+ * step-up actions. The built-in
  * owner is ADMIN_PASSWORD's account: it cannot be given another role or disabled here.
  */
 import { eq } from "drizzle-orm";
@@ -33,8 +34,9 @@ export async function updateOperator(
   origin: AuditOrigin,
   stepUp: StepUp,
 ): Promise<OperatorRow> {
-  // Changing a role is a step-up action (DESIGN.md 12); asked before any other check.
-  if (input.role !== undefined) await requireStepUp(ctx, stepUp.operator, stepUp.totpCode);
+  // Changing a role and re-enabling an account are step-up actions (DESIGN.md 12), asked before any
+  // other check; renaming and disabling are not (disabling only takes access away).
+  if (input.role !== undefined || input.isActive === true) await requireStepUp(ctx, stepUp);
   if (input.name === undefined && input.role === undefined && input.isActive === undefined) {
     throw new AppError("EMPTY_UPDATE", "send at least one of name, role, is_active");
   }

@@ -39,7 +39,10 @@ export interface DecideInput {
   reason?: string | undefined;
   /** Who asked, from where: the audit row, written in the decision's transaction. */
   origin?: AuditOrigin;
-  /** The operator's fresh TOTP code, checked after the refusals (approvals through the API). */
+  /**
+   * The operator's fresh second factor (TOTP code or passkey), checked after the refusals:
+   * approvals and rejections through the API. Money out needs one always (DESIGN.md 12).
+   */
   stepUp?: StepUp;
 }
 
@@ -66,7 +69,7 @@ export async function decidePayout(ctx: Context, input: DecideInput): Promise<Pa
   if (input.stepUp) {
     // Refusals first (404, 409, four eyes), then the step-up.
     await checkDecision(ctx, input);
-    await requireStepUp(ctx, input.stepUp.operator, input.stepUp.totpCode);
+    await requireStepUp(ctx, input.stepUp, { always: true });
   }
   return ctx.db.transaction(async (tx) => {
     const row = await checkDecision(ctx, input, tx, true);

@@ -19,6 +19,8 @@ export async function createOperatorViaApi(
   app: FastifyInstance,
   ownerCookie: string,
   input: { email: string; role: OperatorRole; name?: string; password?: string },
+  /** The owner's second factor ({totp_code} or {passkey}) when the owner has one: a step-up action. */
+  stepUp: Record<string, unknown> = {},
 ): Promise<CreatedOperator & { invitationUrl: string | null }> {
   const reply = await app.inject({
     method: "POST",
@@ -29,6 +31,7 @@ export async function createOperatorViaApi(
       email: input.email,
       role: input.role,
       password: input.password ?? OPERATOR_PASSWORD,
+      ...stepUp,
     },
   });
   if (reply.statusCode !== 201) throw new Error(`create operator failed: ${reply.statusCode} ${reply.body}`);
@@ -70,13 +73,22 @@ export function totpAt(secret: string, at: Date): string {
   return generateSync({ secret, epoch: Math.floor(at.getTime() / 1000) });
 }
 
-/** Enrols TOTP for the cookie's operator through the API; returns the secret and recovery codes. */
+/**
+ * Enrols TOTP for the cookie's operator through the API (with their current password: the owner's
+ * is TEST_ADMIN_PASSWORD); returns the secret and recovery codes.
+ */
 export async function enrolTotp(
   app: FastifyInstance,
   cookie: string,
   now: () => Date,
+  currentPassword: string = OPERATOR_PASSWORD,
 ): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const setup = await app.inject({ method: "POST", url: "/api/v1/admin/me/totp/setup", headers: { cookie } });
+  const setup = await app.inject({
+    method: "POST",
+    url: "/api/v1/admin/me/totp/setup",
+    headers: { cookie },
+    payload: { current_password: currentPassword },
+  });
   if (setup.statusCode !== 200) throw new Error(`totp setup failed: ${setup.statusCode} ${setup.body}`);
   const { secret } = setup.json<{ secret: string }>();
   const confirm = await app.inject({

@@ -18,6 +18,7 @@ const PUBLIC_ADMIN_ROUTES = new Set([
   "POST /api/v1/admin/auth/login",
   "POST /api/v1/admin/auth/logout",
   "POST /api/v1/admin/auth/accept-invitation",
+  "POST /api/v1/admin/auth/passkey-options",
 ]);
 const SOME_ID = "00000000-0000-4000-8000-00000000abcd";
 

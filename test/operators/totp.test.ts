@@ -35,6 +35,7 @@ describe("TOTP sign-in", () => {
       method: "POST",
       url: "/api/v1/admin/me/totp/setup",
       headers: { cookie },
+      payload: { current_password: OPERATOR_PASSWORD },
     });
     const { secret, otpauth_url } = setup.json<{ secret: string; otpauth_url: string }>();
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -165,11 +166,11 @@ describe("step-up", () => {
 
   it("asks the enrolled owner for a fresh code to change a role", async () => {
     const ownerCookie = await adminCookie(t.app);
-    const { secret } = await enrolTotp(t.app, ownerCookie, now);
     const target = await createOperatorViaApi(t.app, ownerCookie, {
       email: "promote@totp.example",
       role: "viewer",
     });
+    const { secret } = await enrolTotp(t.app, ownerCookie, now, TEST_ADMIN_PASSWORD);
     const url = `/api/v1/admin/operators/${target.id}`;
     const bare = await t.app.inject({
       method: "PUT",
@@ -208,7 +209,7 @@ describe("step-up", () => {
       method: "POST",
       url: "/api/v1/admin/me/totp/disable",
       headers: { cookie: ownerCookie },
-      payload: { totp_code: totpAt(secret, now()) },
+      payload: { current_password: TEST_ADMIN_PASSWORD, totp_code: totpAt(secret, now()) },
     });
     expect(off.statusCode).toBe(200);
   });
@@ -238,7 +239,12 @@ describe("ADMIN_REQUIRE_2FA", () => {
       headers: { cookie: ownerCookie },
     });
     expect(me.json().totp_required).toBe(true);
-    const { secret } = await enrolTotp(strict.app, ownerCookie, () => strict.clock.now());
+    const { secret } = await enrolTotp(
+      strict.app,
+      ownerCookie,
+      () => strict.clock.now(),
+      TEST_ADMIN_PASSWORD,
+    );
     const after = await strict.app.inject({
       method: "GET",
       url: "/api/v1/admin/stats",
@@ -250,7 +256,7 @@ describe("ADMIN_REQUIRE_2FA", () => {
       method: "POST",
       url: "/api/v1/admin/me/totp/disable",
       headers: { cookie: ownerCookie },
-      payload: { totp_code: totpAt(secret, strict.clock.now()) },
+      payload: { current_password: TEST_ADMIN_PASSWORD, totp_code: totpAt(secret, strict.clock.now()) },
     });
     expect(off.statusCode).toBe(409);
   });

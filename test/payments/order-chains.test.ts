@@ -134,7 +134,7 @@ describe("chain on the order's reads", () => {
   });
 });
 
-describe("migration 0017", () => {
+describe("migration 0019", () => {
   it("gives orders, transfers, strays and deposits a chain (default tron), and transfers a remainder", async () => {
     const columns = await queryRows<{ table_name: string; column_name: string; column_default: string }>(
       t.ctx.db,

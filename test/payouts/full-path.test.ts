@@ -165,7 +165,10 @@ describe("a merchant-API payout and an operator refund, with real processes and 
     }
     for (const email of ["approver-a@example.com", "approver-b@example.com"]) {
       const op = operators[email] as { cookie: string; secret?: string };
-      const setup = await http("POST", "/api/v1/admin/me/totp/setup", { cookie: op.cookie });
+      const setup = await http("POST", "/api/v1/admin/me/totp/setup", {
+        cookie: op.cookie,
+        body: { current_password: OPERATOR_PASSWORD },
+      });
       expect(setup.status).toBe(200);
       op.secret = setup.body.secret as string;
       const confirm = await http("POST", "/api/v1/admin/me/totp/confirm", {

@@ -18,6 +18,8 @@ import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapsh
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { PAYOUT_MAX_WAIT_MS, runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { adminCookie } from "../helpers/admin.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { registerSoftwarePasskey, stepUpPasskey, type SoftwarePasskey } from "../helpers/software-passkey.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
@@ -42,8 +44,18 @@ const merchantCall = (method: "GET" | "POST", url: string, payload?: Record<stri
     headers: { "x-api-key": apiKey },
     ...(payload === undefined ? {} : { payload }),
   });
-const adminCall = (method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>
-  app.inject({ method, url, headers: { cookie }, ...(payload === undefined ? {} : { payload }) });
+/** The owner's passkey, once registered: approvals and rejections need a second factor, always. */
+let ownerKey: SoftwarePasskey | undefined;
+async function ownerStepUp(): Promise<Record<string, unknown>> {
+  return ownerKey === undefined ? {} : { passkey: await stepUpPasskey(app, cookie, ownerKey) };
+}
+const adminCall = async (method: "GET" | "POST", url: string, payload?: Record<string, unknown>) => {
+  const body =
+    payload !== undefined && /\/(approve|reject)$/.test(url)
+      ? { ...payload, ...(await ownerStepUp()) }
+      : payload;
+  return app.inject({ method, url, headers: { cookie }, ...(body === undefined ? {} : { payload: body }) });
+};
 
 async function balance(): Promise<{ available: string; reserved: string }> {
   return (await merchantCall("GET", "/api/v1/merchant/me")).json().balance;
@@ -230,6 +242,14 @@ describe("payouts through the merchant API", () => {
 
   it("is approved by an operator, sent from the hot wallet and solidified: the recipient gets exactly the amount", async () => {
     const hotBefore = await usdtBalance(t.devnet, hot.address);
+    // Money out takes a second factor from every approver: the owner has none yet.
+    const bare = await adminCall("POST", `/api/v1/admin/payouts/${payoutId}/approve`, {});
+    expect(bare.statusCode).toBe(403);
+    expect(bare.json().code).toBe("SECOND_FACTOR_REQUIRED");
+    expect((await rowOfPayout(payoutId)).status).toBe("pending_approval");
+    ownerKey = await registerSoftwarePasskey(app, cookie, t.ctx.config.publicBaseUrl, {
+      currentPassword: TEST_ADMIN_PASSWORD,
+    });
     const approved = await adminCall("POST", `/api/v1/admin/payouts/${payoutId}/approve`, {});
     expect(approved.statusCode).toBe(200);
     expect(approved.json()).toMatchObject({ status: "approved", decided_by: "owner" });
@@ -631,14 +651,24 @@ describe("a fork", () => {
 
 describe("four eyes with named operators and TOTP", () => {
   it("a refund created by one operator is approved only by another, with a fresh TOTP code; refusals change nothing", async () => {
-    const creator = await createOperatorViaApi(app, cookie, {
-      email: "creator@example.com",
-      role: "support",
-    });
-    const approver = await createOperatorViaApi(app, cookie, {
-      email: "approver@example.com",
-      role: "admin",
-    });
+    const creator = await createOperatorViaApi(
+      app,
+      cookie,
+      {
+        email: "creator@example.com",
+        role: "support",
+      },
+      await ownerStepUp(),
+    );
+    const approver = await createOperatorViaApi(
+      app,
+      cookie,
+      {
+        email: "approver@example.com",
+        role: "admin",
+      },
+      await ownerStepUp(),
+    );
     const creatorCookie = await operatorCookie(app, creator.email);
     const approverCookie = await operatorCookie(app, approver.email);
     const { secret } = await enrolTotp(app, approverCookie, () => t.clock.now());

@@ -29,6 +29,8 @@ import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { createWebhookDeliverer, type WebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import { adminCookie } from "../helpers/admin.js";
 import { poll } from "../helpers/poll.js";
+import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
+import { registerSoftwarePasskey, stepUpPasskey } from "../helpers/software-passkey.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 
@@ -214,12 +216,16 @@ describe("getPayout and listPayouts", () => {
 
 describe("webhooks of refunds and payouts", () => {
   it("approved, sent and solidified: payout.completed and refund.completed arrive verified and typed", async () => {
+    // Every approver gives a second factor: the owner approves with a passkey.
+    const ownerKey = await registerSoftwarePasskey(app, cookie, t.ctx.config.publicBaseUrl, {
+      currentPassword: TEST_ADMIN_PASSWORD,
+    });
     for (const id of [payout.id, refund.id]) {
       const approved = await app.inject({
         method: "POST",
         url: `/api/v1/admin/payouts/${id}/approve`,
         headers: { cookie },
-        payload: {},
+        payload: { passkey: await stepUpPasskey(app, cookie, ownerKey) },
       });
       expect(approved.statusCode, approved.body).toBe(200);
     }

@@ -66,6 +66,11 @@ describe("operator pages", () => {
 
   it("enrols the owner's 2FA from the QR code page and shows ten recovery codes once", async () => {
     await page.getByTestId("nav-security").click();
+    // A stolen cookie alone cannot add an authenticator: the current password is asked.
+    await page.getByTestId("totp-password").fill("not the owner's password");
+    await page.getByTestId("totp-start").click();
+    await expect.poll(() => page.getByTestId("totp-error").innerText()).toContain("INVALID_PASSWORD");
+    await page.getByTestId("totp-password").fill(TEST_ADMIN_PASSWORD);
     await page.getByTestId("totp-start").click();
     await expect.poll(() => page.getByTestId("totp-qr").count()).toBe(1);
     const qr = await page.getByTestId("totp-qr").getAttribute("src");

@@ -43,6 +43,13 @@ let merchantId: string;
 let ownerCookie: string;
 let approverCookie: string;
 let secret: string;
+/** The owner's TOTP secret, once the owner enrols (to reject money out, DESIGN.md 12). */
+let ownerSecret: string | undefined;
+function ownerCode(): string {
+  if (ownerSecret === undefined) return "";
+  t.clock.advance(31_000);
+  return totpAt(ownerSecret, t.clock.now());
+}
 let hot: { privateKey: string; address: string };
 let cold: { privateKey: string; address: string };
 const problems: string[] = [];
@@ -166,8 +173,8 @@ beforeAll(async () => {
   const rejected = await http(
     "POST",
     `/api/v1/admin/payouts/${ids.rejected}/reject`,
-    { cookie: ownerCookie },
-    { reason: "unknown recipient" },
+    { cookie: approverCookie },
+    { reason: "unknown recipient", totp_code: freshCode() },
   );
   expect(rejected.status).toBe(200);
   ids.flight = await newPayout("po-flight", "6");
@@ -376,9 +383,23 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     await expect.poll(() => owner.getByRole("dialog").count()).toBe(0);
 
     await rowOf(owner, ids.ownRefund!).getByTestId("reject-payout").click();
+    // The owner has no second factor: the dialog says so and points to the Security page.
+    expect(await owner.getByTestId("decision-enrol-link").getAttribute("href")).toBe("/admin/security");
     await owner.getByTestId("decision-confirm").click();
     await expect.poll(() => owner.getByTestId("decision-error").innerText()).toContain("Give a reason");
     await owner.getByTestId("decision-reason").fill("asked by mistake");
+    await owner.getByTestId("decision-confirm").click();
+    await expect
+      .poll(() => owner.getByTestId("decision-error").innerText(), { timeout: 15_000 })
+      .toContain("SECOND_FACTOR_REQUIRED");
+    expect((await payoutRow(t, ids.ownRefund!)).status).toBe("pending_approval");
+    // Enrolled elsewhere, the owner is asked for the code and rejects.
+    ownerSecret = (await enrolTotp(app, ownerCookie, () => t.clock.now(), TEST_ADMIN_PASSWORD)).secret;
+    await owner.getByTestId("decision-confirm").click();
+    await expect
+      .poll(() => owner.getByTestId("decision-error").innerText(), { timeout: 15_000 })
+      .toContain("TOTP_REQUIRED");
+    await owner.getByTestId("decision-totp").fill(ownerCode());
     await owner.getByTestId("decision-confirm").click();
     await expect.poll(() => owner.getByRole("dialog").count(), { timeout: 15_000 }).toBe(0);
     expect(await payoutRow(t, ids.ownRefund!)).toMatchObject({ status: "rejected", reason: "goodwill" });
@@ -445,7 +466,7 @@ describe("a stray transfer's refund", () => {
     t.mine(1);
     await t.finalize();
 
-    const owner = await openAs({ password: TEST_ADMIN_PASSWORD });
+    const owner = await openAs({ password: TEST_ADMIN_PASSWORD, totp: ownerCode() });
     await owner.getByTestId("nav-strays").click();
     await expect
       .poll(() => owner.getByTestId("strays").innerText(), { timeout: 20_000 })

@@ -35,6 +35,8 @@ export type Role = Me["role"];
 export type AcceptedInvitation = Reply<"postAdminAuthAcceptInvitation">;
 export type PasswordChanged = Reply<"postAdminMePassword">;
 export type TotpSetup = Reply<"postAdminMeTotpSetup">;
+/** GET /api/v1/admin/me/passkeys. */
+export type Passkeys = Reply<"getAdminMePasskeys">;
 export type RecoveryCodes = Reply<"postAdminMeTotpConfirm">;
 export type SessionList = Reply<"getAdminSessions">;
 

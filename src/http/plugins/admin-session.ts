@@ -51,11 +51,12 @@ async function adminSessionPlugin(app: FastifyInstance, _options: { ctx: Context
     if (
       request.ctx.config.adminRequire2fa &&
       !operator.totpEnabled &&
+      !operator.hasPasskey &&
       !ENROLMENT_PERMISSIONS.has(permission)
     ) {
       throw new AppError(
         "TOTP_ENROLMENT_REQUIRED",
-        "two-factor authentication is required on this deployment: enrol it on the Security page first",
+        "two-factor authentication is required on this deployment: add an authenticator app or a passkey on the Security page first",
       );
     }
   });

@@ -2,15 +2,19 @@
 import { z } from "zod";
 import { OPERATOR_ROLES } from "../../admin/operator-types.js";
 import { errorReply } from "./error-reply.js";
+import { secondFactorFields, totpCodeField } from "./second-factor.js";
 import { isoTimestampQuery } from "./order-query.js";
 
 const security = [{ adminCookie: [] }];
 const uuidParams = z.object({ id: z.string().max(64) });
-const totpCode = z
+const totpCode = totpCodeField;
+const currentPassword = z
   .string()
   .min(1)
-  .max(32)
-  .meta({ description: "a fresh 6-digit code from the operator's authenticator app" });
+  .max(1024)
+  .meta({ description: "the operator's current password (ADMIN_PASSWORD for the built-in owner)" });
+/** Changing one's second factors: the current password and, where one is enrolled, a fresh factor. */
+const reauthBody = z.object({ current_password: currentPassword, ...secondFactorFields });
 const ok = z.object({ ok: z.literal(true) });
 
 export const operatorReply = z.object({
@@ -21,6 +25,11 @@ export const operatorReply = z.object({
   is_builtin: z.boolean(),
   is_active: z.boolean(),
   totp_enabled: z.boolean(),
+  passkeys: z.number().int().meta({ description: "how many passkeys the operator has registered" }),
+  second_factor_locked_until: z
+    .string()
+    .nullable()
+    .meta({ description: "while 5 wrong second factors within 15 minutes lock the account's step-ups" }),
   invitation_pending: z.boolean(),
   created_at: z.string(),
 });
@@ -38,12 +47,14 @@ export const createOperatorSchema = {
   summary: "Create an operator account (owner)",
   description:
     "With `password` (12 to 1024 characters) the account can log in at once. Without it the reply carries " +
-    "`invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here.",
+    "`invitation_url`, a one-time link (7 days) where the operator sets their own password; it is shown only here. " +
+    "A step-up action: an owner with a second factor sends `totp_code` or `passkey`.",
   body: z.object({
     email: z.string().min(3).max(254),
     name: z.string().min(1).max(255),
     role: z.enum(OPERATOR_ROLES),
     password: z.string().min(1).max(1024).optional(),
+    ...secondFactorFields,
   }),
   response: {
     201: z.object({ operator: operatorReply, invitation_url: z.string().nullable() }),
@@ -51,6 +62,7 @@ export const createOperatorSchema = {
     401: errorReply,
     403: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 };
 
@@ -59,14 +71,14 @@ export const updateOperatorSchema = {
   security,
   summary: "Rename an operator, change their role, or disable / re-enable them (owner)",
   description:
-    "Changing the role or disabling revokes the operator's sessions. Changing a role is a step-up action: an " +
-    "owner with two-factor authentication sends `totp_code`.",
+    "Changing the role or disabling revokes the operator's sessions. Changing a role and re-enabling are step-up " +
+    "actions: an owner with a second factor sends `totp_code` or `passkey`.",
   params: uuidParams,
   body: z.object({
     name: z.string().min(1).max(255).optional(),
     role: z.enum(OPERATOR_ROLES).optional(),
     is_active: z.boolean().optional(),
-    totp_code: totpCode.optional(),
+    ...secondFactorFields,
   }),
   response: {
     200: operatorReply,
@@ -75,16 +87,45 @@ export const updateOperatorSchema = {
     403: errorReply,
     404: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 };
 
 export const resetOperatorTotpSchema = {
   tags: ["admin operators"],
   security,
-  summary: "Turn off an operator's two-factor authentication after a lost device (owner)",
+  summary: "Remove an operator's second factors (TOTP and passkeys) after a lost device (owner)",
+  description:
+    "Needs the owner's current password and, where the owner has a second factor, a fresh one. The operator's " +
+    "sessions end.",
   params: uuidParams,
-  body: z.object({ totp_code: totpCode.optional() }).nullish(),
-  response: { 200: ok, 401: errorReply, 403: errorReply, 404: errorReply, 409: errorReply },
+  body: reauthBody,
+  response: {
+    200: ok,
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    409: errorReply,
+    429: errorReply,
+  },
+};
+
+export const unlockSecondFactorSchema = {
+  tags: ["admin operators"],
+  security,
+  summary: "Lift an operator's second-factor lockout (owner; never one's own; a step-up action)",
+  params: uuidParams,
+  body: z.object(secondFactorFields).nullish(),
+  response: {
+    200: z.object({ ok: z.literal(true), was_locked: z.boolean() }),
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    409: errorReply,
+    429: errorReply,
+  },
 };
 
 export const acceptInvitationSchema = {
@@ -102,6 +143,8 @@ export const meReply = z.object({
   is_builtin: z.boolean(),
   session_id: z.string(),
   totp_enabled: z.boolean(),
+  passkeys: z.number().int(),
+  second_factor_locked_until: z.string().nullable(),
   totp_required: z
     .boolean()
     .meta({ description: "ADMIN_REQUIRE_2FA is on and this operator has not enrolled" }),
@@ -138,10 +181,14 @@ export const totpSetupSchema = {
   tags: ["admin account"],
   security,
   summary: "Start TOTP enrolment: a new secret and its otpauth:// URI (confirm with the first code)",
+  description: "Needs the current password and, where the operator has a passkey, a fresh passkey assertion.",
+  body: reauthBody,
   response: {
     200: z.object({ secret: z.string(), otpauth_url: z.string() }),
+    400: errorReply,
     401: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 };
 
@@ -161,21 +208,32 @@ export const totpConfirmSchema = {
 export const totpDisableSchema = {
   tags: ["admin account"],
   security,
-  summary: "Turn one's TOTP off (refused while ADMIN_REQUIRE_2FA is on)",
-  body: z.object({ totp_code: totpCode }),
-  response: { 200: ok, 400: errorReply, 401: errorReply, 409: errorReply },
+  summary: "Turn one's TOTP off; one's other sessions end",
+  description:
+    "Needs the current password and a fresh second factor. Refused while ADMIN_REQUIRE_2FA is on unless a " +
+    "passkey remains.",
+  body: reauthBody,
+  response: {
+    200: z.object({ ok: z.literal(true), sessions_revoked: z.number().int() }),
+    400: errorReply,
+    401: errorReply,
+    409: errorReply,
+    429: errorReply,
+  },
 };
 
 export const recoveryCodesSchema = {
   tags: ["admin account"],
   security,
   summary: "Replace one's recovery codes with 10 new ones (shown once)",
-  body: z.object({ totp_code: totpCode }),
+  description: "Needs the current password and a fresh second factor.",
+  body: reauthBody,
   response: {
     200: z.object({ recovery_codes: z.array(z.string()) }),
     400: errorReply,
     401: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 };
 

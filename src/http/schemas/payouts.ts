@@ -4,6 +4,7 @@ import { PAYOUT_STATUSES } from "../../payouts/payout-types.js";
 import { parseAmount } from "../../money.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { errorReply } from "./error-reply.js";
+import { secondFactorFields } from "./second-factor.js";
 import { reasonField } from "./resolutions.js";
 import { isoTimestamp } from "./merchant-fields.js";
 
@@ -186,7 +187,7 @@ export const adminGetPayoutSchema = {
 const decisionBody = z
   .object({
     reason: z.string().max(500).optional(),
-    totp_code: z.string().max(16).optional().describe("a fresh TOTP code when the operator has enrolled"),
+    ...secondFactorFields,
   })
   .optional();
 export const adminDecidePayoutSchema = (summary: string) => ({
@@ -201,6 +202,7 @@ export const adminDecidePayoutSchema = (summary: string) => ({
     403: errorReply,
     404: errorReply,
     409: errorReply,
+    429: errorReply,
   },
 });
 export const adminRetryPayoutWebhookSchema = {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
+import { secondFactorFields } from "./second-factor.js";
 import { merchantIdParams, merchantName, merchantSummary, webhookSecret } from "./merchant-fields.js";
 
 /**
@@ -14,6 +15,8 @@ export const updateMerchantBody = z
     isActive: z.boolean().optional().meta({ deprecated: true }),
     webhook_secret: webhookSecret().optional(),
     webhookSecret: webhookSecret().optional().meta({ deprecated: true }),
+    // Enabling the house account is a step-up action (DESIGN.md 12).
+    ...secondFactorFields,
   })
   .nullish();
 
@@ -23,5 +26,12 @@ export const updateMerchantSchema = {
   summary: "Change a merchant's name, status or webhook secret",
   params: merchantIdParams,
   body: updateMerchantBody,
-  response: { 200: merchantSummary, 400: errorReply, 401: errorReply, 404: errorReply },
+  response: {
+    200: merchantSummary,
+    400: errorReply,
+    401: errorReply,
+    403: errorReply,
+    404: errorReply,
+    429: errorReply,
+  },
 };

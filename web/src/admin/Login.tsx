@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { api, ApiError } from "./api.js";
+import { signInPasskey } from "./passkeys.js";
 import { ErrorAlert } from "./ui/ErrorAlert.js";
 import { Field } from "./ui/Field.js";
 import { errorMessage } from "./useApi.js";
@@ -11,15 +12,19 @@ export function Login({ onIn }: { onIn: () => void }) {
   const [totpCode, setTotpCode] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async (event: FormEvent | null, withPasskey = false) => {
+    event?.preventDefault();
     setBusy(true);
     setError(null);
     try {
       await api.post("/auth/login", {
         password,
         ...(email.trim() ? { email: email.trim() } : {}),
-        ...(totpCode.trim() ? { totp_code: totpCode.trim() } : {}),
+        ...(withPasskey
+          ? { passkey: await signInPasskey() }
+          : totpCode.trim()
+            ? { totp_code: totpCode.trim() }
+            : {}),
       });
       onIn();
     } catch (caught) {
@@ -28,10 +33,12 @@ export function Login({ onIn }: { onIn: () => void }) {
         code === "INVALID_PASSWORD"
           ? "Wrong password."
           : code === "TOTP_REQUIRED"
-            ? "Enter the code from your authenticator app (or a recovery code)."
+            ? "Enter the code from your authenticator app (or a recovery code), or use your passkey."
             : code === "TOTP_INVALID"
               ? "That code is wrong or was already used; wait for the next one."
-              : errorMessage(caught),
+              : code === "PASSKEY_INVALID"
+                ? "That passkey was not accepted."
+                : errorMessage(caught),
       );
     } finally {
       setBusy(false);
@@ -68,6 +75,14 @@ export function Login({ onIn }: { onIn: () => void }) {
         />
         <button type="submit" disabled={busy} data-testid="login">
           Log in
+        </button>
+        <button
+          type="button"
+          disabled={busy || password === ""}
+          data-testid="login-passkey"
+          onClick={() => void submit(null, true)}
+        >
+          Log in with a passkey
         </button>
         <ErrorAlert error={error} testId="login-error" />
       </form>

@@ -46,5 +46,6 @@ export const api = {
   get: <T>(path: string) => request<T>("GET", path),
   post: <T>(path: string, body?: unknown) => request<T>("POST", path, body),
   put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),
-  del: <T>(path: string) => request<T>("DELETE", path),
+  patch: <T>(path: string, body: unknown) => request<T>("PATCH", path, body),
+  del: <T>(path: string, body?: unknown) => request<T>("DELETE", path, body),
 };

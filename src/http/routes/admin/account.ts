@@ -6,7 +6,9 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { BUILTIN_OWNER_ID } from "../../../admin/operator-types.js";
 import { permissionsOf } from "../../../admin/permissions.js";
+import { secondFactorLockedUntil } from "../../../admin/factor-lockout.js";
 import { countUnusedRecoveryCodes } from "../../../admin/recovery-codes.js";
+import { ownPasskeys } from "../../../operators/passkey-enrolment.js";
 import { listVisibleSessions } from "../../../admin/sessions.js";
 import { changePassword } from "../../../operators/change-password.js";
 import { findOperator } from "../../../operators/list-operators.js";
@@ -14,6 +16,7 @@ import { revokeOperatorSession } from "../../../operators/revoke-operator-sessio
 import {
   confirmTotpEnrolment,
   disableTotp,
+  type Reauthentication,
   regenerateRecoveryCodes,
   startTotpEnrolment,
 } from "../../../operators/totp-enrolment.js";
@@ -28,6 +31,14 @@ import {
   totpDisableSchema,
   totpSetupSchema,
 } from "../../schemas/admin-operators.js";
+
+function reauthOf(body: {
+  current_password: string;
+  totp_code?: string | undefined;
+  passkey?: unknown;
+}): Reauthentication {
+  return { currentPassword: body.current_password, totpCode: body.totp_code, passkey: body.passkey };
+}
 
 export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app) => {
   app.get(
@@ -44,7 +55,10 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
         is_builtin: operator.id === BUILTIN_OWNER_ID,
         session_id: operator.sessionId,
         totp_enabled: operator.totpEnabled,
-        totp_required: request.ctx.config.adminRequire2fa && !operator.totpEnabled,
+        passkeys: (await ownPasskeys(request.ctx, operator)).length,
+        second_factor_locked_until:
+          (await secondFactorLockedUntil(request.ctx, operator.id))?.toISOString() ?? null,
+        totp_required: request.ctx.config.adminRequire2fa && !operator.totpEnabled && !operator.hasPasskey,
         recovery_codes_left: operator.totpEnabled
           ? await countUnusedRecoveryCodes(request.ctx, operator.id)
           : 0,
@@ -74,6 +88,7 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
       const { secret, otpauthUrl } = await startTotpEnrolment(
         request.ctx,
         request.operator,
+        reauthOf(request.body),
         auditOriginOf(request),
       );
       return { secret, otpauth_url: otpauthUrl };
@@ -98,8 +113,13 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
     "/api/v1/admin/me/totp/disable",
     { schema: totpDisableSchema, config: { permission: "account.self" } },
     async (request) => {
-      await disableTotp(request.ctx, request.operator, request.body.totp_code, auditOriginOf(request));
-      return { ok: true as const };
+      const { sessionsRevoked } = await disableTotp(
+        request.ctx,
+        request.operator,
+        reauthOf(request.body),
+        auditOriginOf(request),
+      );
+      return { ok: true as const, sessions_revoked: sessionsRevoked };
     },
   );
 
@@ -110,7 +130,7 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async
       const { recoveryCodes } = await regenerateRecoveryCodes(
         request.ctx,
         request.operator,
-        request.body.totp_code,
+        reauthOf(request.body),
         auditOriginOf(request),
       );
       return { recovery_codes: recoveryCodes };

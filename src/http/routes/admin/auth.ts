@@ -11,6 +11,8 @@ import { requestMeta } from "../../audit-context.js";
 import { ADMIN_COOKIE } from "../../plugins/admin-session.js";
 import { acceptInvitation } from "../../../operators/accept-invitation.js";
 import { loginSchema, logoutSchema } from "../../schemas/admin-auth.js";
+import { passkeyOptionsSchema } from "../../schemas/admin-passkeys.js";
+import { authenticationOptions } from "../../../admin/passkeys.js";
 import { acceptInvitationSchema } from "../../schemas/admin-operators.js";
 
 export function adminCookieOptions(ctx: Context): CookieSerializeOptions {
@@ -25,12 +27,18 @@ export const adminAuthRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (a
       password: request.body.password,
       email: request.body.email,
       totpCode: request.body.totp_code,
+      passkey: request.body.passkey,
       clientIp: request.ip,
       userAgent: requestMeta(request).userAgent,
     });
     reply.setCookie(ADMIN_COOKIE, token, { ...cookieOptions, maxAge: maxAgeSeconds });
     return { ok: true as const };
   });
+
+  // Stateless (a MAC'd challenge), so an anonymous caller writes nothing.
+  app.post("/api/v1/admin/auth/passkey-options", { schema: passkeyOptionsSchema }, async (request) => ({
+    ...(await authenticationOptions(request.ctx, "login", "")),
+  }));
 
   app.post("/api/v1/admin/auth/logout", { schema: logoutSchema }, async (request, reply) => {
     await logoutAdmin(request.ctx, { token: request.cookies[ADMIN_COOKIE], ...requestMeta(request) });

@@ -15,6 +15,7 @@ import { adminDepositAddressRoutes } from "./deposit-addresses.js";
 import { adminMerchantRoutes } from "./merchants.js";
 import { adminOperatorRoutes } from "./operators.js";
 import { adminOrderRoutes } from "./orders.js";
+import { adminPasskeyRoutes } from "./passkeys.js";
 import { adminResolutionRoutes } from "./resolutions.js";
 import { adminPayoutRoutes } from "./payouts.js";
 import { adminStatsRoutes } from "./stats.js";
@@ -36,6 +37,7 @@ export const adminSessionScope: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   await app.register(adminChainRoutes, { ctx });
   await app.register(adminOperatorRoutes, { ctx });
   await app.register(adminAccountRoutes, { ctx });
+  await app.register(adminPasskeyRoutes, { ctx });
   await app.register(adminAuditRoutes, { ctx });
   await app.register(adminPayoutRoutes, { ctx });
   await app.register(adminResolutionRoutes, { ctx });

@@ -112,6 +112,12 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
           webhookSecret: body.webhook_secret ?? body.webhookSecret,
         },
         auditOriginOf(request),
+        {
+          operator: request.operator,
+          totpCode: body.totp_code,
+          passkey: body.passkey,
+          origin: auditOriginOf(request),
+        },
       );
       return toMerchantSummary(merchant);
     },
@@ -129,6 +135,8 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
         {
           operator: request.operator,
           totpCode: request.body?.totp_code,
+          passkey: request.body?.passkey,
+          origin: auditOriginOf(request),
         },
       );
       return {

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { createOperator } from "../../../operators/create-operator.js";
-import { listOperators } from "../../../operators/list-operators.js";
+import { listOperators, readFactorStates } from "../../../operators/list-operators.js";
+import { unlockSecondFactor } from "../../../operators/unlock-second-factor.js";
 import { toOperatorReply } from "../../../operators/operator-replies.js";
 import { resetOperatorTotp } from "../../../operators/totp-enrolment.js";
 import { updateOperator } from "../../../operators/update-operator.js";
@@ -11,6 +12,7 @@ import {
   createOperatorSchema,
   listOperatorsSchema,
   resetOperatorTotpSchema,
+  unlockSecondFactorSchema,
   updateOperatorSchema,
 } from "../../schemas/admin-operators.js";
 
@@ -18,18 +20,28 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
   app.get(
     "/api/v1/admin/operators",
     { schema: listOperatorsSchema, config: { permission: "operators.read" } },
-    async (request) => ({ data: (await listOperators(request.ctx)).map(toOperatorReply) }),
+    async (request) => {
+      const rows = await listOperators(request.ctx);
+      const states = await readFactorStates(
+        request.ctx,
+        rows.map((row) => row.id),
+      );
+      return { data: rows.map((row) => toOperatorReply(row, states.get(row.id))) };
+    },
   );
 
   app.post(
     "/api/v1/admin/operators",
     { schema: createOperatorSchema, config: { permission: "operators.manage" } },
     async (request, reply) => {
-      const { operator, invitationUrl } = await createOperator(
-        request.ctx,
-        request.body,
-        auditOriginOf(request),
-      );
+      const { totp_code: totpCode, passkey, ...input } = request.body;
+      const origin = auditOriginOf(request);
+      const { operator, invitationUrl } = await createOperator(request.ctx, input, origin, {
+        operator: request.operator,
+        totpCode,
+        passkey,
+        origin,
+      });
       return reply
         .status(201)
         .send({ operator: toOperatorReply(operator), invitation_url: invitationUrl ?? null });
@@ -45,9 +57,15 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
         request.ctx,
         { id: request.params.id, name: body.name, role: body.role, isActive: body.is_active },
         auditOriginOf(request),
-        { operator: request.operator, totpCode: body.totp_code },
+        {
+          operator: request.operator,
+          totpCode: body.totp_code,
+          passkey: body.passkey,
+          origin: auditOriginOf(request),
+        },
       );
-      return toOperatorReply(row);
+      const states = await readFactorStates(request.ctx, [row.id]);
+      return toOperatorReply(row, states.get(row.id));
     },
   );
 
@@ -55,11 +73,28 @@ export const adminOperatorRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/operators/:id/reset-2fa",
     { schema: resetOperatorTotpSchema, config: { permission: "operators.manage" } },
     async (request) => {
-      await resetOperatorTotp(request.ctx, request.params.id, auditOriginOf(request), {
+      await resetOperatorTotp(request.ctx, request.params.id, {
         operator: request.operator,
-        totpCode: request.body?.totp_code,
+        currentPassword: request.body.current_password,
+        totpCode: request.body.totp_code,
+        passkey: request.body.passkey,
+        origin: auditOriginOf(request),
       });
       return { ok: true as const };
+    },
+  );
+
+  app.post(
+    "/api/v1/admin/operators/:id/unlock-second-factor",
+    { schema: unlockSecondFactorSchema, config: { permission: "operators.manage" } },
+    async (request) => {
+      const wasLocked = await unlockSecondFactor(request.ctx, request.params.id, {
+        operator: request.operator,
+        totpCode: request.body?.totp_code,
+        passkey: request.body?.passkey,
+        origin: auditOriginOf(request),
+      });
+      return { ok: true as const, was_locked: wasLocked };
     },
   );
 };

@@ -77,9 +77,17 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
           actor: operatorActor(request),
           reason: request.body?.reason,
           origin: auditOriginOf(request),
-          ...(decision === "approve"
-            ? { stepUp: { operator: request.operator, totpCode: request.body?.totp_code } }
-            : {}),
+          // Approving and rejecting take a second factor from every approver (DESIGN.md 12).
+          ...(decision === "cancel"
+            ? {}
+            : {
+                stepUp: {
+                  operator: request.operator,
+                  totpCode: request.body?.totp_code,
+                  passkey: request.body?.passkey,
+                  origin: auditOriginOf(request),
+                },
+              }),
         });
         return toPayoutReply(request.ctx, row);
       },

@@ -2,7 +2,8 @@ import { useState } from "react";
 import type { MerchantList, MerchantWithKey } from "../../api-types.js";
 import { api } from "../api.js";
 import { formatTime } from "../format.js";
-import { askTotpCode, useCan, useMe } from "../me.js";
+import { useCan, useMe } from "../me.js";
+import { askStepUp } from "../passkeys.js";
 import { Link } from "../router.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { useAction, useApi } from "../useApi.js";
@@ -88,16 +89,16 @@ export function MerchantsPage() {
                             )
                           )
                             return;
-                          const code = askTotpCode(me, "Rotate the API key");
-                          if (code === undefined) return;
-                          void action.run(async () =>
+                          void action.run(async () => {
+                            const factor = await askStepUp(me, "Rotate the API key");
+                            if (factor === undefined) return;
                             setShown(
                               await api.post<MerchantWithKey>(
                                 `/merchants/${m.id}/rotate-api-key`,
-                                code ? { totp_code: code } : undefined,
+                                Object.keys(factor).length > 0 ? factor : undefined,
                               ),
-                            ),
-                          );
+                            );
+                          });
                         }}
                       >
                         Rotate key

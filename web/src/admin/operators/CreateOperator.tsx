@@ -1,12 +1,15 @@
 import { useState, type FormEvent } from "react";
 import type { CreatedOperator, Role } from "../../api-types.js";
 import { api } from "../api.js";
+import { useMe } from "../me.js";
+import { askStepUp } from "../passkeys.js";
 import { Field } from "../ui/Field.js";
 import { errorMessage } from "../useApi.js";
 import { RoleSelect } from "./RoleSelect.js";
 
 /** A new operator: with an initial password, or without one (the reply's invitation link). */
 export function CreateOperator({ onCreated }: { onCreated: (invitationUrl: string | null) => void }) {
+  const me = useMe();
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
   const [role, setRole] = useState<Role>("viewer");
@@ -16,11 +19,15 @@ export function CreateOperator({ onCreated }: { onCreated: (invitationUrl: strin
     event.preventDefault();
     setError(null);
     try {
+      // Creating an operator is a step-up action.
+      const factor = await askStepUp(me, "Create an operator");
+      if (factor === undefined) return;
       const reply = await api.post<CreatedOperator>("/operators", {
         email,
         name,
         role,
         ...(password ? { password } : {}),
+        ...factor,
       });
       setEmail("");
       setName("");

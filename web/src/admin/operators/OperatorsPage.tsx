@@ -2,7 +2,8 @@ import { useState } from "react";
 import type { OperatorList } from "../../api-types.js";
 import { api } from "../api.js";
 import { formatTime } from "../format.js";
-import { askTotpCode, useMe } from "../me.js";
+import { useMe } from "../me.js";
+import { askStepUp } from "../passkeys.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { useAction, useApi } from "../useApi.js";
 import { CreateOperator } from "./CreateOperator.js";
@@ -61,16 +62,24 @@ export function OperatorsPage() {
                         testId="operator-role"
                         label={`Role of ${o.email ?? o.name}`}
                         onChange={(role) => {
-                          const code = askTotpCode(me, "Change a role");
-                          if (code === undefined) return;
-                          void action.run(() =>
-                            api.put(`/operators/${o.id}`, { role, ...(code ? { totp_code: code } : {}) }),
-                          );
+                          void action.run(async () => {
+                            const factor = await askStepUp(me, "Change a role");
+                            if (factor !== undefined)
+                              await api.put(`/operators/${o.id}`, { role, ...factor });
+                          });
                         }}
                       />
                     )}
                   </td>
-                  <td>{o.totp_enabled ? "On" : "Off"}</td>
+                  <td data-testid="operator-2fa">
+                    {[
+                      o.totp_enabled ? "Authenticator app" : null,
+                      o.passkeys > 0 ? `${o.passkeys} passkey(s)` : null,
+                    ]
+                      .filter(Boolean)
+                      .join(", ") || "Off"}
+                    {o.second_factor_locked_until ? " (locked)" : ""}
+                  </td>
                   <td>{o.invitation_pending ? "Invited" : o.is_active ? "Active" : "Disabled"}</td>
                   <td>{formatTime(o.created_at)}</td>
                   <td>
@@ -79,10 +88,31 @@ export function OperatorsPage() {
                         type="button"
                         data-testid="operator-toggle"
                         onClick={() =>
-                          void action.run(() => api.put(`/operators/${o.id}`, { is_active: !o.is_active }))
+                          void action.run(async () => {
+                            // Re-enabling is a step-up action; disabling only takes access away.
+                            const factor = o.is_active ? {} : await askStepUp(me, "Re-enable an operator");
+                            if (factor !== undefined)
+                              await api.put(`/operators/${o.id}`, { is_active: !o.is_active, ...factor });
+                          })
                         }
                       >
                         {o.is_active ? "Disable" : "Enable"}
+                      </button>
+                    )}
+                    {o.second_factor_locked_until && o.id !== me.id && (
+                      <button
+                        type="button"
+                        data-testid="operator-unlock"
+                        title={`Locked until ${formatTime(o.second_factor_locked_until)}`}
+                        onClick={() =>
+                          void action.run(async () => {
+                            const factor = await askStepUp(me, "Unlock a second factor");
+                            if (factor !== undefined)
+                              await api.post(`/operators/${o.id}/unlock-second-factor`, factor);
+                          })
+                        }
+                      >
+                        Unlock second factor
                       </button>
                     )}
                   </td>

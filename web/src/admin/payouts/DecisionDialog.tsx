@@ -3,6 +3,8 @@ import type { Payout } from "../../api-types.js";
 import { api, ApiError } from "../api.js";
 import { formatTime, formatUsdt } from "../format.js";
 import { useMe } from "../me.js";
+import { stepUpPasskey } from "../passkeys.js";
+import { Link } from "../router.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { Field } from "../ui/Field.js";
 import { errorMessage } from "../useApi.js";
@@ -16,8 +18,9 @@ const DECISION_TEXT: Record<Decision, { title: string; button: string }> = {
 };
 
 /**
- * A modal <dialog>: approve asks an enrolled operator for a fresh TOTP code (a step-up);
- * reject needs a reason; cancel takes one. The server's refusal is shown with its code.
+ * A modal <dialog>: approve and reject take a fresh second factor from every operator (DESIGN.md 12):
+ * a TOTP code or a passkey; one without any is sent to the Security page to enrol. Reject needs a
+ * reason; cancel takes one. The server's refusal is shown with its code.
  */
 export function DecisionDialog({
   payout,
@@ -36,17 +39,19 @@ export function DecisionDialog({
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  // The code field shows for an enrolled operator, and whenever the server asks for one (an
+  const stepsUp = decision !== "cancel";
+  // The code field shows for an operator with TOTP, and whenever the server asks for one (an
   // operator who enrolled in another tab since this page loaded).
-  const [askCode, setAskCode] = useState(decision === "approve" && me.totp_enabled);
+  const [askCode, setAskCode] = useState(stepsUp && me.totp_enabled);
+  const [mustEnrol, setMustEnrol] = useState(stepsUp && !me.totp_enabled && me.passkeys === 0);
   const needsReason = decision === "reject";
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
     return () => dialog?.close();
   }, []);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async (event: FormEvent | null, withPasskey = false) => {
+    event?.preventDefault();
     setError(null);
     if (needsReason && reason.trim() === "") {
       setError("Give a reason: it is kept with it and in the audit log.");
@@ -56,11 +61,15 @@ export function DecisionDialog({
     try {
       await api.post(`/payouts/${payout.id}/${decision}`, {
         ...(reason.trim() ? { reason: reason.trim() } : {}),
-        ...(askCode ? { totp_code: code.trim() } : {}),
+        ...(withPasskey ? { passkey: await stepUpPasskey() } : askCode ? { totp_code: code.trim() } : {}),
       });
       onDone();
     } catch (caught) {
-      if (caught instanceof ApiError && caught.code === "TOTP_REQUIRED") {
+      if (caught instanceof ApiError && caught.code === "SECOND_FACTOR_REQUIRED") {
+        setMustEnrol(true);
+        setError(`${caught.message} (${caught.code})`);
+      } else if (caught instanceof ApiError && caught.code === "TOTP_REQUIRED") {
+        setMustEnrol(false);
         // The server's words: a fresh code is needed, or (ADMIN_REQUIRE_2FA) enrol first.
         setAskCode(true);
         setError(`${caught.message} (${caught.code})`);
@@ -124,8 +133,27 @@ export function DecisionDialog({
             autoFocus
           />
         )}
+        {mustEnrol && (
+          <p className="muted" data-testid="decision-enrol">
+            Approving or rejecting money out needs a second factor.{" "}
+            <Link to="/admin/security" testId="decision-enrol-link">
+              Add an authenticator app or a passkey on the Security page
+            </Link>
+            .
+          </p>
+        )}
         <ErrorAlert error={error} testId="decision-error" />
         <p className="actions">
+          {stepsUp && me.passkeys > 0 && (
+            <button
+              type="button"
+              disabled={busy}
+              data-testid="decision-passkey"
+              onClick={() => void submit(null, true)}
+            >
+              {DECISION_TEXT[decision].button} with a passkey
+            </button>
+          )}
           <button type="submit" disabled={busy} data-testid="decision-confirm">
             {DECISION_TEXT[decision].button}
           </button>

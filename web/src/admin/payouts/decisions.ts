@@ -19,6 +19,8 @@ export const DECISION_PERMISSION: Record<Decision, string> = {
 
 const REFUSAL_TEXT: Partial<Record<ErrorCode, string>> = {
   TOTP_INVALID: "That code is wrong or was already used: wait for the next one.",
+  PASSKEY_INVALID: "The passkey was not accepted: try again, or use a code from your app.",
+  RATE_LIMITED: "Too many wrong second-factor codes: locked for 15 minutes, or until the owner unlocks you.",
   FOUR_EYES_REQUIRED: "You created this one: another operator must approve it (four-eyes rule).",
   ADMIN_FORBIDDEN: "Your role may not do this.",
   INVALID_STATE: "It changed meanwhile and no longer allows this; reload.",

@@ -3,16 +3,27 @@ import type { RecoveryCodes as RecoveryCodesReply, TotpSetup } from "../../api-t
 import { useQrCode } from "../../qr.js";
 import { api } from "../api.js";
 import { useMe } from "../me.js";
+import { stepUpPasskey } from "../passkeys.js";
 import { ErrorAlert } from "../ui/ErrorAlert.js";
 import { Field } from "../ui/Field.js";
 import { errorMessage } from "../useApi.js";
 import { RecoveryCodes } from "./RecoveryCodes.js";
 
-/** TOTP: enrol (QR and secret, then a first code), new recovery codes, turn off. */
+/**
+ * TOTP: enrol (QR and secret, then a first code), new recovery codes, turn off. Each change needs the
+ * current password and, where a second factor exists, a current one (a code, or a passkey).
+ */
 export function TwoFactor({ onChanged }: { onChanged: () => void }) {
   const me = useMe();
   const [setup, setSetup] = useState<TotpSetup | null>(null);
   const [code, setCode] = useState("");
+  const [password, setPassword] = useState("");
+  /** The proof a change needs: the password, and the code (or, with passkeys only, a passkey). */
+  const proof = async (): Promise<Record<string, unknown>> => {
+    if (me.totp_enabled) return { current_password: password, totp_code: code.trim() };
+    if (me.passkeys > 0) return { current_password: password, passkey: await stepUpPasskey() };
+    return { current_password: password };
+  };
   const [codes, setCodes] = useState<string[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const qr = useQrCode(setup?.otpauth_url ?? null);
@@ -30,11 +41,26 @@ export function TwoFactor({ onChanged }: { onChanged: () => void }) {
       <p data-testid="totp-state">
         {me.totp_enabled ? `On (${me.recovery_codes_left} recovery codes left)` : "Off"}
       </p>
+      {!setup && (
+        <Field
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={setPassword}
+          testId="totp-password"
+        />
+      )}
       {!me.totp_enabled && !setup && (
         <button
           type="button"
           data-testid="totp-start"
-          onClick={() => void run(async () => setSetup(await api.post<TotpSetup>("/me/totp/setup")))}
+          onClick={() =>
+            void run(async () => {
+              setSetup(await api.post<TotpSetup>("/me/totp/setup", await proof()));
+              setPassword("");
+            })
+          }
         >
           Set up an authenticator app
         </button>
@@ -84,9 +110,10 @@ export function TwoFactor({ onChanged }: { onChanged: () => void }) {
               data-testid="new-recovery-codes"
               onClick={() =>
                 void run(async () => {
-                  const reply = await api.post<RecoveryCodesReply>("/me/recovery-codes", { totp_code: code });
+                  const reply = await api.post<RecoveryCodesReply>("/me/recovery-codes", await proof());
                   setCodes(reply.recovery_codes);
                   setCode("");
+                  setPassword("");
                 })
               }
             >
@@ -97,8 +124,9 @@ export function TwoFactor({ onChanged }: { onChanged: () => void }) {
               data-testid="totp-disable"
               onClick={() =>
                 void run(async () => {
-                  await api.post("/me/totp/disable", { totp_code: code });
+                  await api.post("/me/totp/disable", await proof());
                   setCode("");
+                  setPassword("");
                   onChanged();
                 })
               }
