@@ -4,6 +4,7 @@
  * (@stablegate/sdk/api-types), and the contract tests (test/contract) check every reply against
  * the OpenAPI document.
  */
+import type { ChainId } from "../chains/chain-types.js";
 import type { OrderStatus } from "../orders/order-statuses.js";
 
 /** SPEC.md 2.2. */
@@ -15,6 +16,8 @@ export interface AdminOrderSummary {
   address: string;
   amount_expected: string;
   amount_received: string;
+  /** The chain the order is paid on. */
+  chain: ChainId;
   status: OrderStatus;
   tx_hash: string | null;
   created_at: string;

@@ -235,7 +235,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
           const to = t.to;
           if (!owners.has(to) && !statics.has(to)) continue;
           // Orders count micro-units; a sub-micro remainder (18-decimal tokens) is not credited.
-          const { micro } = unitsToMicro(t.units, t.decimals);
+          const { micro, remainder } = unitsToMicro(t.units, t.decimals);
           matched.push({
             txHash: t.txHash,
             logIndex: t.logIndex,
@@ -245,6 +245,8 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
             from: t.from,
             to,
             amount: micro,
+            chain: chain.id,
+            remainder,
           });
         }
         count = (await applyTransfers(ctx, tx, matched, owners)).credited;

@@ -154,6 +154,12 @@ export interface Chain {
   readonly family: ChainFamilyName;
   /** The network's name (`mainnet`, a testnet's, `devnet`), as SPEC's `network` field shows it. */
   readonly network: string;
+  /**
+   * The currencies the deployment takes on this chain: one per configured token, known before the
+   * tokens' contracts are deployed (a devnet) or their decimals read. Orders in any other currency
+   * are refused (UNSUPPORTED_CURRENCY).
+   */
+  readonly currencies: readonly Currency[];
   /** The watched tokens; empty until a devnet has started and deployed them. */
   readonly tokens: readonly TokenConfig[];
   readonly address: AddressFormat;

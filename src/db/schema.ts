@@ -64,6 +64,8 @@ export const orders = pgTable("orders", {
   amountExpected: money("amount_expected").notNull(),
   amountReceived: money("amount_received").notNull().default(0n),
   currency: text("currency").notNull().default("USDT"),
+  /** The chain the order is paid on (migration 0021); `network` is that chain's network name. */
+  chain: text("chain").notNull().default("tron"),
   network: text("network").notNull(),
   status: text("status", { enum: ORDER_STATUSES }).notNull(),
   address: text("address").notNull(),
@@ -103,6 +105,10 @@ export const transfers = pgTable("transfers", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
+  /** The chain the transfer was seen on (migration 0021). */
+  chain: text("chain").notNull().default("tron"),
+  /** What an 18-decimal transfer carried below one micro-unit, in the token's units (never credited). */
+  remainder: money("remainder").notNull().default(0n),
   status: text("status", { enum: ["seen", "confirmed"] })
     .notNull()
     .default("seen"),
@@ -127,6 +133,8 @@ export const strayTransfers = pgTable("stray_transfers", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
+  /** The chain the transfer was seen on (migration 0021). */
+  chain: text("chain").notNull().default("tron"),
   status: text("status", { enum: ["seen", "confirmed"] })
     .notNull()
     .default("seen"),
@@ -485,6 +493,8 @@ export const deposits = pgTable("deposits", {
   fromAddress: text("from_address").notNull(),
   toAddress: text("to_address").notNull(),
   amount: money("amount").notNull(),
+  /** The chain the deposit was seen on (migration 0021). */
+  chain: text("chain").notNull().default("tron"),
   status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
   belowMinimum: boolean("below_minimum").notNull(),
   addressStatus: text("address_status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull(),

@@ -83,6 +83,7 @@ export async function creditDeposits(
       fromAddress: t.from,
       toAddress: t.to,
       amount: t.amount,
+      chain: t.chain,
       status: "detected" as const,
       belowMinimum: t.amount < ctx.config.depositMinUsdt,
       addressStatus: holder.status,

@@ -3,6 +3,7 @@
  * payment transaction (the first transfer, with all transfers), the settlement, system meta and
  * the webhook deliveries.
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { asc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants, orders, settlements, transfers, type OrderStatus } from "../db/schema.js";
@@ -26,6 +27,8 @@ export interface AdminOrderView {
   amount_expected: string;
   amount_received: string;
   currency: string;
+  /** The chain the order is paid on; `network` is that chain's network name. */
+  chain: ChainId;
   network: string;
   status: OrderStatus;
   tx_hash: string | null;
@@ -179,6 +182,7 @@ export async function getAdminOrder(ctx: Context, orderId: string): Promise<Admi
       amount_expected: formatAmount(order.amountExpected),
       amount_received: formatAmount(order.amountReceived),
       currency: order.currency,
+      chain: order.chain as ChainId,
       network: order.network,
       status: order.status,
       tx_hash: order.txHash,

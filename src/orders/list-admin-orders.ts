@@ -1,4 +1,5 @@
 /** The admin order list (SPEC.md 4.5): every merchant's orders, newest first, with merchant_name. */
+import type { ChainId } from "../chains/chain-types.js";
 import type { AdminOrderSummary } from "../admin/api-shapes.js";
 import { and, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -32,6 +33,7 @@ export function toAdminOrderSummary(
     address: order.address,
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
+    chain: order.chain as ChainId,
     status: order.status,
     tx_hash: order.txHash,
     created_at: order.createdAt.toISOString(),

@@ -10,6 +10,7 @@
  * which a fresh order's payment could be scanned past.
  */
 import { asc, eq, inArray } from "drizzle-orm";
+import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { orders, transfers } from "../db/schema.js";
@@ -30,8 +31,12 @@ export interface ChainTransfer {
   from: string;
   /** base58 recipient */
   to: string;
-  /** micro-USDT, > 0 */
+  /** micro-units, > 0 */
   amount: bigint;
+  /** The chain the transfer was seen on. */
+  chain: ChainId;
+  /** Token units below one micro-unit (18-decimal tokens), kept on the transfer, never credited. */
+  remainder: bigint;
 }
 
 export interface CreditResult {
@@ -129,6 +134,8 @@ export async function creditTransfers(
     fromAddress: transfer.from,
     toAddress: transfer.to,
     amount: transfer.amount,
+    chain: transfer.chain,
+    remainder: transfer.remainder,
     status: "seen" as const,
     createdAt: now,
   }));

@@ -3,6 +3,7 @@
  * declarations only, shared by the reply's builder and the demo payer; the hosted checkout page reads
  * it through the generated OpenAPI types.
  */
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { OrderStatus } from "../orders/order-statuses.js";
 
 /**
@@ -19,7 +20,9 @@ export interface CheckoutStatus {
   /** 6-decimal string of micro-USDT, as every amount outside. */
   amount_expected: string;
   amount_received: string;
-  currency: string;
+  currency: Currency;
+  /** The chain the order is paid on; `network` is that chain's network name. */
+  chain: ChainId;
   network: string;
   address: string;
   tx_hash: string | null;

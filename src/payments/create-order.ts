@@ -3,10 +3,14 @@
  * order, binds the address to it and records order_created: a single short transaction with one
  * round trip, because order creation is the hot path. Concurrent creations share that statement
  * (StatementBatcher): under load one round trip and one commit serve many requests. Creation is idempotent on
- * (merchant, external_id): a replay with the same amount, currency and callback_url returns the
- * existing order, anything else is EXTERNAL_ID_CONFLICT. Concurrent double submits meet at the
+ * (merchant, external_id): a replay with the same amount, chain, currency and callback_url returns
+ * the existing order, anything else is EXTERNAL_ID_CONFLICT. An order is on one enabled chain
+ * (ctx.chains; the primary one when the request names none) in a currency that chain has a token
+ * for: any other pair is UNSUPPORTED_CURRENCY, before anything is written. Concurrent double submits meet at the
  * unique index; the loser's statement inserts nothing and re-reads the winner's order.
  */
+import type { Chain } from "../chains/chain.js";
+import { isChainId, type ChainId, type Currency } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { preparedToSql, queryRows, runPrepared, type PreparedStatement } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
@@ -29,8 +33,6 @@ import {
   type OrderRow,
 } from "./merchant-order.js";
 
-export const CURRENCIES = ["USDT"] as const;
-export type Currency = (typeof CURRENCIES)[number];
 export const EXPIRES_IN_MIN = 60;
 export const EXPIRES_IN_MAX = 86_400;
 export const METADATA_MAX_BYTES = 4096;
@@ -49,6 +51,8 @@ export interface CreateOrderInput {
   /** Decimal string, > 0, at most 6 decimals. */
   amount: string;
   currency: Currency;
+  /** An enabled chain's id; the primary chain (ctx.chains.primary) when absent. */
+  chain?: string | undefined;
   callbackUrl: string;
   /** Seconds; config.orderTtlSeconds when absent. */
   expiresIn?: number | undefined;
@@ -70,10 +74,41 @@ interface Prepared {
   externalId: string;
   amount: bigint;
   currency: Currency;
+  chain: ChainId;
+  /** The chain's network name (SPEC's `network`). */
+  network: string;
   callbackUrl: string;
   metadata: Record<string, unknown> | null;
   now: Date;
   expiresAt: Date;
+}
+
+/**
+ * The enabled chain an order on `chainName` in `currency` is paid on: one the deployment enables
+ * (ctx.chains) with a token of that currency, else UNSUPPORTED_CURRENCY.
+ */
+function orderChain(ctx: Context, chainName: string | undefined, currency: Currency): Chain {
+  const chain =
+    chainName === undefined
+      ? ctx.chains.primary
+      : isChainId(chainName)
+        ? ctx.chains.get(chainName)
+        : undefined;
+  const enabled = ctx.chains.list.map((c) => c.id).join(", ");
+  if (!chain) {
+    throw new AppError(
+      "UNSUPPORTED_CURRENCY",
+      `body.chain: ${JSON.stringify(chainName)} is not a chain this deployment accepts (enabled: ${enabled})`,
+    );
+  }
+  if (!chain.currencies.includes(currency)) {
+    const offered = chain.currencies.join(", ");
+    throw new AppError(
+      "UNSUPPORTED_CURRENCY",
+      `body.currency: ${currency} is not accepted on ${chain.id} by this deployment (accepted: ${offered})`,
+    );
+  }
+  return chain;
 }
 
 function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput): Prepared {
@@ -96,6 +131,7 @@ function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput)
     throw new AppError("INVALID_BODY", "body.metadata: must serialize to at most 4096 bytes");
   }
   assertCallbackUrlAccepted(ctx.config, input.callbackUrl);
+  const chain = orderChain(ctx, input.chain, input.currency);
   const now = ctx.clock.now();
   return {
     id: newId(),
@@ -104,6 +140,8 @@ function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput)
     externalId: input.externalId,
     amount,
     currency: input.currency,
+    chain: chain.id,
+    network: chain.network,
     callbackUrl: input.callbackUrl,
     metadata,
     now,
@@ -130,11 +168,11 @@ interface InsertOutcome {
 // Per request, `picked` tells an empty pool (false) from an existing (merchant, external_id) (true,
 // but nothing inserted). The claim starts at the process's claim floor ($4, see ClaimFloor).
 const CREATE_ORDERS: PreparedStatement = {
-  name: "stablegate_create_orders_v3",
+  name: "stablegate_create_orders_v4",
   text: `
     WITH input AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS input(n int, id uuid, merchant_id uuid,
-        api_key_hash text, external_id text, amount numeric, currency text, callback_url text,
+        api_key_hash text, external_id text, amount numeric, currency text, chain text, network text, callback_url text,
         metadata jsonb, expires_at timestamptz, created_at timestamptz, event_id uuid, event_payload jsonb)
     ), authorized AS (
       SELECT input.*, row_number() OVER (ORDER BY input.n) AS k FROM input
@@ -142,13 +180,13 @@ const CREATE_ORDERS: PreparedStatement = {
         AND (input.api_key_hash IS NULL OR merchants.api_key_hash = input.api_key_hash)
     ), picked AS (
       SELECT claim.id, claim.address, claim.derivation_index, row_number() OVER () AS k FROM (
-        ${claimFreeAddresses("$4::int")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
+        ${claimFreeAddresses("$3::int")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
       ) AS claim
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
-        network, status, address, address_id, callback_url, metadata, expires_at, created_at, updated_at)
+        chain, network, status, address, address_id, callback_url, metadata, expires_at, created_at, updated_at)
       SELECT authorized.id, authorized.merchant_id, authorized.external_id, authorized.amount, 0,
-        authorized.currency, $2::text, 'pending', picked.address, picked.id, authorized.callback_url,
+        authorized.currency, authorized.chain, authorized.network, 'pending', picked.address, picked.id, authorized.callback_url,
         authorized.metadata, authorized.expires_at, authorized.created_at, authorized.created_at
       FROM authorized JOIN picked USING (k)
       ON CONFLICT (merchant_id, external_id) DO NOTHING
@@ -159,7 +197,7 @@ const CREATE_ORDERS: PreparedStatement = {
       FROM inserted WHERE addresses.id = inserted.address_id
     ), created_event AS (
       INSERT INTO order_events (id, order_id, event_type, payload, created_at)
-      SELECT authorized.event_id, inserted.id, $3::text, authorized.event_payload, inserted.created_at
+      SELECT authorized.event_id, inserted.id, $2::text, authorized.event_payload, inserted.created_at
       FROM inserted JOIN authorized ON authorized.id = inserted.id
     )
     SELECT input.n, authorized.k IS NOT NULL AS authorized, picked.id IS NOT NULL AS picked,
@@ -235,6 +273,8 @@ async function insertOrders(
     external_id: p.externalId,
     amount: p.amount.toString(),
     currency: p.currency,
+    chain: p.chain,
+    network: p.network,
     callback_url: p.callbackUrl,
     metadata: p.metadata,
     expires_at: p.expiresAt.toISOString(),
@@ -244,7 +284,7 @@ async function insertOrders(
   }));
   const floor = claimFloor(ctx);
   const from = tx === undefined ? floor.index : 0;
-  const values = [JSON.stringify(input), ctx.config.tronNetwork, CREATED_EVENT, from];
+  const values = [JSON.stringify(input), CREATED_EVENT, from];
   const rows =
     tx === undefined
       ? await runPrepared<CreateRow>(ctx.database, CREATE_ORDERS, values)
@@ -294,16 +334,17 @@ function replay(p: Prepared, existing: OrderRow): void {
   const same =
     existing.amountExpected === p.amount &&
     existing.currency === p.currency &&
+    existing.chain === p.chain &&
     existing.callbackUrl === p.callbackUrl;
   if (!same) {
     throw new AppError(
       "EXTERNAL_ID_CONFLICT",
-      `external_id ${p.externalId} was already used with a different amount, currency or callback_url`,
+      `external_id ${p.externalId} was already used with a different amount, chain, currency or callback_url`,
     );
   }
 }
 
-function newOrderRow(ctx: Context, p: Prepared, address: string, addressId: number | null): OrderRow {
+function newOrderRow(p: Prepared, address: string, addressId: number | null): OrderRow {
   return {
     id: p.id,
     merchantId: p.merchantId,
@@ -311,7 +352,8 @@ function newOrderRow(ctx: Context, p: Prepared, address: string, addressId: numb
     amountExpected: p.amount,
     amountReceived: 0n,
     currency: p.currency,
-    network: ctx.config.tronNetwork,
+    chain: p.chain,
+    network: p.network,
     status: "pending",
     address,
     addressId,
@@ -362,7 +404,7 @@ export async function createOrder(
   if (first.address !== null) {
     ctx.metrics.ordersCreated.inc();
     return {
-      order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, first.address, first.addressId), 0),
+      order: toMerchantOrder(ctx.config, newOrderRow(p, first.address, first.addressId), 0),
       created: true,
     };
   }
@@ -422,7 +464,7 @@ async function settled(
   if (outcome.address !== null) {
     ctx.metrics.ordersCreated.inc();
     return {
-      order: toMerchantOrder(ctx.config, newOrderRow(ctx, p, outcome.address, outcome.addressId), 0),
+      order: toMerchantOrder(ctx.config, newOrderRow(p, outcome.address, outcome.addressId), 0),
       created: true,
     };
   }

@@ -2,6 +2,7 @@
  * What the hosted checkout page polls. Public, so it shows only what the payer needs: never the
  * callback_url, metadata, external_id or anything of the merchant beyond its name.
  */
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import { eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants, orders } from "../db/schema.js";
@@ -26,6 +27,7 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
           amountExpected: orders.amountExpected,
           amountReceived: orders.amountReceived,
           currency: orders.currency,
+          chain: orders.chain,
           network: orders.network,
           address: orders.address,
           txHash: orders.txHash,
@@ -44,7 +46,8 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
     merchant_name: row.merchantName,
     amount_expected: formatAmount(row.amountExpected),
     amount_received: formatAmount(row.amountReceived),
-    currency: row.currency,
+    currency: row.currency as Currency,
+    chain: row.chain as ChainId,
     network: row.network,
     address: row.address,
     tx_hash: row.txHash,

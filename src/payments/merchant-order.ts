@@ -3,6 +3,7 @@
  * from the scanner's cursor: cursor block - first transfer's block + 1 (0 before any payment).
  */
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { Config } from "../config.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
@@ -18,7 +19,9 @@ export interface MerchantOrder {
   address: string;
   amount_expected: string;
   amount_received: string;
-  currency: string;
+  currency: Currency;
+  /** The chain the order is paid on; `network` is that chain's network name. */
+  chain: ChainId;
   network: string;
   status: OrderStatus;
   tx_hash: string | null;
@@ -57,7 +60,8 @@ export function toMerchantOrder(config: Config, order: OrderRow, confirmations: 
     address: order.address,
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
-    currency: order.currency,
+    currency: order.currency as Currency,
+    chain: order.chain as ChainId,
     network: order.network,
     status: order.status,
     tx_hash: order.txHash,

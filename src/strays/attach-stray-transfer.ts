@@ -12,6 +12,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { isChainId } from "../chains/chain-types.js";
 import { unitsToMicro } from "../chains/token-units.js";
 import type { Executor } from "../db/connection.js";
 import { orders, strayTransfers, transfers } from "../db/schema.js";
@@ -55,7 +56,8 @@ async function findStray(tx: Executor, txHash: string, logIndex: number | undefi
 
 /** The solidified chain's own record of the transfer must match the stray row. */
 async function checkOnChain(ctx: Context, stray: StrayRow): Promise<void> {
-  const chain = ctx.chains.primary;
+  const chain = isChainId(stray.chain) ? ctx.chains.get(stray.chain) : undefined;
+  if (!chain) throw new AppError("INVALID_STATE", `chain ${stray.chain} is not enabled`);
   if (chain.tokens.length === 0) throw new AppError("INVALID_STATE", "no token contract is configured");
   const recorded = await chain.finalTransfers(stray.txHash);
   if (!recorded) {
@@ -117,6 +119,7 @@ export async function attachStrayTransfer(ctx: Context, input: AttachInput): Pro
       fromAddress: stray.fromAddress,
       toAddress: stray.toAddress,
       amount: stray.amount,
+      chain: stray.chain,
       status: "confirmed",
       confirmedAt: now,
       createdAt: now,

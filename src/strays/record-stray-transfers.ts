@@ -34,6 +34,7 @@ export async function recordStrayTransfers(
     fromAddress: transfer.from,
     toAddress: transfer.to,
     amount: transfer.amount,
+    chain: transfer.chain,
     status: "seen" as const,
     previousOrderId: holder.previousOrderId,
     createdAt: now,

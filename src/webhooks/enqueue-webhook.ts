@@ -28,6 +28,7 @@ export function buildWebhookPayload(
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
     currency: order.currency,
+    chain: order.chain,
     network: order.network,
     tx_hash: order.txHash,
     from_address: order.fromAddress,

@@ -65,6 +65,7 @@ describe("GET /api/v1/admin/orders", () => {
         "address",
         "amount_expected",
         "amount_received",
+        "chain",
         "created_at",
         "expires_at",
         "external_id",

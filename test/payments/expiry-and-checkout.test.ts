@@ -105,6 +105,7 @@ describe("GET /api/v1/checkout/:id/status", () => {
       amount_expected: "42.000000",
       amount_received: "0.000000",
       currency: "USDT",
+      chain: "tron",
       network: "devnet",
       address: order.address,
       tx_hash: null,

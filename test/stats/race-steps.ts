@@ -126,6 +126,8 @@ async function strayStep(
         from: "TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy",
         to,
         amount: 1_000_000n + BigInt(Math.floor(next() * 5)) * 100_000n,
+        chain: "tron" as const,
+        remainder: 0n,
       };
       return recordStrayTransfers(ctx, tx, [{ transfer, holder }]);
     });

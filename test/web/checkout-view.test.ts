@@ -10,6 +10,7 @@ const status = (overrides: Partial<CheckoutStatus>): CheckoutStatus => ({
   amount_expected: "10.000000",
   amount_received: "0.000000",
   currency: "USDT",
+  chain: "tron",
   network: "mainnet",
   address: "TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH",
   tx_hash: null,

@@ -122,6 +122,7 @@ describe("an outcome webhook", () => {
       amount_expected: "10.000000",
       amount_received: c.received,
       currency: "USDT",
+      chain: "tron",
       network: "devnet",
       tx_hash: "ab".repeat(32),
       from_address: "TPayer1111111111111111111111111111",

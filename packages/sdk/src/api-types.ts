@@ -1568,7 +1568,7 @@ export interface components {
             /** @description a human-readable message; never internals or secrets */
             error: string;
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+            code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
         };
     };
     responses: never;
@@ -1865,7 +1865,10 @@ export interface operations {
                         merchant_name: string;
                         amount_expected: string;
                         amount_received: string;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string;
                         tx_hash: string | null;
@@ -2632,7 +2635,10 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             /** @enum {string} */
                             status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -2835,7 +2841,12 @@ export interface operations {
                     /** @example 10.5 */
                     amount: string;
                     /** @enum {string} */
-                    currency: "USDT";
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain to pay on (default: the deployment's primary chain, tron)
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                     /**
                      * Format: uri
                      * @example https://shop.example.com/hooks/stablegate
@@ -2861,7 +2872,10 @@ export interface operations {
                         address: string;
                         amount_expected: string;
                         amount_received: string;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         /** @enum {string} */
                         status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -2891,7 +2905,10 @@ export interface operations {
                         address: string;
                         amount_expected: string;
                         amount_received: string;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         /** @enum {string} */
                         status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -2909,7 +2926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +2940,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -3150,7 +3167,10 @@ export interface operations {
                         address: string;
                         amount_expected: string;
                         amount_received: string;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         /** @enum {string} */
                         status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -3404,7 +3424,10 @@ export interface operations {
                         address: string;
                         amount_expected: string;
                         amount_received: string;
-                        currency: string;
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         /** @enum {string} */
                         status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -3528,10 +3551,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -8500,6 +8523,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             status: string;
                             tx_hash: string | null;
                             /** Format: date-time */
@@ -9537,6 +9562,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             status: string;
                             tx_hash: string | null;
                             /** Format: date-time */
@@ -9726,6 +9753,8 @@ export interface operations {
                             amount_expected: string;
                             amount_received: string;
                             currency: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             /** @enum {string} */
                             status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -18577,10 +18606,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -19492,6 +19521,8 @@ export interface operations {
                             amount_expected: string;
                             amount_received: string;
                             currency: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             /** @enum {string} */
                             status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -19698,10 +19729,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -19869,6 +19900,8 @@ export interface operations {
                             amount_expected: string;
                             amount_received: string;
                             currency: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             /** @enum {string} */
                             status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -20075,10 +20108,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -20246,6 +20279,8 @@ export interface operations {
                             amount_expected: string;
                             amount_received: string;
                             currency: string;
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             /** @enum {string} */
                             status: "pending" | "detected" | "confirmed" | "underpaid" | "overpaid" | "completed" | "expired" | "callback_failed" | "cancelled";
@@ -20452,10 +20487,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -21205,10 +21240,10 @@ export interface operations {
                         /** @description a human-readable message; never internals or secrets */
                         error: string;
                         /**
-                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
+                         * @description machine-readable code; its HTTP status is fixed: UNAUTHORIZED 401, MERCHANT_INACTIVE 403, ADMIN_UNAUTHORIZED 401, ADMIN_TOKEN_INVALID 401, INVALID_PASSWORD 401, ADMIN_FORBIDDEN 403, TOTP_REQUIRED 401, TOTP_INVALID 401, TOTP_ENROLMENT_REQUIRED 403, SECOND_FACTOR_REQUIRED 403, PASSKEY_INVALID 401, OPERATOR_EXISTS 409, METRICS_UNAUTHORIZED 401, INVALID_BODY 400, INVALID_QUERY 400, VALIDATION_ERROR 400, EMPTY_UPDATE 400, NOT_FOUND 404, INVALID_STATE 409, SWEEP_DISABLED 409, EXTERNAL_ID_CONFLICT 409, INSUFFICIENT_BALANCE 409, REFUND_EXCEEDS_RECEIVED 409, INVALID_ADDRESS 400, UNSUPPORTED_CURRENCY 400, ADDRESS_NOT_ALLOWED 400, FOUR_EYES_REQUIRED 403, CLAIM_EXPIRED 410, RATE_LIMITED 429, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, SERVICE_UNAVAILABLE 503, INTERNAL_ERROR 500, BAD_REQUEST 400, FORBIDDEN 403, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, URI_TOO_LONG 414, RANGE_NOT_SATISFIABLE 416, EXPECTATION_FAILED 417, HEADERS_TOO_LARGE 431
                          * @enum {string}
                          */
-                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
+                        code: "UNAUTHORIZED" | "MERCHANT_INACTIVE" | "ADMIN_UNAUTHORIZED" | "ADMIN_TOKEN_INVALID" | "INVALID_PASSWORD" | "ADMIN_FORBIDDEN" | "TOTP_REQUIRED" | "TOTP_INVALID" | "TOTP_ENROLMENT_REQUIRED" | "SECOND_FACTOR_REQUIRED" | "PASSKEY_INVALID" | "OPERATOR_EXISTS" | "METRICS_UNAUTHORIZED" | "INVALID_BODY" | "INVALID_QUERY" | "VALIDATION_ERROR" | "EMPTY_UPDATE" | "NOT_FOUND" | "INVALID_STATE" | "SWEEP_DISABLED" | "EXTERNAL_ID_CONFLICT" | "INSUFFICIENT_BALANCE" | "REFUND_EXCEEDS_RECEIVED" | "INVALID_ADDRESS" | "UNSUPPORTED_CURRENCY" | "ADDRESS_NOT_ALLOWED" | "FOUR_EYES_REQUIRED" | "CLAIM_EXPIRED" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "BAD_REQUEST" | "FORBIDDEN" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RANGE_NOT_SATISFIABLE" | "EXPECTATION_FAILED" | "HEADERS_TOO_LARGE";
                     };
                 };
             };
@@ -22754,6 +22789,7 @@ export interface operations {
                  *       "amount_expected": "10.500000",
                  *       "amount_received": "10.500000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "tx_hash": "4f7e6f8b3a0c5d1e2b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f",
                  *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
@@ -22773,9 +22809,14 @@ export interface operations {
                     amount_expected: string;
                     /** @example 10.500000 */
                     amount_received: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain the order was paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
                     tx_hash: string | null;
                     /** @description the payer's address, null when unknown */
@@ -22834,6 +22875,7 @@ export interface operations {
                  *       "amount_expected": "10.500000",
                  *       "amount_received": "9.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "tx_hash": "4f7e6f8b3a0c5d1e2b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f",
                  *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
@@ -22853,9 +22895,14 @@ export interface operations {
                     amount_expected: string;
                     /** @example 10.500000 */
                     amount_received: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain the order was paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
                     tx_hash: string | null;
                     /** @description the payer's address, null when unknown */
@@ -22914,6 +22961,7 @@ export interface operations {
                  *       "amount_expected": "10.500000",
                  *       "amount_received": "12.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "tx_hash": "4f7e6f8b3a0c5d1e2b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f",
                  *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
@@ -22933,9 +22981,14 @@ export interface operations {
                     amount_expected: string;
                     /** @example 10.500000 */
                     amount_received: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain the order was paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
                     tx_hash: string | null;
                     /** @description the payer's address, null when unknown */

@@ -47,9 +47,10 @@ export interface ClientOptions extends RetryOptions {
 export interface StablegateClient {
   /**
    * Creates an order, or answers the existing one when this external_id was already used with the
-   * same amount, currency and callback_url: so a retry after a lost answer returns the same order.
-   * Retries network errors, timeouts, 429 and 503. Different values for a used external_id throw
-   * EXTERNAL_ID_CONFLICT (409).
+   * same amount, chain, currency and callback_url: so a retry after a lost answer returns the same
+   * order. `chain` defaults to the deployment's primary chain (tron); a chain and currency the
+   * deployment does not enable throw UNSUPPORTED_CURRENCY (400). Retries network errors, timeouts,
+   * 429 and 503. Different values for a used external_id throw EXTERNAL_ID_CONFLICT (409).
    */
   createPayment(params: CreatePaymentParams): Promise<Payment>;
   /** One of your orders with its events. Unknown ids (or another merchant's) throw NOT_FOUND. */

@@ -11,7 +11,11 @@ export interface WebhookPayload {
   external_id: string;
   amount_expected: string;
   amount_received: string;
+  /** USDT or USDC. */
   currency: string;
+  /** The chain the order was paid on: tron, ethereum, bsc, polygon, arbitrum or base. */
+  chain: string;
+  /** The chain's network name (mainnet, a testnet's, devnet). */
   network: string;
   tx_hash: string | null;
   from_address: string | null;

@@ -147,6 +147,7 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
     get tokens() {
       return tokens;
     },
+    currencies: [...new Set(options.contracts.map((c) => c.currency))],
     address: evmAddressFormat,
     derivation: evmDerivation,
     faucet: options.faucetPrivateKey

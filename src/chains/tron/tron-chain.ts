@@ -102,6 +102,8 @@ export function createTronChain(access: ChainAccess): Chain {
     id: "tron",
     family: "tron",
     network: access.network,
+    // TRON takes USDT only: its contract is configured, or deployed by the devnet at start.
+    currencies: ["USDT"],
     tokens,
     address: tronAddressFormat,
     derivation: {

@@ -1,4 +1,5 @@
 /** Schemas of the admin order routes (SPEC.md 4.4, 4.5; DESIGN.md 8). */
+import { CHAIN_IDS } from "../../chains/chain-types.js";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { isUuid } from "../../ids.js";
@@ -87,6 +88,7 @@ export const adminOrderDetailReply = z.object({
     amount_expected: z.string(),
     amount_received: z.string(),
     currency: z.string(),
+    chain: z.enum(CHAIN_IDS),
     network: z.string(),
     status: z.enum(ORDER_STATUSES),
     tx_hash: z.string().nullable(),

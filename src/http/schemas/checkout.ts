@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
@@ -10,7 +11,8 @@ export const checkoutStatusReply = z.object({
   merchant_name: z.string(),
   amount_expected: z.string(),
   amount_received: z.string(),
-  currency: z.string(),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS),
   network: z.string(),
   address: z.string(),
   tx_hash: z.string().nullable(),

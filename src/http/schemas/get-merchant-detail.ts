@@ -1,3 +1,4 @@
+import { CHAIN_IDS } from "../../chains/chain-types.js";
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp, merchantBalanceReply, merchantIdParams, merchantSummary } from "./merchant-fields.js";
@@ -11,6 +12,7 @@ export const adminOrderReply = z.object({
   address: z.string(),
   amount_expected: z.string(),
   amount_received: z.string(),
+  chain: z.enum(CHAIN_IDS),
   status: z.string(),
   tx_hash: z.string().nullable(),
   created_at: isoTimestamp,

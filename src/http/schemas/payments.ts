@@ -1,13 +1,9 @@
 /** Schemas of the merchant payments API (DESIGN.md 3). */
 import { z } from "zod";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { parseAmount } from "../../money.js";
-import {
-  CURRENCIES,
-  EXPIRES_IN_MAX,
-  EXPIRES_IN_MIN,
-  METADATA_MAX_BYTES,
-} from "../../payments/create-order.js";
+import { EXPIRES_IN_MAX, EXPIRES_IN_MIN, METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { RESOLUTION_ACTIONS } from "../../orders/order-resolutions.js";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp } from "./merchant-fields.js";
@@ -39,7 +35,17 @@ export const createPaymentBody = z.object({
     .string(typeError(AMOUNT_MESSAGE))
     .refine((value) => (parseAmount(value) ?? 0n) > 0n, AMOUNT_MESSAGE)
     .meta({ pattern: "^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$", example: "10.5" }),
-  currency: z.enum(CURRENCIES, typeError("must be USDT")),
+  currency: z.enum(CURRENCIES, typeError("must be USDT or USDC")),
+  // Any string: a chain this deployment does not enable, known or not, is UNSUPPORTED_CURRENCY.
+  chain: z
+    .string(typeError("must be a string"))
+    .min(1, "must be a chain name")
+    .max(32, "must be a chain name")
+    .optional()
+    .meta({
+      enum: [...CHAIN_IDS],
+      description: "the chain to pay on (default: the deployment's primary chain, tron)",
+    }),
   callback_url: z
     .string(typeError("must be a string"))
     .max(2048, "must be at most 2048 characters")
@@ -67,7 +73,8 @@ export const merchantOrderReply = z.object({
   address: z.string(),
   amount_expected: z.string(),
   amount_received: z.string(),
-  currency: z.string(),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS),
   network: z.string(),
   status: z.enum(ORDER_STATUSES),
   tx_hash: z.string().nullable(),

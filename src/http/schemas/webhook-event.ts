@@ -3,6 +3,7 @@
  * headers and an example per event. The payload type itself lives in src/webhooks/enqueue-webhook.ts;
  * `satisfies` below keeps the two in step.
  */
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "../../webhooks/enqueue-webhook.js";
@@ -33,8 +34,9 @@ export const webhookPayloadSchema = z.object({
   external_id: z.string().meta({ description: "the merchant's own order id" }),
   amount_expected: z.string().meta({ example: "10.500000" }),
   amount_received: z.string().meta({ example: "10.500000" }),
-  currency: z.literal("USDT"),
-  network: z.string().meta({ description: "mainnet, nile, shasta or devnet" }),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS).meta({ description: "the chain the order was paid on" }),
+  network: z.string().meta({ description: "the chain's network: mainnet, a testnet's name, or devnet" }),
   tx_hash: z.string().nullable(),
   from_address: z.string().nullable().meta({ description: "the payer's address, null when unknown" }),
   to_address: z.string().meta({ description: "the order's deposit address" }),
@@ -59,6 +61,7 @@ function example(event: OutcomeEvent): WebhookPayload {
     amount_expected: "10.500000",
     amount_received: received[event],
     currency: "USDT",
+    chain: "tron",
     network: "mainnet",
     tx_hash: "4f7e6f8b3a0c5d1e2b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f",
     from_address: "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",

@@ -30,6 +30,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (app
           externalId: body.external_id,
           amount: body.amount,
           currency: body.currency,
+          chain: body.chain,
           callbackUrl: body.callback_url,
           expiresIn: body.expires_in,
           metadata: body.metadata,
