@@ -263,14 +263,16 @@ export async function verifyPasskeyAssertion(
   }
   if (!result.verified || challenge === undefined) return false;
   if (!(await consumeChallenge(ctx, executor, challenge))) return false;
-  // Compare-and-set on the counter: two replicas racing with one assertion accept it once.
+  // Compare-and-set on the counter: two replicas racing with one assertion accept it once. The
+  // OR is parenthesised: and() does not wrap a raw fragment, and unwrapped it matched (and bumped)
+  // every passkey whose counter was below the new one, of every operator.
   const updated = await executor
     .update(operatorPasskeys)
     .set({ counter: result.authenticationInfo.newCounter, lastUsedAt: ctx.clock.now() })
     .where(
       and(
         eq(operatorPasskeys.id, row.id),
-        sql`(${operatorPasskeys.counter} = 0 AND ${result.authenticationInfo.newCounter} = 0) OR ${operatorPasskeys.counter} < ${result.authenticationInfo.newCounter}`,
+        sql`((${operatorPasskeys.counter} = 0 AND ${result.authenticationInfo.newCounter} = 0) OR ${operatorPasskeys.counter} < ${result.authenticationInfo.newCounter})`,
       ),
     )
     .returning({ id: operatorPasskeys.id });

@@ -7,6 +7,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { cookieOf, loginReply } from "./operators.js";
 
 function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString("base64url");
@@ -186,7 +187,9 @@ export async function stepUpPasskey(
 /**
  * Second factors for approvals in tests that act as several operators: `enrol` registers a software
  * passkey for a cookie's operator, `factor` returns the step-up body fields for that cookie (none for
- * an operator without one, so the server's own refusal shows).
+ * an operator without one, so the server's own refusal shows), `login` signs the operator in again
+ * (password plus a sign-in assertion of the same passkey, as an enrolled operator must) and returns
+ * the new cookie, which `factor` then knows.
  */
 export function approvalFactors(app: FastifyInstance, origin: string) {
   const keys = new Map<string, SoftwarePasskey>();
@@ -197,6 +200,22 @@ export function approvalFactors(app: FastifyInstance, origin: string) {
     async factor(cookie: string): Promise<Record<string, unknown>> {
       const key = keys.get(cookie);
       return key === undefined ? {} : { passkey: await stepUpPasskey(app, cookie, key) };
+    },
+    /** `credentials` is `{password}` for the built-in owner, `{email, password}` for an operator. */
+    async login(cookie: string, credentials: { password: string; email?: string }): Promise<string> {
+      const key = keys.get(cookie);
+      if (key === undefined) throw new Error("login: no passkey enrolled for this cookie");
+      const options = await app.inject({ method: "POST", url: "/api/v1/admin/auth/passkey-options" });
+      if (options.statusCode !== 200)
+        throw new Error(`sign-in challenge: ${options.statusCode} ${options.body}`);
+      const fresh = cookieOf(
+        await loginReply(app, {
+          ...credentials,
+          passkey: key.assert(options.json<{ challenge: string }>().challenge),
+        }),
+      );
+      keys.set(fresh, key);
+      return fresh;
     },
   };
 }

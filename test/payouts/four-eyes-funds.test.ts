@@ -12,7 +12,6 @@ import { addresses, payouts } from "../../src/db/schema.js";
 import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { HOUSE_MERCHANT_ID } from "../../src/payouts/house-account.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
-import { adminCookie } from "../helpers/admin.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createOperatorViaApi, OPERATOR_PASSWORD, operatorCookie } from "../helpers/operators.js";
 import { approvalFactors } from "../helpers/software-passkey.js";
@@ -36,14 +35,16 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => s?.close());
 
-/** Approvals carry the operator's passkey: every approver gives a second factor. */
+/** Approvals (and key rotations) carry the operator's passkey: every approver gives a second factor. */
 const call = async (
   cookie: string,
   method: "POST" | "PUT",
   url: string,
   payload: Record<string, unknown> = {},
 ) => {
-  const body = /\/(approve|reject)$/.test(url) ? { ...payload, ...(await factors.factor(cookie)) } : payload;
+  const body = /\/(approve|reject|rotate-api-key)$/.test(url)
+    ? { ...payload, ...(await factors.factor(cookie)) }
+    : payload;
   return s.app.inject({ method, url, headers: { cookie }, payload: body });
 };
 const approve = (cookie: string, id: string) => call(cookie, "POST", `/api/v1/admin/payouts/${id}/approve`);
@@ -115,9 +116,10 @@ describe("four eyes through attached funds", () => {
     const id = refund.json().id as string;
     expect((await approve(second, id)).json()).toMatchObject({ code: "FOUR_EYES_REQUIRED" });
     s.t.clock.advance(24 * 3600 * 1000 + 1000);
-    s.cookie = await adminCookie(s.app);
-    second = await operatorCookie(s.app, "second@example.com");
-    third = await operatorCookie(s.app, "third@example.com");
+    // The sessions have expired by now: every operator signs in again, with their passkey.
+    s.cookie = await factors.login(s.cookie, { password: TEST_ADMIN_PASSWORD });
+    second = await factors.login(second, { email: "second@example.com", password: OPERATOR_PASSWORD });
+    third = await factors.login(third, { email: "third@example.com", password: OPERATOR_PASSWORD });
     const later = await approve(second, id);
     expect(later.statusCode, later.body).toBe(200);
   });
@@ -148,8 +150,10 @@ describe("four eyes through the house account", () => {
       `/api/v1/admin/merchants/${HOUSE_MERCHANT_ID}/rotate-api-key`,
     );
     expect(rotated.statusCode, rotated.body).toBe(200);
+    // Enabling the house account is a step-up action too.
     const enabled = await call(s.cookie, "PUT", `/api/v1/admin/merchants/${HOUSE_MERCHANT_ID}`, {
       is_active: true,
+      ...(await factors.factor(s.cookie)),
     });
     expect(enabled.statusCode, enabled.body).toBe(200);
     const payout = await s.app.inject({
