@@ -177,7 +177,7 @@ describe("the login limiter", () => {
     const slowHash = await hash(OPERATOR_PASSWORD, {
       algorithm: 2,
       memoryCost: 19_456,
-      timeCost: 60,
+      timeCost: 200,
       parallelism: 1,
     });
     await t.ctx.db.update(operators).set({ passwordHash: slowHash }).where(eq(operators.id, slow.id));

@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import type { InjectOptions } from "fastify";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FACTOR_MAX_FAILURES, recordFactorFailure } from "../../src/admin/factor-lockout.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
 import { releaseAddresses } from "../../src/wallet/release-addresses.js";
@@ -24,6 +25,7 @@ import {
   operatorCookie,
   totpAt,
 } from "../helpers/operators.js";
+import { SoftwarePasskey } from "../helpers/software-passkey.js";
 import {
   complete,
   payAndConfirm,
@@ -41,6 +43,11 @@ const NOT_AUDITED: Record<string, string> = {
   // (thousands a second in one statement per batch) that one serialized audit-chain append per
   // order would throttle.
   "POST /api/v1/payments": "order creation: recorded as the order_created event, no money moved",
+  // WebAuthn options: a challenge signed with the session key and stored nowhere; the passkey it
+  // may lead to is added (and audited) by POST /api/v1/admin/me/passkeys, a sign-in by the login.
+  "POST /api/v1/admin/auth/passkey-options": "a stateless sign-in challenge: nothing is stored",
+  "POST /api/v1/admin/me/passkeys/registration-options":
+    "a stateless registration challenge: nothing is stored",
 };
 
 let s: StrayTest;
@@ -121,8 +128,74 @@ async function payoutId(): Promise<string> {
   return created.id as string;
 }
 
+/** A new passkey of the owner (registration options, then the authenticator's answer); its id. */
+async function ownerPasskey(name: string): Promise<string> {
+  const options = await call(
+    asOwner("POST", "/api/v1/admin/me/passkeys/registration-options", {
+      current_password: OPERATOR_PASSWORD,
+      totp_code: ownerCode(),
+    }),
+  );
+  const authenticator = new SoftwarePasskey(s.t.ctx.config.publicBaseUrl);
+  const response = authenticator.register(options as Parameters<SoftwarePasskey["register"]>[0]);
+  return (await call(asOwner("POST", "/api/v1/admin/me/passkeys", { name, response }))).id as string;
+}
+
 /** One successful call per route, keyed "METHOD url" as Fastify registered it. */
 const WALK: Record<string, () => Promise<InjectOptions>> = {
+  "POST /api/v1/merchant/rotate-api-key": async () => {
+    // A merchant of its own: the walk's other merchant calls keep their key.
+    const created = await call(
+      asOwner("POST", "/api/v1/admin/merchants", {
+        name: "Rotating Shop",
+        webhook_secret: "whsec-walk-0123456789",
+      }),
+    );
+    return {
+      method: "POST",
+      url: "/api/v1/merchant/rotate-api-key",
+      headers: { "x-api-key": created.api_key as string },
+    };
+  },
+  "POST /api/v1/admin/me/passkeys": async () => {
+    const options = await call(
+      asOwner("POST", "/api/v1/admin/me/passkeys/registration-options", {
+        current_password: OPERATOR_PASSWORD,
+        totp_code: ownerCode(),
+      }),
+    );
+    const authenticator = new SoftwarePasskey(s.t.ctx.config.publicBaseUrl);
+    const response = authenticator.register(options as Parameters<SoftwarePasskey["register"]>[0]);
+    return asOwner("POST", "/api/v1/admin/me/passkeys", { name: "walk key", response });
+  },
+  "PATCH /api/v1/admin/me/passkeys/:id": async () =>
+    asOwner("PATCH", `/api/v1/admin/me/passkeys/${await ownerPasskey("to rename")}`, { name: "renamed" }),
+  "DELETE /api/v1/admin/me/passkeys/:id": async () =>
+    asOwner("DELETE", `/api/v1/admin/me/passkeys/${await ownerPasskey("to remove")}`, {
+      totp_code: ownerCode(),
+    }),
+  "POST /api/v1/admin/operators/:id/unlock-second-factor": async () => {
+    const [walker] = await queryRows<{ id: string }>(
+      s.t.ctx.db,
+      sql`SELECT id::text AS id FROM operators WHERE email = 'walker@walk.example'`,
+    );
+    const target = { id: walker?.id as string, label: "walker@walk.example" };
+    for (let i = 0; i < FACTOR_MAX_FAILURES; i++) {
+      await recordFactorFailure(s.t.ctx, target, "login", { actor: { kind: "system", label: "walk" } });
+    }
+    return asOwner("POST", `/api/v1/admin/operators/${target.id}/unlock-second-factor`, {
+      totp_code: ownerCode(),
+    });
+  },
+  "POST /api/v1/admin/payouts/:id/claim-link": async () => {
+    const refund = await call(
+      asOwner("POST", `/api/v1/admin/orders/${ids.paidOrder}/refunds`, {
+        amount: "1",
+        reason: "walk: claim link",
+      }),
+    );
+    return asOwner("POST", `/api/v1/admin/payouts/${refund.id as string}/claim-link`);
+  },
   "POST /api/v1/payments/:id/cancel": async () =>
     asMerchant("POST", `/api/v1/payments/${(await pendingOrder()).id}/cancel`, { reason: "walk" }),
   "POST /api/v1/payments/:id/simulate": async () =>
@@ -239,7 +312,10 @@ const WALK: Record<string, () => Promise<InjectOptions>> = {
   "POST /api/v1/admin/operators/:id/reset-2fa": async () => {
     const cookie = await operatorCookie(s.app, "enrolled@walk.example");
     await enrolTotp(s.app, cookie, () => s.t.clock.now());
-    return asOwner("POST", `/api/v1/admin/operators/${ids.enrolled}/reset-2fa`, { totp_code: ownerCode() });
+    return asOwner("POST", `/api/v1/admin/operators/${ids.enrolled}/reset-2fa`, {
+      totp_code: ownerCode(),
+      current_password: OPERATOR_PASSWORD,
+    });
   },
   "POST /api/v1/admin/me/password": async () => ({
     method: "POST",
@@ -272,7 +348,7 @@ const WALK: Record<string, () => Promise<InjectOptions>> = {
     // Walked after totp/disable: enrol again first.
     const cookie = ids.selfCookie as string;
     s.t.clock.advance(31_000); // past the step the disable used
-    ids.selfTotp = (await enrolTotp(s.app, cookie, () => s.t.clock.now())).secret;
+    ids.selfTotp = (await enrolTotp(s.app, cookie, () => s.t.clock.now(), ids.selfPassword)).secret;
     return {
       method: "POST",
       url: "/api/v1/admin/me/recovery-codes",

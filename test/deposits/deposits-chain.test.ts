@@ -162,7 +162,12 @@ describe("deposits to one static address", () => {
     const listed = await app.inject({ method: "GET", url: "/api/v1/admin/incidents", headers: { cookie } });
     expect(listed.statusCode).toBe(200);
     const reply = listed.json<Record<string, unknown>>();
-    expect(Object.keys(reply).sort()).toEqual(["data", "deposits_to_disabled_addresses", "stray_transfers"]);
+    expect(Object.keys(reply).sort()).toEqual([
+      "data",
+      "deposits_to_disabled_addresses",
+      "failing_webhooks",
+      "stray_transfers",
+    ]);
     expect(reply.deposits_to_disabled_addresses).toEqual([
       expect.objectContaining({
         id: byTx.get(late)?.id,
