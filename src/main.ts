@@ -71,11 +71,23 @@ async function serve(config: Config, args: string[]): Promise<number> {
     process.stderr.write(`unknown role "${role}"; use all, api or worker\n`);
     return 1;
   }
+  // Signals are taken from the start: one that arrives while the service starts stops it once it
+  // has started, and a second one during shutdown is not the default action that kills mid-stop.
+  const signals: { requested?: string; shutdown?: (signal: string) => void } = {};
+  const onSignal = (signal: string) => {
+    if (signals.shutdown) signals.shutdown(signal);
+    else signals.requested ??= signal;
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
   const started = performance.now();
   const service = await startService(config, role);
   printBanner(config, role, service.url, performance.now() - started);
   if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
-  const shutdown = (signal: string) => {
+  let stopping = false;
+  signals.shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     service.ctx.log.info({ signal }, "shutting down");
     service.stop().then(
       () => process.exit(0),
@@ -85,8 +97,7 @@ async function serve(config: Config, args: string[]): Promise<number> {
       },
     );
   };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  if (signals.requested) signals.shutdown(signals.requested);
   return -1;
 }
 

@@ -16,7 +16,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 interface Exit {
-  code: number | null;
+  code: number | NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -68,10 +68,11 @@ function stablegate(args: string[], dataDir: string, until?: RegExp): Promise<Ex
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.on("exit", (code) => {
+    child.on("exit", (code, signal) => {
       clearTimeout(deadline);
       running.delete(child);
-      done({ code, stdout, stderr });
+      // A process ended by a signal has no code: name the signal instead.
+      done({ code: code ?? signal, stdout, stderr });
     });
   });
 }
