@@ -199,6 +199,11 @@ export interface Chain {
   /** The head as last seen by anyone in this process (scanner or health probe). */
   observeHead(number: number, at?: number): void;
   lastHead(): HeadObservation | undefined;
+  /**
+   * The final chain last read came from a fallback depth of confirmations because the chain's own
+   * finality signal stalled (an EVM chain's `finalized` tag; never on TRON).
+   */
+  finalityFallback(): boolean;
   /** The configured nodes as this process sees them. */
   nodes(): NodeStatus[];
   /** Only a fallback node answers (the preferred one is set aside). */

@@ -43,6 +43,15 @@ export const EVM_MAINNET_CONTRACTS: Readonly<
   base: { USDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
 };
 
+/**
+ * Confirmations that count as final when a chain's `finalized` tag stalls. BSC finalizes in about
+ * two blocks (fast finality); when its finality votes stall, 120 blocks (6 minutes) of
+ * confirmations stand in, as exchanges count on BSC, and the chain's finality_fallback alert fires.
+ * Ethereum, Arbitrum and Base's tags follow L1 epochs and Polygon's its milestones: waiting for
+ * them is correct there, so they have none.
+ */
+export const FINALITY_FALLBACK: Readonly<Partial<Record<ChainId, number>>> = { bsc: 120 };
+
 export interface EvmChainConfig {
   readonly id: ChainId;
   /** `mainnet`, a testnet's name, or `devnet`. */
@@ -54,6 +63,11 @@ export interface EvmChainConfig {
   readonly usdcContract: string | undefined;
   /** `finalized` (the block tag) or a number of confirmations. */
   readonly finality: "finalized" | number;
+  /**
+   * With `finalized` finality: the confirmations that count as final while the tag stalls further
+   * behind the head than that (FINALITY_FALLBACK: BSC's fast finality); undefined: the tag alone.
+   */
+  readonly finalityFallback: number | undefined;
   /** Most blocks per eth_getLogs call (shrunk further when the provider refuses a range). */
   readonly logRange: number;
   readonly coldWalletAddress: string | undefined;
@@ -138,6 +152,7 @@ function evmChain(read: ReadVariable, id: Exclude<ChainId, "tron">, isProduction
     usdtContract,
     usdcContract,
     finality: finality(read(`${prefix}_FINALITY`), `${prefix}_FINALITY`),
+    finalityFallback: FINALITY_FALLBACK[id],
     logRange: integer(read(`${prefix}_LOG_RANGE`), `${prefix}_LOG_RANGE`, 1000, 1, 100_000),
     coldWalletAddress: address(read, `${prefix}_COLD_WALLET_ADDRESS`) ?? read("EVM_COLD_WALLET_ADDRESS"),
   };

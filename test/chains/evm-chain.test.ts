@@ -33,7 +33,13 @@ afterEach(async () => {
 
 function chainOn(
   urls: string[],
-  opts: { finality?: EvmFinality; maxRange?: number; only18?: boolean; faucet?: boolean } = {},
+  opts: {
+    finality?: EvmFinality;
+    finalityFallback?: number;
+    maxRange?: number;
+    only18?: boolean;
+    faucet?: boolean;
+  } = {},
 ): EvmChain {
   const d = devnet();
   const chain = createEvmChain({
@@ -49,6 +55,7 @@ function chainOn(
         ],
     faucetPrivateKey: opts.faucet ? d.faucetPrivateKey : undefined,
     finality: opts.finality ?? "finalized",
+    finalityFallback: opts.finalityFallback,
     maxRange: opts.maxRange ?? 1000,
   });
   cleanups.push(() => chain.close());
@@ -240,6 +247,27 @@ describe("finality", () => {
     await d.mine(2);
     expect(await tagged.transactionStatus(tx)).toMatchObject({ final: true });
     expect(await counted.transactionStatus("0x" + "ab".repeat(32))).toEqual({ state: "unknown" });
+  });
+});
+
+describe("a stalled finalized tag", () => {
+  it("counts the fallback depth of confirmations as final only while the tag lags further behind", async () => {
+    const d = devnet();
+    // The devnet finalizes latest - 4: with 3 confirmations as the fallback, the tag lags "too far".
+    const stalled = chainOn([d.rpcUrl], { finalityFallback: 3 });
+    const patient = chainOn([d.rpcUrl], { finalityFallback: 10 });
+    const head = await d.mine(12);
+    expect(stalled.finalityFallback()).toBe(false);
+    expect(await stalled.finalHead(call())).toEqual({
+      number: head - 2,
+      hash: await stalled.blockHash(head - 2, call()),
+    });
+    expect(stalled.finalityFallback()).toBe(true);
+    expect(await stalled.finalBlockHash(head - 2, call())).toBe(await stalled.blockHash(head - 2, call()));
+    expect(await stalled.finalBlockHash(head - 1, call())).toBeUndefined();
+
+    expect((await patient.finalHead(call())).number).toBe(head - 4);
+    expect(patient.finalityFallback()).toBe(false);
   });
 });
 

@@ -45,6 +45,23 @@ describe("CHAINS and the EVM chains' variables", () => {
     expect(config.evmWallet.xpub).toBeUndefined();
   });
 
+  it("gives BSC's finalized tag a fallback depth, and no other chain one", () => {
+    const config = testConfig({
+      CHAINS: "bsc,polygon",
+      BSC_NETWORK: "testnet",
+      BSC_RPC_URL: "https://bsc.example",
+      BSC_USDT_CONTRACT: "0x55d398326f99059fF775485246999027B3197955",
+      POLYGON_RPC_URL: "https://polygon.example",
+      POLYGON_USDC_CONTRACT: "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+      POLYGON_NETWORK: "amoy",
+      WALLET_MNEMONIC: TEST_MNEMONIC,
+    });
+    expect(config.evmChains.map((c) => [c.id, c.finality, c.finalityFallback])).toEqual([
+      ["bsc", "finalized", 120],
+      ["polygon", "finalized", undefined],
+    ]);
+  });
+
   it("fills in mainnet contracts and finality, and derives the EVM xpub from WALLET_MNEMONIC", () => {
     const config = testConfig({
       ...PROD,
@@ -67,6 +84,7 @@ describe("CHAINS and the EVM chains' variables", () => {
       usdtContract: "0xdAC17F958D2ee523a2206206994597C13D831ec7",
       usdcContract: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
       finality: "finalized",
+      finalityFallback: undefined,
       logRange: 1000,
       coldWalletAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
     });

@@ -57,6 +57,7 @@ export function buildEvmChain(
     rpc,
     contracts: deps.contracts ?? configured,
     finality: chain.finality,
+    finalityFallback: chain.finalityFallback,
     maxRange: chain.logRange,
     faucetPrivateKey: chain.network === "devnet" ? deps.faucetPrivateKey : undefined,
     ...(deps.clock ? { clock: deps.clock } : {}),

@@ -42,6 +42,11 @@ export interface EvmChainOptions {
   /** The enabled tokens' contracts (stored form); their decimals are read from the chain. */
   contracts: readonly { currency: Currency; contract: string }[];
   finality: EvmFinality;
+  /**
+   * With `finalized` finality: the confirmations that count as final when the tag stalls (falls
+   * further than this behind the head), as BSC's fast finality can; undefined: the tag alone.
+   */
+  finalityFallback?: number | undefined;
   /** Most blocks per eth_getLogs (default 1000), shrunk when a provider refuses a range. */
   maxRange?: number;
   clock?: Clock;
@@ -74,6 +79,8 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
   let tokens: TokenConfig[] = [];
   let loading: Promise<TokenConfig[]> | undefined;
   let head: HeadObservation | undefined;
+  /** Whether the last final block read came from the fallback depth (the tag had stalled). */
+  let fallingBack = false;
 
   const retrying = <T>(fn: () => Promise<T>, call: CallOptions, what: string) =>
     retryNode(fn, { ...call.retry, signal: call.signal, log: call.log, what });
@@ -116,14 +123,21 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
 
   /** One attempt at the final block. */
   async function finalRef(node: RpcClient): Promise<BlockRef> {
-    if (options.finality === "finalized") {
-      const b = await block(node, "finalized");
-      if (!b) return { number: -1, hash: "" };
-      const h = headerOf(b);
-      return { number: h.number, hash: h.hash };
-    }
+    if (options.finality !== "finalized") return confirmed(node, options.finality);
+    const b = await block(node, "finalized");
+    const tagged = b ? headerOf(b) : { number: -1, hash: "" };
+    const depth = options.finalityFallback;
+    if (depth === undefined) return { number: tagged.number, hash: tagged.hash };
+    // The tag stalled further behind than the fallback depth: that depth is final enough.
+    const deep = await confirmed(node, depth);
+    fallingBack = deep.number > tagged.number;
+    return fallingBack ? deep : { number: tagged.number, hash: tagged.hash };
+  }
+
+  /** One attempt at the block with `confirmations` blocks counting it among them. */
+  async function confirmed(node: RpcClient, confirmations: number): Promise<BlockRef> {
     const latest = Number(BigInt(await node.call<string>("eth_blockNumber", [])));
-    const n = latest - options.finality + 1;
+    const n = latest - confirmations + 1;
     if (n < 0) return { number: -1, hash: "" };
     const b = await block(node, n);
     if (!b) throw new Error(`${options.id}: the node has no block ${n} below its head ${latest}`);
@@ -240,6 +254,7 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
       if (!head || at >= head.at) head = { number, at };
     },
     lastHead: () => head,
+    finalityFallback: () => fallingBack,
     nodes: () => rpc.status(),
     degraded: () => rpc.degraded(),
     close: () => rpc.close(),

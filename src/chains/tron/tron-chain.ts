@@ -203,6 +203,8 @@ export function createTronChain(access: ChainAccess): Chain {
 
     observeHead: (number, at) => access.observeHead(number, at),
     lastHead: () => access.lastHead(),
+    // The solidified head is TRON's own signal: there is nothing to fall back to.
+    finalityFallback: () => false,
     nodes: () => access.client.status(),
     degraded: () => access.client.degraded(),
     close: () => access.close(),
