@@ -189,3 +189,13 @@ export {
   type EvmDevnetOptions,
   type EvmReadyInfo,
 } from "./evm.js";
+export {
+  EVM_SWEEPER_ARTIFACT,
+  DELEGATION_PREFIX,
+  SWEEPER_SELECTORS,
+  delegationCode,
+  sweepCalldata,
+  sweeperDeployData,
+  sweeperRuntimeCode,
+  type EvmSweeperArtifact,
+} from "./evm-sweeper.js";
