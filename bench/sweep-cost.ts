@@ -14,6 +14,7 @@
  * for energy and bandwidth, each sized to the run, so its own transactions burn nothing.
  *
  *   npm run bench:sweep-cost -- [orders=100] [block_time_ms=1000] [solidify_after=19]
+ *   (runs bench/evm-sweep-cost.ts first: the EVM's gas per sweep, top-up against EIP-7702)
  *   (PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
  */
 import { generateMnemonic } from "@scure/bip39";

@@ -10,6 +10,7 @@ import {
   JsonRpcProvider,
   Wallet,
   ZeroAddress,
+  id,
   type Authorization,
   type TransactionReceipt,
   type TransactionRequest,
@@ -21,7 +22,10 @@ import {
   sweeperRuntimeCode,
   type EvmDevnet,
 } from "@stablegate/devnet";
-import { TRANSFER_TOPIC } from "./evm-devnet.js";
+
+// keccak256("Transfer(address,address,uint256)"); evm-devnet.ts has it too, but imports vitest,
+// and bench/evm-sweep-cost.ts runs these helpers outside a test.
+const TRANSFER_TOPIC = id("Transfer(address,address,uint256)");
 
 // No outputs on transfer: Ethereum's USDT returns nothing.
 const TOKEN_ABI = [
