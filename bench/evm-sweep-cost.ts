@@ -175,6 +175,9 @@ try {
           topup_estimate_gas: r.topUpFirst.estimate,
           topup_gas_limit: r.topUpFirst.gasLimit,
           dust_wei_per_round: rounds.map((x) => [x.topUpFirst.dustWei, x.topUpLater.dustWei]),
+          dust_gas_at_sweep_price_per_round: rounds.map((x) =>
+            [x.topUpFirst, x.topUpLater].map((t) => t.dustWei / t.sweep.gasPrice),
+          ),
           sweep7702_first_gas: r.first7702,
           sweep7702_later_gas: r.later7702,
         })),
