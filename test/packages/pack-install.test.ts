@@ -214,7 +214,8 @@ describe("the tarballs", () => {
       for (const needed of ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts"]) {
         expect(files, `${p.name} lacks ${needed}`).toContain(needed);
       }
-      // The devnet also ships the Solidity sources of its EVM tokens (compiled into dist/evm-tokens.js).
+      // The devnet also ships the Solidity sources of its EVM contracts (compiled into dist/evm-tokens.js
+      // and dist/evm-sweeper-artifact.js).
       const shipped = (f: string) =>
         f.startsWith("dist/") ||
         ["package.json", "README.md", "LICENSE"].includes(f) ||
@@ -232,6 +233,9 @@ describe("the tarballs", () => {
     expect(devnetFiles).toContain("dist/cli.js");
     expect(devnetFiles).toContain("dist/evm-tokens.js");
     expect(devnetFiles).toContain("contracts/TetherToken.sol");
+    expect(devnetFiles).toContain("dist/evm-sweeper.js");
+    expect(devnetFiles).toContain("dist/evm-sweeper-artifact.js");
+    expect(devnetFiles).toContain("contracts/Sweeper.sol");
   });
 });
 
