@@ -15,6 +15,7 @@ import {
   timestamp,
   uuid,
 } from "drizzle-orm/pg-core";
+import { CHAIN_FAMILIES } from "../chains/chain-types.js";
 
 const money = (name: string) => numeric(name, { precision: 38, scale: 0, mode: "bigint" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -34,10 +35,12 @@ export const merchants = pgTable("merchants", {
 
 export const addresses = pgTable("addresses", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-  /** The order branch's index (m/44'/195'/0'/0/i); null on a static address. */
-  derivationIndex: integer("derivation_index").unique(),
+  /** The chain family whose pool holds it (`tron` | `evm`, migration 0022): indexes are per family. */
+  family: text("family", { enum: CHAIN_FAMILIES }).notNull().default("tron"),
+  /** The order branch's index (m/44'/195'/0'/0/i, EVM m/44'/60'/0'/0/i); null on a static address. */
+  derivationIndex: integer("derivation_index"),
   /** The static branch's index (m/44'/195'/0'/1/i, migration 0012); null on an order address. */
-  staticIndex: integer("static_index").unique(),
+  staticIndex: integer("static_index"),
   address: text("address").notNull().unique(),
   status: text("status", { enum: ["free", "allocated", "static"] })
     .notNull()

@@ -10,7 +10,7 @@
  * unique index; the loser's statement inserts nothing and re-reads the winner's order.
  */
 import type { Chain } from "../chains/chain.js";
-import { isChainId, type ChainId, type Currency } from "../chains/chain-types.js";
+import { isChainId, type ChainFamilyName, type ChainId, type Currency } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { preparedToSql, queryRows, runPrepared, type PreparedStatement } from "../db/query-rows.js";
 import type { Executor } from "../db/connection.js";
@@ -75,6 +75,8 @@ interface Prepared {
   amount: bigint;
   currency: Currency;
   chain: ChainId;
+  /** The chain's family: the address pool the order claims from. */
+  family: ChainFamilyName;
   /** The chain's network name (SPEC's `network`). */
   network: string;
   callbackUrl: string;
@@ -141,6 +143,7 @@ function prepare(ctx: Context, merchant: OrderMerchant, input: CreateOrderInput)
     amount,
     currency: input.currency,
     chain: chain.id,
+    family: chain.family,
     network: chain.network,
     callbackUrl: input.callbackUrl,
     metadata,
@@ -166,9 +169,10 @@ interface InsertOutcome {
 // re-checks each request's merchant in the same statement: active, and still holding the request's
 // key. The authorized rows take the first free addresses in one claim (SKIP LOCKED), zipped by k.
 // Per request, `picked` tells an empty pool (false) from an existing (merchant, external_id) (true,
-// but nothing inserted). The claim starts at the process's claim floor ($4, see ClaimFloor).
+// but nothing inserted). The claim starts at the process's claim floor ($3, see ClaimFloor) in the
+// pool of the batch's chain family ($4: a batch is one family's).
 const CREATE_ORDERS: PreparedStatement = {
-  name: "stablegate_create_orders_v4",
+  name: "stablegate_create_orders_v5",
   text: `
     WITH input AS (
       SELECT * FROM jsonb_to_recordset($1::jsonb) AS input(n int, id uuid, merchant_id uuid,
@@ -180,7 +184,7 @@ const CREATE_ORDERS: PreparedStatement = {
         AND (input.api_key_hash IS NULL OR merchants.api_key_hash = input.api_key_hash)
     ), picked AS (
       SELECT claim.id, claim.address, claim.derivation_index, row_number() OVER () AS k FROM (
-        ${claimFreeAddresses("$3::int")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
+        ${claimFreeAddresses("$3::int", "$4::text")} LIMIT (SELECT count(*) FROM authorized) FOR UPDATE SKIP LOCKED
       ) AS claim
     ), inserted AS (
       INSERT INTO orders (id, merchant_id, external_id, amount_expected, amount_received, currency,
@@ -238,19 +242,28 @@ interface ClaimFloor {
 export const FLOOR_RESET_MS = 1_000;
 
 /**
- * This process's creation state: its claim floor, and its batcher (made on first use, with the
- * context of that first use: the batch statement serves many requests at once, so insertOrders must
- * not log with the first one's id).
+ * This process's creation state per address pool (chain family): its claim floor, and its batcher
+ * (made on first use, with the context of that first use: the batch statement serves many
+ * requests at once, so insertOrders must not log with the first one's id).
  */
-const creationState = localSlot(
-  "order creation",
-  (): { floor: ClaimFloor; batcher?: StatementBatcher<Prepared, InsertOutcome> } => ({
-    floor: { index: 0, resetAt: 0 },
-  }),
-);
+interface PoolCreation {
+  floor: ClaimFloor;
+  batcher?: StatementBatcher<Prepared, InsertOutcome>;
+}
+const creationState = localSlot("order creation", () => new Map<ChainFamilyName, PoolCreation>());
 
-function claimFloor(ctx: Context): ClaimFloor {
-  const { floor } = ctx.local.get(creationState);
+function poolCreation(ctx: Context, family: ChainFamilyName): PoolCreation {
+  const pools = ctx.local.get(creationState);
+  let state = pools.get(family);
+  if (!state) {
+    state = { floor: { index: 0, resetAt: 0 } };
+    pools.set(family, state);
+  }
+  return state;
+}
+
+function claimFloor(ctx: Context, family: ChainFamilyName): ClaimFloor {
+  const { floor } = poolCreation(ctx, family);
   const now = ctx.clock.now().getTime();
   if (now >= floor.resetAt) {
     floor.index = 0;
@@ -259,10 +272,14 @@ function claimFloor(ctx: Context): ClaimFloor {
   return floor;
 }
 
-/** Runs the creation statement for `batch` inside `tx`, or as a prepared statement on its own. */
+/**
+ * Runs the creation statement for `batch` (orders of `family`'s chains) inside `tx`, or as a
+ * prepared statement on its own.
+ */
 async function insertOrders(
   ctx: Context,
   tx: Executor | undefined,
+  family: ChainFamilyName,
   batch: readonly Prepared[],
 ): Promise<InsertOutcome[]> {
   const input = batch.map((p, n) => ({
@@ -282,9 +299,9 @@ async function insertOrders(
     event_id: newId(),
     event_payload: { amount_expected: formatAmount(p.amount) },
   }));
-  const floor = claimFloor(ctx);
+  const floor = claimFloor(ctx, family);
   const from = tx === undefined ? floor.index : 0;
-  const values = [JSON.stringify(input), CREATED_EVENT, from];
+  const values = [JSON.stringify(input), CREATED_EVENT, from, family];
   const rows =
     tx === undefined
       ? await runPrepared<CreateRow>(ctx.database, CREATE_ORDERS, values)
@@ -312,20 +329,20 @@ async function insertOrders(
 const MAX_BATCH_SIZE = 64;
 
 /**
- * The creation batcher of this context. One creation statement runs at a time while it can take
+ * The creation batcher of this context for `family`'s pool. One creation statement runs at a time while it can take
  * every waiting request; another starts beside it only when a full batch waits, up to half the
  * pool, so reads, the workers and admin requests always find a connection. Measured on two cores
  * (64 connections, deep pool): with up to 5 statements of any size at once, creation ran at
  * 0.93-0.95x the bare INSERT endpoint; with one at a time, 1.04-1.12x: fewer, fuller statements
  * spend less CPU per order in PostgreSQL (63 against about 100 µs) and in Node.
  */
-function creationBatcher(ctx: Context): StatementBatcher<Prepared, InsertOutcome> {
-  const state = ctx.local.get(creationState);
+function creationBatcher(ctx: Context, family: ChainFamilyName): StatementBatcher<Prepared, InsertOutcome> {
+  const state = poolCreation(ctx, family);
   state.batcher ??= new StatementBatcher<Prepared, InsertOutcome>({
     maxInFlight: Math.max(1, Math.floor(ctx.database.maxConnections / 2)),
     partialInFlight: 1,
     maxBatchSize: MAX_BATCH_SIZE,
-    run: (batch) => insertOrders(ctx, undefined, batch),
+    run: (batch) => insertOrders(ctx, undefined, family, batch),
   });
   return state.batcher;
 }
@@ -394,11 +411,11 @@ export async function createOrder(
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
   const p = prepare(ctx, merchant, input);
-  let first = await creationBatcher(ctx).submit(p);
+  let first = await creationBatcher(ctx, p.family).submit(p);
   if (first.authorized && !first.picked && first.fromFloor) {
     // Nothing free above the floor: look from index 0 before calling the pool empty.
-    resetClaimFloor(ctx);
-    first = await creationBatcher(ctx).submit(p);
+    poolCreation(ctx, p.family).floor.index = 0;
+    first = await creationBatcher(ctx, p.family).submit(p);
   }
   if (!first.authorized) await refuseUnauthorized(ctx, p);
   if (first.address !== null) {
@@ -418,19 +435,19 @@ export async function createOrder(
   const existing = await existingOrder(ctx, p);
   if (existing) return existing;
   wakePoolFiller(ctx);
-  ctx.log.warn({ merchantId: p.merchantId }, "address pool empty, deriving inline");
+  ctx.log.warn({ merchantId: p.merchantId, family: p.family }, "address pool empty, deriving inline");
   // A block derived and committed inline serves this creation and the others waiting with it
   // through the batched statement; a creation that keeps losing the fresh addresses to others
   // derives inside its own transaction at last, where it cannot lose.
   for (let round = 0; round < INLINE_ROUNDS; round++) {
-    await replenishPoolInline(ctx);
-    const again = await creationBatcher(ctx).submit(p);
+    await replenishPoolInline(ctx, p.family);
+    const again = await creationBatcher(ctx, p.family).submit(p);
     const done = await settled(ctx, p, again);
     if (done) return done;
   }
   const outcome = await ctx.db.transaction(async (tx) => {
-    await deriveAddressInline(ctx, tx);
-    const [outcome] = await insertOrders(ctx, tx, [p]);
+    await deriveAddressInline(ctx, tx, p.family);
+    const [outcome] = await insertOrders(ctx, tx, p.family, [p]);
     return outcome as InsertOutcome;
   });
   const done = await settled(ctx, p, outcome);
@@ -438,13 +455,9 @@ export async function createOrder(
   throw new AppError("INTERNAL_ERROR", "order could not be created");
 }
 
-/** The index this process's next claim starts at (for tests and diagnostics). */
-export function claimFloorIndex(ctx: Context): number {
-  return ctx.local.get(creationState).floor.index;
-}
-
-function resetClaimFloor(ctx: Context): void {
-  ctx.local.get(creationState).floor.index = 0;
+/** The index this process's next claim in `family`'s pool starts at (for tests and diagnostics). */
+export function claimFloorIndex(ctx: Context, family: ChainFamilyName = ctx.chains.primary.family): number {
+  return poolCreation(ctx, family).floor.index;
 }
 
 /** Rounds of "derive a block inline, then the batched statement again" before the last resort. */

@@ -194,12 +194,13 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const depositsDaily = await queryRows<DiffRow>(db, DEPOSITS_DAILY);
   const depositsTotal = await queryRows<DiffRow>(db, DEPOSITS_TOTAL);
   const minutely = await queryRows<DiffRow>(db, MINUTELY);
-  // The pool's counters (address_pool_counts: free and total, as the admin stats and the filler
-  // read them) and its next index (address_pool_state: the order branch's indexes are contiguous
+  // The pools' counters (address_pool_counts: free and total, as the admin stats and the filler
+  // read them) and each family's next index (address_pool_state: a pool's indexes are contiguous
   // from 0, so next_index less the filler's reservations in flight is max(derivation_index) + 1
-  // and the number of pool addresses). Static addresses
-  // have no derivation_index and are never in the pool.
-  const [pool] = await queryRows<{
+  // and the number of the family's pool addresses; migration 0022). Static addresses have no
+  // derivation_index and are never in a pool.
+  const pools = await queryRows<{
+    family: string;
     stored_free: string;
     actual_free: string;
     stored_total: string;
@@ -208,24 +209,31 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     max_next: string;
   }>(
     db,
-    sql`SELECT (SELECT coalesce(sum(free), 0) FROM address_pool_counts)::text AS stored_free,
-          (SELECT count(*) FROM addresses WHERE status = 'free')::text AS actual_free,
-          (SELECT coalesce(sum(total), 0) FROM address_pool_counts)::text AS stored_total,
-          (SELECT count(derivation_index) FROM addresses)::text AS actual_total,
-          (SELECT next_index - (SELECT coalesce(sum(count), 0) FROM address_pool_reservations)
-             FROM address_pool_state)::text AS next_index,
-          (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses)::text AS max_next`,
+    sql`SELECT f.family,
+          (SELECT coalesce(sum(free), 0) FROM address_pool_counts c WHERE c.family = f.family)::text AS stored_free,
+          (SELECT count(*) FROM addresses a WHERE a.family = f.family AND a.status = 'free')::text AS actual_free,
+          (SELECT coalesce(sum(total), 0) FROM address_pool_counts c WHERE c.family = f.family)::text AS stored_total,
+          (SELECT count(derivation_index) FROM addresses a WHERE a.family = f.family)::text AS actual_total,
+          ((SELECT coalesce(sum(next_index), 0) FROM address_pool_state s WHERE s.family = f.family)
+            - (SELECT coalesce(sum(count), 0) FROM address_pool_reservations r WHERE r.family = f.family)
+          )::text AS next_index,
+          (SELECT coalesce(max(derivation_index), -1) + 1 FROM addresses a WHERE a.family = f.family)::text AS max_next
+        FROM (SELECT family FROM address_pool_state UNION SELECT family FROM address_pool_counts
+              UNION SELECT DISTINCT family FROM addresses) AS f
+        ORDER BY f.family`,
   );
   // The list of free addresses the claims read (free_addresses, migration 0016, kept by the pool
-  // triggers) against the addresses whose status is 'free': the same (index, id, address) rows.
+  // triggers) against the addresses whose status is 'free': the same (family, index, id, address) rows.
   const [list] = await queryRows<{ unlisted: string; stale: string }>(
     db,
     sql`SELECT (SELECT count(*) FROM addresses a WHERE a.status = 'free' AND NOT EXISTS (
-              SELECT 1 FROM free_addresses f WHERE f.derivation_index = a.derivation_index
+              SELECT 1 FROM free_addresses f WHERE f.family = a.family
+                AND f.derivation_index = a.derivation_index
                 AND f.address_id = a.id AND f.address = a.address))::text AS unlisted,
           (SELECT count(*) FROM free_addresses f WHERE NOT EXISTS (
               SELECT 1 FROM addresses a WHERE a.id = f.address_id AND a.status = 'free'
-                AND a.derivation_index = f.derivation_index AND a.address = f.address))::text AS stale`,
+                AND a.family = f.family AND a.derivation_index = f.derivation_index
+                AND a.address = f.address))::text AS stale`,
   );
   const poolDifferences: RollupDifference[] = [];
   // stored: free addresses missing from the list, and listed rows that are not a free address.
@@ -236,20 +244,24 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
       stored: [list.unlisted, list.stale],
       actual: ["0", "0"],
     });
-  if (pool && (pool.stored_free !== pool.actual_free || pool.stored_total !== pool.actual_total))
-    poolDifferences.push({
-      table: "address_pool_counts",
-      key: { pool: "free/total" },
-      stored: [pool.stored_free, pool.stored_total],
-      actual: [pool.actual_free, pool.actual_total],
-    });
-  if (pool && (pool.next_index !== pool.actual_total || pool.max_next !== pool.actual_total))
-    poolDifferences.push({
-      table: "addresses",
-      key: { pool: "size" },
-      stored: [pool.next_index, pool.max_next],
-      actual: [pool.actual_total, pool.actual_total],
-    });
+  for (const pool of pools) {
+    // The first family's keys read as before there were families.
+    const label = (what: string) => (pools.length === 1 ? what : `${pool.family} ${what}`);
+    if (pool.stored_free !== pool.actual_free || pool.stored_total !== pool.actual_total)
+      poolDifferences.push({
+        table: "address_pool_counts",
+        key: { pool: label("free/total") },
+        stored: [pool.stored_free, pool.stored_total],
+        actual: [pool.actual_free, pool.actual_total],
+      });
+    if (pool.next_index !== pool.actual_total || pool.max_next !== pool.actual_total)
+      poolDifferences.push({
+        table: "addresses",
+        key: { pool: label("size") },
+        stored: [pool.next_index, pool.max_next],
+        actual: [pool.actual_total, pool.actual_total],
+      });
+  }
   return [
     ...poolDifferences,
     ...daily.map((row) => ({

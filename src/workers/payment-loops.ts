@@ -5,7 +5,7 @@
 import type { Context } from "../context.js";
 import { expireOrders } from "../payments/expire-orders.js";
 import {
-  fillAddressPool,
+  fillAddressPools,
   POOL_FILLER_INTERVAL_MS,
   setPoolFillerWake,
   vacuumFreeAddressesIfDue,
@@ -29,7 +29,7 @@ export function startAddressPoolFiller(ctx: Context, options: { intervalMs?: num
     log: ctx.log,
     intervalMs: options.intervalMs ?? POOL_FILLER_INTERVAL_MS,
     task: async () => {
-      const { more } = await fillAddressPool(ctx);
+      const { more } = await fillAddressPools(ctx);
       await vacuumFreeAddressesIfDue(ctx);
       return more;
     },

@@ -123,10 +123,11 @@ describe("the list of free addresses", () => {
     );
     expect(indexes.map((index) => index.indexdef.replace(/^.* USING btree /, ""))).toEqual([
       "(address)",
-      "(derivation_index)",
+      // Indexes are per chain family's pool (migration 0022); a claim never changes the family.
+      "(family, derivation_index)",
       "(id)",
       // Only static addresses have one: the pool's NULLs take no entry.
-      "(static_index) WHERE (static_index IS NOT NULL)",
+      "(family, static_index) WHERE (static_index IS NOT NULL)",
     ]);
     // Still unique where set.
     await queryRows(
