@@ -247,6 +247,9 @@ export const sweepTransactions = pgTable("sweep_transactions", {
   netUsage: bigint("net_usage", { mode: "bigint" }),
   createdAt: ts("created_at").notNull(),
   landedAt: ts("landed_at"),
+  /** Rounds in a row whose pinned node was past its expiration and lacked it (migration 0024). */
+  missingSeenCount: integer("missing_seen_count").notNull().default(0),
+  missingSeenAt: ts("missing_seen_at"),
 });
 
 export const sweepCosts = pgTable("sweep_costs", {
@@ -445,6 +448,9 @@ export const payoutTransactions = pgTable("payout_transactions", {
   landedAt: ts("landed_at"),
   /** First seen in a block of the head chain (migration 0015); NULL while in none. */
   includedAt: ts("included_at"),
+  /** Rounds in a row whose pinned node was past its expiration and lacked it (migration 0024). */
+  missingSeenCount: integer("missing_seen_count").notNull().default(0),
+  missingSeenAt: ts("missing_seen_at"),
 });
 
 import {
