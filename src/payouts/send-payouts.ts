@@ -17,7 +17,7 @@ import type { Context } from "../context.js";
 import { isNodeCallError } from "../chains/node-call-error.js";
 import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { formatAmount } from "../money.js";
-import { broadcast } from "../sweeps/sweep-chain.js";
+import { broadcast, rebroadcast } from "../sweeps/sweep-chain.js";
 import { MISSING_ROUNDS_TO_EXPIRE, noteMissing } from "../sweeps/missing-sightings.js";
 import type { SweepDeps } from "../sweeps/sweep-types.js";
 import {
@@ -272,7 +272,7 @@ async function awaitLanding(
     return { outcome: "waiting", release: { delayMs: 0 } };
   }
   const included = await d.client.getTransactionInfoById(live.tx_hash);
-  if (!included) await broadcast(d, live.signed);
+  if (!included) await rebroadcast(d, live.signed);
   const block = included?.blockNumber ?? null;
   const unchanged = block === seenIn && live.state === "sent";
   return {
