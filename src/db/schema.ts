@@ -555,7 +555,7 @@ export const operatorFactorFailures = pgTable("operator_factor_failures", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
   operatorId: uuid("operator_id").notNull(),
   failedAt: ts("failed_at").notNull(),
-  context: text("context", { enum: ["login", "step_up"] }).notNull(),
+  context: text("context", { enum: ["login", "step_up", "password"] }).notNull(),
 });
 
 export const operatorPasskeys = pgTable("operator_passkeys", {

@@ -5,3 +5,6 @@ ALTER TABLE payout_transactions ADD COLUMN missing_seen_count integer NOT NULL D
 ALTER TABLE payout_transactions ADD COLUMN missing_seen_at timestamptz;
 ALTER TABLE sweep_transactions ADD COLUMN missing_seen_count integer NOT NULL DEFAULT 0;
 ALTER TABLE sweep_transactions ADD COLUMN missing_seen_at timestamptz;
+
+-- operator_factor_failures.context (text) takes a third value, 'password': a wrong current password
+-- on a change of second factors counts toward the same lockout (issue 37).
