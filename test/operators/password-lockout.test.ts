@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../src/db/query-rows.js";
 import { adminCookie, createMerchantViaApi } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { OPERATOR_PASSWORD, createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
+import {
+  OPERATOR_PASSWORD,
+  createOperatorViaApi,
+  enrolTotp,
+  operatorCookie,
+  totpAt,
+} from "../helpers/operators.js";
 
 let t: TestApp;
 let owner: string;
@@ -49,7 +55,10 @@ describe("a wrong current password on a second-factor change", () => {
       "/api/v1/admin/me/recovery-codes",
     ];
     for (const url of routes) {
-      const wrong = await post(cookie, url, { current_password: "guessed", totp_code: totpAt(secret, now()) });
+      const wrong = await post(cookie, url, {
+        current_password: "guessed",
+        totp_code: totpAt(secret, now()),
+      });
       expect(wrong.json().code, url).toBe("INVALID_PASSWORD");
     }
     expect(await lockouts(operator.id)).toBe(1);

@@ -102,7 +102,10 @@ describe("a sweep in flight while the node fails over to one that lags", () => {
         t.mine(1);
         return (await settlementOf(t, order.id))?.status === "completed";
       },
-      { intervalMs: 50, describe: async () => ({ row: await settlementOf(t, order.id), ledger: await ledgerOf(sent!.id) }) },
+      {
+        intervalMs: 50,
+        describe: async () => ({ row: await settlementOf(t, order.id), ledger: await ledgerOf(sent!.id) }),
+      },
     );
     expect(done).toBe(true);
     const ledger = await ledgerOf(sent!.id);
