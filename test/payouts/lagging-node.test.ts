@@ -113,8 +113,9 @@ describe("a payout in flight while the node fails over to one that lags", () => 
       await t.ctx.chain.client.getNowBlock().catch(() => undefined);
       return t.ctx.chain.client.status()[1]?.active === true;
     });
-    // The rest of the round: it must not judge the second payout's transaction expired.
-    await advancePayout(d, lateId, {}, round).catch(() => undefined);
+    // The rest of the round stays on its node: the dead node's error ends it, and nothing is
+    // judged on the lagging node's word.
+    await expect(advancePayout(d, lateId, {}, round)).rejects.toMatchObject({ retryable: true });
     expect((await txsOf(lateId)).map((x) => x.state)).not.toContain("expired");
 
     // Later rounds, on the lagging node and then on the current one once it is back.
@@ -139,4 +140,25 @@ describe("a payout in flight while the node fails over to one that lags", () => 
     expect(await usdtBalance(t.devnet, late.address)).toBe(5n * USDT);
     expect(await usdtBalance(t.devnet, early.address)).toBe(3n * USDT);
   }, 120_000);
+
+  it("forgets the rounds a transaction was missed once it is seen in a block", async () => {
+    const to = await newTronAccount();
+    const id = await approvedPayout(to.address, "lag-seen", "2");
+    await runDuePayouts(t.ctx);
+    const [sent] = await txsOf(id);
+    if (!sent) throw new Error("nothing stored");
+    // As if one round's node had found it missing past its expiration.
+    await t.ctx.db
+      .update(payoutTransactions)
+      .set({ missingSeenCount: 1, missingSeenAt: t.clock.now() })
+      .where(eq(payoutTransactions.txHash, sent.hash));
+    t.mine(1);
+    t.clock.advance(60_000);
+    await runDuePayouts(t.ctx);
+    const [row] = await t.ctx.db
+      .select({ missed: payoutTransactions.missingSeenCount, at: payoutTransactions.missingSeenAt })
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.txHash, sent.hash));
+    expect(row).toEqual({ missed: 0, at: null });
+  }, 60_000);
 });
