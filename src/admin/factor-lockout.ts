@@ -1,7 +1,7 @@
 /**
  * The limit on guessing a second factor (DESIGN.md 12). Every wrong code, at login or at a step-up,
- * is a row of operator_factor_failures; five within 15 minutes lock that operator's second factor:
- * every step-up and every second-factor login answers 429 RATE_LIMITED with Retry-After, a correct
+ * and every wrong current password on a change of second factors, is a row of
+ * operator_factor_failures; five within 15 minutes lock that operator's second factor: every step-up and every second-factor login answers 429 RATE_LIMITED with Retry-After, a correct
  * code included, for 15 minutes from the failure that caused it, or until the owner unlocks it. The
  * rows live in the database, so the count is the same on every replica; an advisory lock per
  * operator makes "count, then record" atomic. A failure is recorded on its own connection, so it
@@ -26,7 +26,8 @@ export const FACTOR_WINDOW_SECONDS = 15 * 60;
 /** Advisory-lock class of the second-factor limiter; the second key is the hash of the operator id. */
 export const FACTOR_LOCK_CLASS = 740_100_103;
 
-export type FactorContext = "login" | "step_up";
+/** Where the wrong factor was given; `password`: a wrong current password on a second-factor change. */
+export type FactorContext = "login" | "step_up" | "password";
 
 /** When the operator's lockout ends, or null when they are not locked out at `now`. */
 export async function factorLockedUntil(

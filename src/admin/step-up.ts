@@ -10,7 +10,8 @@
  * SECOND_FACTOR_REQUIRED, whatever ADMIN_REQUIRE_2FA says. The other step-up actions ask it of every
  * operator who has one (and, with ADMIN_REQUIRE_2FA, of everyone).
  *
- * Wrong factors count toward the lockout shared with the login (factor-lockout.ts); while locked,
+ * Wrong factors, and wrong current passwords on a change of second factors, count toward the lockout
+ * shared with the login (factor-lockout.ts); while locked,
  * every step-up answers RATE_LIMITED, a correct factor included. A TOTP step is consumed even when
  * the action then fails.
  */
@@ -100,13 +101,17 @@ function labelOf(origin: AuditOrigin): string {
 
 /**
  * The operator's current password (DESIGN.md 12: changing a second factor needs it, so a stolen
- * cookie alone cannot). The built-in owner's is ADMIN_PASSWORD, compared in constant time.
+ * cookie alone cannot). The built-in owner's is ADMIN_PASSWORD, compared in constant time. A wrong
+ * one counts toward the second-factor lockout, and a locked operator is refused before the password
+ * is looked at, so a stolen cookie cannot guess it either.
  */
 export async function requireCurrentPassword(
   ctx: Context,
   operatorId: string,
   password: string,
+  origin: AuditOrigin,
 ): Promise<void> {
+  await assertFactorNotLocked(ctx, ctx.db, operatorId);
   const [row] = await ctx.db
     .select({ isBuiltin: operators.isBuiltin, passwordHash: operators.passwordHash })
     .from(operators)
@@ -116,7 +121,9 @@ export async function requireCurrentPassword(
     (row.isBuiltin
       ? timingSafeEqual(digest(password), digest(ctx.config.adminPassword))
       : await verifyPassword(row.passwordHash, password));
-  if (!ok) throw new AppError("INVALID_PASSWORD", "the current password is wrong");
+  if (ok) return;
+  await recordFactorFailure(ctx, { id: operatorId, label: labelOf(origin) }, "password", origin);
+  throw new AppError("INVALID_PASSWORD", "the current password is wrong");
 }
 
 function digest(value: string): Buffer {

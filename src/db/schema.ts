@@ -250,6 +250,9 @@ export const sweepTransactions = pgTable("sweep_transactions", {
   netUsage: bigint("net_usage", { mode: "bigint" }),
   createdAt: ts("created_at").notNull(),
   landedAt: ts("landed_at"),
+  /** Rounds in a row whose pinned node was past its expiration and lacked it (migration 0024). */
+  missingSeenCount: integer("missing_seen_count").notNull().default(0),
+  missingSeenAt: ts("missing_seen_at"),
 });
 
 export const sweepCosts = pgTable("sweep_costs", {
@@ -448,6 +451,9 @@ export const payoutTransactions = pgTable("payout_transactions", {
   landedAt: ts("landed_at"),
   /** First seen in a block of the head chain (migration 0015); NULL while in none. */
   includedAt: ts("included_at"),
+  /** Rounds in a row whose pinned node was past its expiration and lacked it (migration 0024). */
+  missingSeenCount: integer("missing_seen_count").notNull().default(0),
+  missingSeenAt: ts("missing_seen_at"),
 });
 
 import {
@@ -552,7 +558,7 @@ export const operatorFactorFailures = pgTable("operator_factor_failures", {
   id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
   operatorId: uuid("operator_id").notNull(),
   failedAt: ts("failed_at").notNull(),
-  context: text("context", { enum: ["login", "step_up"] }).notNull(),
+  context: text("context", { enum: ["login", "step_up", "password"] }).notNull(),
 });
 
 export const operatorPasskeys = pgTable("operator_passkeys", {

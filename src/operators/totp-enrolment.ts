@@ -52,7 +52,7 @@ export async function requireReauthentication(
   proof: Reauthentication,
   origin: AuditOrigin,
 ): Promise<void> {
-  await requireCurrentPassword(ctx, operator.id, proof.currentPassword);
+  await requireCurrentPassword(ctx, operator.id, proof.currentPassword, origin);
   if (await hasSecondFactor(ctx, operator)) {
     await requireStepUp(ctx, { operator, totpCode: proof.totpCode, passkey: proof.passkey, origin });
   }

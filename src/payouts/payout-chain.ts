@@ -23,7 +23,12 @@ import { readSenderFloat, type SenderFloat } from "./payout-float.js";
 /** How long a round reuses the head block as the reference block of what it signs. */
 const REF_BLOCK_REUSE_MS = 5_000;
 
-/** The hot wallet and the node, or null where this process cannot send (no key, no USDT contract). */
+/**
+ * The hot wallet and the node, or null where this process cannot send (no key, no USDT contract).
+ * The node is pinned: every call of the round goes to the one node the pool prefers now, and a
+ * failure ends the round rather than moving to another node mid-judgement (docs/payouts.md
+ * "Judged on one node").
+ */
 export function payoutDeps(ctx: Context, owner: string): SweepDeps | null {
   const key = ctx.config.hotWalletPrivateKey;
   const usdt = ctx.chain.usdtContract;
@@ -31,7 +36,7 @@ export function payoutDeps(ctx: Context, owner: string): SweepDeps | null {
   const hotAddress = addressFromPrivateKey(key);
   return {
     ctx,
-    client: ctx.chain.client,
+    client: ctx.chain.client.select(),
     usdt,
     cold: ctx.config.coldWalletAddress ?? hotAddress,
     hotKey: key,

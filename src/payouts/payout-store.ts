@@ -12,6 +12,7 @@ import { payouts } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
+import { SEEN_AGAIN } from "../sweeps/missing-sightings.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
@@ -101,7 +102,7 @@ function noteSql(ctx: Context, note: TxNote): SQL {
   }
   // Seen in a block now (included_at kept from the first sighting), or in none (a fork dropped it).
   return note.kind === "seen"
-    ? sql`UPDATE payout_transactions SET state = 'sent', block_number = ${note.block},
+    ? sql`UPDATE payout_transactions SET state = 'sent', block_number = ${note.block}, ${SEEN_AGAIN},
             included_at = coalesce(included_at, ${ctx.clock.now().toISOString()}::timestamptz)
           WHERE tx_hash = ${note.txHash} AND state IN ('signed', 'sent')`
     : sql`UPDATE payout_transactions SET state = 'sent', block_number = NULL, included_at = NULL

@@ -7,14 +7,18 @@
  * payout-float.ts.
  *
  * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
- * solidified chain: any block that could hold it has a timestamp at or before its expiration, so
- * it is at or below that head, and the lookup that follows would have found it. A transaction seen
- * in block B is not looked up again until the solidified head should reach B.
+ * solidified chain, both on the round's one pinned node (payoutDeps): any block that could hold it
+ * has a timestamp at or before its expiration, so it is at or below that head, and the lookup that
+ * follows would have found it. Only the second round in a row that finds it so marks it expired
+ * (../sweeps/missing-sightings.ts). A node error ends the round. A transaction seen in block B is
+ * not looked up again until the solidified head should reach B.
  */
 import type { Context } from "../context.js";
+import { isNodeCallError } from "../chains/node-call-error.js";
 import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { formatAmount } from "../money.js";
-import { broadcast } from "../sweeps/sweep-chain.js";
+import { broadcast, rebroadcast } from "../sweeps/sweep-chain.js";
+import { MISSING_ROUNDS_TO_EXPIRE, noteMissing } from "../sweeps/missing-sightings.js";
 import type { SweepDeps } from "../sweeps/sweep-types.js";
 import {
   newSendRound,
@@ -85,8 +89,10 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
   result.claimed = ids.length;
   const queue = await loadClaimed(ctx, ids, owner);
   const round = newSendRound(d);
+  // The round's node failed: the round ends; what it has not reached waits for the next round.
+  let nodeFailed = false;
   const lane = async () => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (let next = queue.shift(); next !== undefined; next = nodeFailed ? undefined : queue.shift()) {
       const id = next.row.id;
       const log = ctx.log.child({ payoutId: id });
       try {
@@ -95,6 +101,7 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
         if (outcome === "failed") result.failed++;
         if (outcome === "float_low") result.waitingForFloat++;
       } catch (error) {
+        if (isNodeCallError(error) && error.retryable) nodeFailed = true;
         log.warn({ err: error }, "payout step failed; retrying later");
         await releasePayout(ctx, owner, {
           id,
@@ -105,6 +112,7 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
     }
   };
   await Promise.all(Array.from({ length: Math.min(PAYOUT_SEND_CONCURRENCY, queue.length) }, lane));
+  for (const left of queue) await releasePayout(ctx, owner, { id: left.row.id, delayMs: PAYOUT_WAIT_MS });
   return result;
 }
 
@@ -249,8 +257,13 @@ async function awaitLanding(
     return { outcome, release: { delayMs: 0 } };
   }
   if (live.signed.raw_data.expiration < solidHead.timestamp) {
-    // It can never land: marked expired, so the next round signs a new one (the only way a second
-    // transaction is ever signed for a payout).
+    // Missing past its expiration on this node: counted, and only on the second round in a row is
+    // it marked expired, so the next round signs a new one (the only way a second transaction is
+    // ever signed for a payout).
+    if ((await noteMissing(ctx, "payout_transactions", live.tx_hash)) < MISSING_ROUNDS_TO_EXPIRE) {
+      ctx.log.warn({ txHash: live.tx_hash }, "payout transaction missing past its expiration; looking again");
+      return { outcome: "waiting", release: { delayMs: PAYOUT_WAIT_MS } };
+    }
     await markExpired(ctx, live.tx_hash);
     ctx.log.warn(
       { txHash: live.tx_hash },
@@ -259,7 +272,7 @@ async function awaitLanding(
     return { outcome: "waiting", release: { delayMs: 0 } };
   }
   const included = await d.client.getTransactionInfoById(live.tx_hash);
-  if (!included) await broadcast(d, live.signed);
+  if (!included) await rebroadcast(d, live.signed);
   const block = included?.blockNumber ?? null;
   const unchanged = block === seenIn && live.state === "sent";
   return {

@@ -39,7 +39,11 @@ export interface SweepRunResult {
   failed: number;
 }
 
-/** The sweeper's wallets and node, or null where this process does not sweep. */
+/**
+ * The sweeper's wallets and node, or null where this process does not sweep. The node is pinned
+ * for the run: every call goes to the one node the pool prefers now, never to another mid-judgement
+ * (sweep-chain.ts `landing`).
+ */
 export function sweepDeps(ctx: Context, owner: string): SweepDeps | null {
   const { config } = ctx;
   const usdt = ctx.chain.usdtContract;
@@ -47,7 +51,7 @@ export function sweepDeps(ctx: Context, owner: string): SweepDeps | null {
   if (!config.walletMnemonic) return null;
   return {
     ctx,
-    client: ctx.chain.client,
+    client: ctx.chain.client.select(),
     usdt,
     cold: config.coldWalletAddress,
     hotKey: config.hotWalletPrivateKey,

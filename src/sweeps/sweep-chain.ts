@@ -4,7 +4,8 @@
  *
  * Every transaction is built and signed here (never by a node) and stored with its step before it
  * is broadcast, so a crash between the two re-broadcasts the same signed bytes on the next run
- * instead of paying twice. A transaction that expired unseen can never land and is built again.
+ * instead of paying twice. A transaction that expired unseen can never land and is built again
+ * (landing: judged on one node, on two separate rounds).
  */
 import type { Executor } from "../db/connection.js";
 import { encodeBalanceOf, encodeTransfer } from "@stablegate/tron/abi";
@@ -12,6 +13,7 @@ import { TronNodeError } from "@stablegate/tron/node-errors";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { RefBlock } from "@stablegate/tron/transaction";
+import { MISSING_ROUNDS_TO_EXPIRE, noteMissing } from "./missing-sightings.js";
 import { savePatch } from "./settlement-store.js";
 import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { insertLedgerTx, recordLanding, type LedgerEntry } from "./sweep-ledger.js";
@@ -71,6 +73,19 @@ export async function broadcast(d: SweepDeps, signed: TransactionJson): Promise<
 }
 
 /**
+ * Sends stored bytes again while they wait to land. A node that calls them expired by its own clock
+ * is not an error here: only the expiry rule (missing-sightings.ts) decides they can never land.
+ */
+export async function rebroadcast(d: SweepDeps, signed: TransactionJson): Promise<void> {
+  try {
+    await broadcast(d, signed);
+  } catch (error) {
+    if (error instanceof TronNodeError && error.code === "TRANSACTION_EXPIRATION_ERROR") return;
+    throw error;
+  }
+}
+
+/**
  * Signs a transaction against the current head, stores it with `patch(signed)` (the step that
  * waits for it, the signed bytes) and only then broadcasts it. Returns the wait for it.
  */
@@ -113,8 +128,13 @@ export type Landing =
  * ever being included ("expired": it can never land, so building a new one cannot pay twice). A
  * transaction that failed on chain throws SweepError. Each answer is written to the ledger, with
  * the fees the chain charged once it is solid.
+ *
+ * Expired is judged on the round's one pinned node (sweepDeps), as the payout sender judges it: its
+ * solidified head, read first, is past the expiration, and its solidified chain and head chain
+ * lack the transaction, on MISSING_ROUNDS_TO_EXPIRE separate rounds (missing-sightings.ts).
  */
 export async function landing(d: SweepDeps, signed: TransactionJson): Promise<Landing> {
+  const solidHead = await d.client.getSolidifiedNowBlock();
   const solid = await d.client.getTransactionInfoById(signed.txID, { solidified: true });
   if (solid) {
     const failed = chainFailure(solid);
@@ -128,11 +148,14 @@ export async function landing(d: SweepDeps, signed: TransactionJson): Promise<La
     if (!chainFailure(included)) await recordLanding(d, signed.txID, "included");
     return { state: "included", info: included };
   }
-  const head = await refBlock(d);
-  if (signed.raw_data.expiration < head.timestamp) {
+  if (signed.raw_data.expiration < (solidHead.block_header.raw_data.timestamp ?? 0)) {
+    if ((await noteMissing(d.ctx, "sweep_transactions", signed.txID)) < MISSING_ROUNDS_TO_EXPIRE) {
+      d.ctx.log.warn({ txHash: signed.txID }, "sweep transaction missing past its expiration; looking again");
+      return { state: "pending" };
+    }
     await recordLanding(d, signed.txID, "expired");
     return { state: "expired" };
   }
-  await broadcast(d, signed);
+  await rebroadcast(d, signed);
   return { state: "pending" };
 }

@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { chainFailure } from "../chains/tron/transaction-failure.js";
 import { queryRows } from "../db/query-rows.js";
+import { SEEN_AGAIN } from "./missing-sightings.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { SettlementRow, SweepDeps } from "./sweep-types.js";
@@ -57,8 +58,10 @@ export async function recordLanding(
     : sql``;
   // A transaction never goes back to an earlier state.
   const earlier = state === "sent" ? sql`('signed')` : sql`('signed', 'sent', 'included', 'expired')`;
+  // A sighting forgets the rounds it was missed (missing-sightings.ts).
+  const seen = state === "sent" || state === "expired" ? sql`` : sql`, ${SEEN_AGAIN}`;
   await d.ctx.db.execute(sql`
-    UPDATE sweep_transactions SET state = ${state} ${fees}
+    UPDATE sweep_transactions SET state = ${state} ${fees} ${seen}
     WHERE tx_hash = ${txHash} AND state IN ${earlier}`);
 }
 

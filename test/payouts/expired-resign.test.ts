@@ -1,6 +1,6 @@
 /**
  * A payout's stored transaction that never lands is replaced only once it has expired unconfirmed
- * in the solidified chain (DESIGN.md 14), and the payout is paid exactly once, proved by the
+ * in the solidified chain, seen so on two separate rounds (DESIGN.md 14), and the payout is paid exactly once, proved by the
  * chain's own transfers out of the hot wallet:
  *  - stored, never broadcast (the sender stops dead after storing): the devnet's clock is moved
  *    past the transaction's expiration (/devnet/time, so the test needs no 60 s of real time); the
@@ -130,6 +130,14 @@ describe("a stored payout transaction that never lands", () => {
       .where(eq(payoutTransactions.txHash, first.hash));
 
     await expireOnChain(Number(stored?.expiration));
+    // One round that finds it missing past its expiration is not enough: it is counted, not expired.
+    t.clock.advance(60_000);
+    await runDuePayouts(t.ctx);
+    const [once] = await t.ctx.db
+      .select({ state: payoutTransactions.state, missed: payoutTransactions.missingSeenCount })
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, id));
+    expect(once).toEqual({ state: "signed", missed: 1 });
     const done = await sendUntilDone(id);
     expect(done.status).toBe("completed");
     const txs = await txsOf(id);
