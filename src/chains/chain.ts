@@ -148,6 +148,64 @@ export interface Faucet {
   pay(to: string, currency: Currency, micro: bigint): Promise<{ txHash: string; from: string }>;
 }
 
+/** The EIP-1559 fields of one transaction to sign; amounts in the chain's smallest native unit. */
+export interface NonceTxFields {
+  nonce: number;
+  /** Stored form. */
+  to: string;
+  /** Hex call data, "0x" for none. */
+  data: string;
+  value: bigint;
+  gasLimit: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** A signed transaction: the exact bytes to broadcast and their hash (lowercase 0x hex). */
+export interface SignedTransaction {
+  raw: string;
+  hash: string;
+}
+
+/** One sending account's key, held inside the family: it signs and never shows the key. */
+export interface TransactionSigner {
+  /** Stored form. */
+  readonly address: string;
+  sign(fields: NonceTxFields): Promise<SignedTransaction>;
+}
+
+/**
+ * What a node said to a broadcast: taken (or already known), the nonce is already used on the chain,
+ * or refused for another reason (its message, without the node's URL).
+ */
+export type BroadcastResult =
+  { kind: "accepted" } | { kind: "nonce_used" } | { kind: "refused"; message: string };
+
+export interface NonceReceipt {
+  blockNumber: number;
+  blockHash: string;
+  success: boolean;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+}
+
+/**
+ * Sending on a chain whose accounts count nonces (EVM): what the transaction outbox
+ * (src/outbox/) needs. Each call is one attempt: node errors are thrown to the caller.
+ */
+export interface NonceSending {
+  /** A signer for a 32-byte hex private key (with or without 0x). */
+  signer(privateKey: string): TransactionSigner;
+  /** The account's transaction count at the newest block (`latest`) or with the node's pool (`pending`). */
+  nonceOf(address: string, tag: "latest" | "pending"): Promise<number>;
+  /** The newest block's base fee and the node's suggested priority fee. */
+  fees(): Promise<{ baseFee: bigint; tip: bigint }>;
+  broadcast(raw: string): Promise<BroadcastResult>;
+  /** True when the node has the transaction, in its pool or in a block. */
+  known(hash: string): Promise<boolean>;
+  receipt(hash: string): Promise<NonceReceipt | undefined>;
+}
+
 /** One enabled chain. */
 export interface Chain {
   readonly id: ChainId;
@@ -166,6 +224,8 @@ export interface Chain {
   readonly derivation: AddressDerivation;
   /** Only on a devnet. */
   readonly faucet: Faucet | undefined;
+  /** Signing and sending by nonce (EVM); undefined where the chain has no account nonces (TRON). */
+  readonly nonces?: NonceSending | undefined;
 
   /** The newest block (node errors retried until the signal aborts). */
   head(options: CallOptions): Promise<ChainHead>;

@@ -10,6 +10,7 @@ import { startMetricsRefresher } from "./metrics-loops.js";
 import { startWebhookSender } from "./webhook-sender.js";
 import { startAlertLoops } from "./alert-loops.js";
 import { startPayoutLoops } from "./payout-loops.js";
+import { startOutboxLoops } from "./outbox-loops.js";
 
 export interface Workers {
   stop(): Promise<void>;
@@ -23,6 +24,7 @@ export async function startWorkers(ctx: Context): Promise<Workers> {
   loops.push(webhookSender);
   loops.push(...startPaymentLoops(ctx));
   loops.push(...startPayoutLoops(ctx));
+  loops.push(...startOutboxLoops(ctx));
   loops.push(startMetricsRefresher(ctx));
   loops.push(...startAlertLoops(ctx));
   // The chain scanner and confirmer: runs only in the worker holding the scanner lock.

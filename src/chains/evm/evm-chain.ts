@@ -20,6 +20,7 @@ import type {
 import type { ChainId, Currency } from "../chain-types.js";
 import { evmAddressFormat, evmDerivation } from "./address.js";
 import { evmFaucet } from "./faucet.js";
+import { evmNonceSending } from "./nonce-sending.js";
 import {
   contractsOf,
   decodeTransfer,
@@ -169,6 +170,7 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
           (await loadTokens()).find((t) => t.currency === currency),
         )
       : undefined,
+    nonces: evmNonceSending(rpc),
     rangeSize: () => limit.size,
 
     async head(call): Promise<ChainHead> {

@@ -1,0 +1,100 @@
+/**
+ * Sending by nonce on an EVM chain (../chain.ts NonceSending): EIP-1559 transactions signed locally
+ * with ethers' Wallet, nonces and fees read from the node, raw bytes broadcast with
+ * eth_sendRawTransaction. A node's "already known" is a success (the same bytes again); "nonce too
+ * low" says the nonce is used on the chain, by these bytes or others, which the outbox tells apart
+ * by receipts.
+ */
+import { keccak256, Wallet } from "ethers";
+import type { BroadcastResult, NonceReceipt, NonceSending, TransactionSigner } from "../chain.js";
+import { EvmRpcError } from "./rpc-client.js";
+import type { RpcPool } from "./rpc-pool.js";
+
+const KNOWN = /already known|known transaction|already imported|already in (the )?(tx)?pool|already exists/i;
+const NONCE_USED = /nonce too low|nonce has already been used|old nonce/i;
+
+/** The suggested tip where a node has no eth_maxPriorityFeePerGas: 1 gwei. */
+const DEFAULT_TIP = 1_000_000_000n;
+
+interface RpcTxReceipt {
+  status: string;
+  blockNumber: string;
+  blockHash: string;
+  gasUsed: string;
+  effectiveGasPrice?: string;
+}
+
+export function evmNonceSending(rpc: RpcPool): NonceSending {
+  let chainId: Promise<bigint> | undefined;
+  const readChainId = () => {
+    chainId ??= rpc.call<string>("eth_chainId", []).then((id) => BigInt(id));
+    chainId.catch(() => (chainId = undefined));
+    return chainId;
+  };
+
+  return {
+    signer(privateKey): TransactionSigner {
+      const wallet = new Wallet(privateKey.startsWith("0x") ? privateKey : "0x" + privateKey);
+      return {
+        address: wallet.address.toLowerCase(),
+        async sign(fields) {
+          const raw = await wallet.signTransaction({
+            type: 2,
+            chainId: await readChainId(),
+            nonce: fields.nonce,
+            to: fields.to,
+            data: fields.data,
+            value: fields.value,
+            gasLimit: fields.gasLimit,
+            maxFeePerGas: fields.maxFeePerGas,
+            maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+          });
+          return { raw, hash: keccak256(raw).toLowerCase() };
+        },
+      };
+    },
+
+    async nonceOf(address, tag) {
+      return Number(BigInt(await rpc.call<string>("eth_getTransactionCount", [address, tag])));
+    },
+
+    async fees() {
+      const [block, tip] = await Promise.all([
+        rpc.call<{ baseFeePerGas?: string } | null>("eth_getBlockByNumber", ["latest", false]),
+        rpc.call<string>("eth_maxPriorityFeePerGas", []).then(BigInt, (error: unknown) => {
+          if (error instanceof EvmRpcError && error.retryable) throw error;
+          return DEFAULT_TIP;
+        }),
+      ]);
+      return { baseFee: BigInt(block?.baseFeePerGas ?? "0x0"), tip };
+    },
+
+    async broadcast(raw): Promise<BroadcastResult> {
+      try {
+        await rpc.call<string>("eth_sendRawTransaction", [raw]);
+        return { kind: "accepted" };
+      } catch (error) {
+        if (!(error instanceof EvmRpcError) || error.retryable) throw error;
+        if (KNOWN.test(error.message)) return { kind: "accepted" };
+        if (NONCE_USED.test(error.message)) return { kind: "nonce_used" };
+        return { kind: "refused", message: error.message };
+      }
+    },
+
+    async known(hash) {
+      return (await rpc.call<unknown>("eth_getTransactionByHash", [hash])) !== null;
+    },
+
+    async receipt(hash): Promise<NonceReceipt | undefined> {
+      const r = await rpc.call<RpcTxReceipt | null>("eth_getTransactionReceipt", [hash]);
+      if (!r || !r.blockNumber) return undefined;
+      return {
+        blockNumber: Number(BigInt(r.blockNumber)),
+        blockHash: r.blockHash.toLowerCase(),
+        success: r.status === "0x1",
+        gasUsed: BigInt(r.gasUsed),
+        effectiveGasPrice: BigInt(r.effectiveGasPrice ?? "0x0"),
+      };
+    },
+  };
+}
