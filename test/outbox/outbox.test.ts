@@ -100,4 +100,57 @@ describe("the EVM outbox", () => {
     const after = (await outboxRows(t.ctx)).filter((r) => r.ref === "stuck");
     expect(after.map((r) => r.state)).toEqual(["replaced", "included"]);
   }, 60_000);
+
+  it("fills the nonce of a transaction the node lost and will not take again, so later ones land", async () => {
+    const [lostTo, laterTo] = [randomAddress(), randomAddress()];
+    const start = await nonceOf(devnet(), t.hot);
+    const lost = (await submit(t.ctx, "ethereum", transfer("gap-lost", lostTo, 50n * ETH))).transaction;
+    const later = await Promise.all(
+      [1n, 2n].map((n) => submit(t.ctx, "ethereum", transfer(`gap-later-${n}`, laterTo, n))),
+    );
+    expect([lost.nonce, ...later.map((l) => l.transaction.nonce)]).toEqual([start, start + 1, start + 2]);
+    // The node loses the first, and the wallet can no longer afford it: its bytes are refused.
+    await devnet().rpc("anvil_dropTransaction", [lost.hash]);
+    await devnet().rpc("anvil_setBalance", [t.hot, "0x" + (10n * ETH).toString(16)]);
+    await devnet().mine();
+    expect(await nonceOf(devnet(), t.hot)).toBe(start);
+    const told: string[] = [];
+    const pass = await t.pass({ recheckAfterMs: 0, onDropped: (row) => void told.push(row.ref) });
+    expect(pass.filled).toBe(1);
+    expect(told).toEqual(["gap-lost"]);
+    await devnet().mine();
+    await t.pass();
+    expect(await nonceOf(devnet(), t.hot)).toBe(start + 3);
+    expect(await balanceOf(devnet(), lostTo)).toBe(0n);
+    expect(await balanceOf(devnet(), laterTo)).toBe(3n);
+    expect((await outboxTransaction(t.ctx, "ethereum", "test_transfer", "gap-lost"))?.state).toBe("dropped");
+    const fill = await outboxTransaction(t.ctx, "ethereum", "gap_fill", lost.id);
+    expect([fill?.nonce, fill?.to, fill?.value, fill?.state]).toEqual([start, t.hot, 0n, "included"]);
+  }, 60_000);
+
+  it("sends the same bytes again when a reorganisation drops an included transaction", async () => {
+    const to = randomAddress();
+    const { transaction: sent } = await submit(t.ctx, "ethereum", transfer("reorged", to, 1n * ETH));
+    await devnet().mine();
+    await t.pass();
+    const included = await outboxTransaction(t.ctx, "ethereum", "test_transfer", "reorged");
+    expect(included?.state).toBe("included");
+    await devnet().rpc("anvil_reorg", [1, []]);
+    expect(await devnet().rpc("eth_getTransactionReceipt", [sent.hash])).toBeNull();
+    const pass = await t.pass();
+    expect(pass.reorganised).toBe(1);
+    await devnet().mine();
+    await t.pass();
+    const again = await outboxTransaction(t.ctx, "ethereum", "test_transfer", "reorged");
+    expect([again?.state, again?.hash, again?.nonce, again?.raw]).toEqual([
+      "included",
+      sent.hash,
+      sent.nonce,
+      sent.raw,
+    ]);
+    expect(again?.blockHash).not.toBe(included?.blockHash);
+    expect(await balanceOf(devnet(), to)).toBe(1n * ETH);
+    expect(await nonceOf(devnet(), t.hot)).toBe(sent.nonce + 1);
+    expect((await outboxRows(t.ctx)).filter((r) => r.ref === "reorged")).toHaveLength(1);
+  }, 60_000);
 });
