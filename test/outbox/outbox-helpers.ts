@@ -55,7 +55,7 @@ export async function nonceOf(devnet: EvmDevnet, address: string): Promise<numbe
   return Number(BigInt(await devnet.rpc<string>("eth_getTransactionCount", [address, "latest"])));
 }
 
-export interface Row {
+export type Row = {
   id: string;
   nonce: number;
   purpose: string;
@@ -65,10 +65,10 @@ export interface Row {
   tx_hash: string;
   raw: string;
   max_fee: string;
-}
+};
 
 export async function outboxRows(ctx: Context): Promise<Row[]> {
-  const rows = await queryRows<Row & { nonce: string }>(
+  const rows = await queryRows<Omit<Row, "nonce"> & { nonce: string }>(
     ctx.db,
     sql`SELECT id::text AS id, nonce::text AS nonce, purpose, ref, generation, state, tx_hash, raw,
           max_fee_per_gas::text AS max_fee
