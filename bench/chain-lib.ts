@@ -103,6 +103,19 @@ export interface BenchContext {
   close(): Promise<void>;
 }
 
+/** A bench's test-mode settings: fixed secrets and mnemonic, a throwaway DATA_DIR. */
+export function benchBaseEnv(): Record<string, string> {
+  return {
+    NODE_ENV: "test",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "stablegate-bench-")),
+    ADMIN_PASSWORD: "bench-admin-password",
+    SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
+    API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
+    WALLET_MNEMONIC:
+      "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+  };
+}
+
 export async function benchContext(
   devnet: BenchDevnet,
   env: Record<string, string> = {},
@@ -117,13 +130,7 @@ export async function benchContext(
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
   await migrate(database);
   const config = loadConfig({
-    NODE_ENV: "test",
-    DATA_DIR: mkdtempSync(join(tmpdir(), "stablegate-bench-")),
-    ADMIN_PASSWORD: "bench-admin-password",
-    SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
-    WALLET_MNEMONIC:
-      "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+    ...benchBaseEnv(),
     TRON_NETWORK: "devnet",
     TRON_NODE_URL: devnet.url,
     USDT_CONTRACT: devnet.usdtContract,

@@ -2,18 +2,16 @@
  * The EVM outbox under load: TRANSFERS native transfers submitted at once from one hot wallet on an
  * Anvil devnet mining a block every BLOCK_TIME_MS, beside a same-run baseline of sequential
  * send-and-wait (read the pending nonce, sign, send, wait for the receipt, next) over BASELINE
- * transfers. A scratch PostgreSQL database (BENCH_DATABASE_URL, as the other benches) is dropped on
+ * transfers. The transfers go in as submitMany() batches of BATCH, all batches at once. A scratch PostgreSQL database (BENCH_DATABASE_URL, as the other benches) is dropped on
  * exit. Prints, for the outbox: time to all included, submit -> seen included p50 / p99 / max (as
  * its pass saw them, every 250 ms), the most nonces in flight at once (the node's pending count
  * minus its latest), and exactness (every transfer once, the recipient's balance, the nonce);
  * for the baseline: the same per transfer and its rate projected to TRANSFERS.
  *
- *   npx tsx bench/evm-nonces.ts [transfers=1000] [block_time_ms=1000] [baseline=20]
+ *   npx tsx bench/evm-nonces.ts [transfers=1000] [block_time_ms=1000] [baseline=20] [batch=100]
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { startEvmDevnet } from "@stablegate/devnet";
@@ -25,12 +23,13 @@ import { queryRows } from "../src/db/query-rows.js";
 import { createLogger } from "../src/logger.js";
 import { runOutbox } from "../src/outbox/run-outbox.js";
 import { hotWalletSigner, signerLookup } from "../src/outbox/signers.js";
-import { submit } from "../src/outbox/submit.js";
-import { ADMIN_URL, percentile } from "./chain-lib.js";
+import { submitMany } from "../src/outbox/submit.js";
+import { ADMIN_URL, benchBaseEnv, percentile } from "./chain-lib.js";
 
 const TRANSFERS = Number(process.argv[2] ?? 1000);
 const BLOCK_TIME_MS = Number(process.argv[3] ?? 1000);
 const BASELINE = Number(process.argv[4] ?? 20);
+const BATCH = Number(process.argv[5] ?? 100);
 const ETH = 10n ** 18n;
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -61,13 +60,7 @@ async function main(): Promise<void> {
   await migrate(database);
   const key = randomBytes(32).toString("hex");
   const config = loadConfig({
-    NODE_ENV: "test",
-    DATA_DIR: mkdtempSync(join(tmpdir(), "stablegate-bench-")),
-    ADMIN_PASSWORD: "bench-admin-password",
-    SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
-    API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
-    WALLET_MNEMONIC:
-      "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+    ...benchBaseEnv(),
     TRON_NETWORK: "devnet",
     TRON_NODE_URL: "http://127.0.0.1:1",
     CHAINS: "tron,ethereum",
@@ -129,9 +122,20 @@ async function main(): Promise<void> {
   const seen = new Map<string, number>();
   const started = performance.now();
   let allSubmitted = 0;
+  // In batches of BATCH, every batch at once: one cursor lock per batch.
   const submitted = Promise.all(
-    Array.from({ length: TRANSFERS }, (_, i) =>
-      submit(ctx, "ethereum", { purpose: "bench", ref: String(i), to, value: 1n, gasLimit: 21_000n }),
+    Array.from({ length: Math.ceil(TRANSFERS / BATCH) }, (_, b) =>
+      submitMany(
+        ctx,
+        "ethereum",
+        Array.from({ length: Math.min(BATCH, TRANSFERS - b * BATCH) }, (_, i) => ({
+          purpose: "bench",
+          ref: String(b * BATCH + i),
+          to,
+          value: 1n,
+          gasLimit: 21_000n,
+        })),
+      ),
     ),
   ).then(() => (allSubmitted = performance.now() - started));
   const passes: number[] = [];

@@ -8,32 +8,6 @@ import { queryRows } from "../db/query-rows.js";
 
 export type OutboxState = "signed" | "broadcast" | "included" | "final" | "replaced" | "dropped";
 
-export interface OutboxRow {
-  id: string;
-  chain: string;
-  sender: string;
-  nonce: number;
-  purpose: string;
-  ref: string;
-  generation: number;
-  to: string;
-  value: bigint;
-  data: string;
-  gasLimit: bigint;
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
-  raw: string;
-  hash: string;
-  state: OutboxState;
-  blockNumber: number | null;
-  blockHash: string | null;
-  note: string | null;
-  /** Epoch ms. */
-  firstBroadcastAt: number | null;
-  broadcastAt: number | null;
-  broadcastHead: number | null;
-}
-
 /** A version to store: the fields signed and what signing gave. */
 export interface NewVersion {
   chain: string;
@@ -50,6 +24,18 @@ export interface NewVersion {
   maxPriorityFeePerGas: bigint;
   raw: string;
   hash: string;
+}
+
+export interface OutboxRow extends NewVersion {
+  id: string;
+  state: OutboxState;
+  blockNumber: number | null;
+  blockHash: string | null;
+  note: string | null;
+  /** Epoch ms. */
+  firstBroadcastAt: number | null;
+  broadcastAt: number | null;
+  broadcastHead: number | null;
 }
 
 const COLUMNS = sql.raw(`id::text AS id, chain, sender, nonce::text AS nonce, purpose, ref, generation,
@@ -121,12 +107,12 @@ export async function initCursor(db: Executor, chain: string, sender: string, ne
     VALUES (${chain}, ${sender}, ${next}, ${at}) ON CONFLICT (chain, sender) DO NOTHING`);
 }
 
-/** Locks the cursor row until the transaction ends and hands out its nonce; undefined: no cursor. */
-export async function takeNonce(tx: Executor, chain: string, sender: string, at: Date) {
+/** Locks the cursor row until the transaction ends and hands out `count` nonces: the first of them. */
+export async function takeNonces(tx: Executor, chain: string, sender: string, count: number, at: Date) {
   const rows = await queryRows<{ nonce: string }>(
     tx,
-    sql`UPDATE evm_nonce_cursors SET next_nonce = next_nonce + 1, updated_at = ${at}
-        WHERE chain = ${chain} AND sender = ${sender} RETURNING (next_nonce - 1)::text AS nonce`,
+    sql`UPDATE evm_nonce_cursors SET next_nonce = next_nonce + ${count}, updated_at = ${at}
+        WHERE chain = ${chain} AND sender = ${sender} RETURNING (next_nonce - ${count})::text AS nonce`,
   );
   return rows[0] ? Number(rows[0].nonce) : undefined;
 }

@@ -15,6 +15,7 @@ import type { Context } from "../context.js";
 import { belowMarket, replacementCaps, type MarketFees } from "./fees.js";
 import {
   insertVersion,
+  type NewVersion,
   markLanded,
   markUnincluded,
   retire,
@@ -163,87 +164,69 @@ async function resend(view: SenderView, row: OutboxRow): Promise<void> {
 
 /** Re-signs `live` at the same nonce with higher fee caps; its bytes stay recorded. */
 async function replace(view: SenderView, live: OutboxRow): Promise<void> {
-  const signer = view.options.signers(live.sender);
-  if (!signer) return;
   const caps = replacementCaps(live, view.market);
-  const fields = {
-    nonce: live.nonce,
-    to: live.to,
-    data: live.data,
-    value: live.value,
-    gasLimit: live.gasLimit,
-    ...caps,
-  };
-  const signed = await signer.sign(fields);
-  const { ctx } = view;
   const note = `replaced at max fee ${caps.maxFeePerGas}, tip ${caps.maxPriorityFeePerGas}`;
-  const next = { ...live, ...fields, ...signed, generation: live.generation + 1 };
-  const id = await ctx.db.transaction(async (tx) => {
-    const at = ctx.clock.now();
-    if (!(await retire(tx, live.id, "replaced", note, at))) return undefined;
-    return insertVersion(tx, next, at);
+  const fields = { to: live.to, data: live.data, value: live.value, gasLimit: live.gasLimit, ...caps };
+  const next = await supersede(view, live, "replaced", note, {
+    ...live,
+    ...fields,
+    generation: live.generation + 1,
   });
-  if (id === undefined) return;
+  if (!next) return;
   view.pass.replaced++;
-  ctx.log.info(
-    { chain: live.chain, nonce: live.nonce, old: live.hash, hash: signed.hash },
+  view.ctx.log.info(
+    { chain: live.chain, nonce: live.nonce, old: live.hash, hash: next.hash },
     "outbox: replaced below the market",
   );
-  await resend(view, {
-    ...next,
-    id,
-    state: "signed",
-    firstBroadcastAt: null,
-    broadcastAt: null,
-    broadcastHead: null,
-  });
+  await resend(view, next);
 }
 
 /** A 0-value self-transfer at the lost transaction's nonce, priced to replace it anywhere. */
 async function fill(view: SenderView, lost: OutboxRow): Promise<void> {
-  const signer = view.options.signers(lost.sender);
-  if (!signer) return;
   const caps = replacementCaps(lost, view.market);
-  const fields = { nonce: lost.nonce, to: lost.sender, data: "0x", value: 0n, gasLimit: FILL_GAS, ...caps };
-  const signed = await signer.sign(fields);
-  const { ctx } = view;
   const note = "the node refused its bytes at the sender's next nonce; the nonce was filled";
-  const id = await ctx.db.transaction(async (tx) => {
-    const at = ctx.clock.now();
-    if (!(await retire(tx, lost.id, "dropped", note, at))) return undefined;
-    const v = {
-      ...fields,
-      ...signed,
-      chain: lost.chain,
-      sender: lost.sender,
-      purpose: "gap_fill",
-      ref: lost.id,
-      generation: 0,
-    };
-    return insertVersion(tx, v, at);
-  });
-  if (id === undefined) return;
-  view.pass.filled++;
-  ctx.log.warn(
-    { chain: lost.chain, nonce: lost.nonce, lost: lost.hash, fill: signed.hash },
-    "outbox: nonce filled",
-  );
-  await dropped(view, { ...lost, state: "dropped", note });
-  const row: OutboxRow = {
+  const fields = { to: lost.sender, data: "0x", value: 0n, gasLimit: FILL_GAS, ...caps };
+  const next = await supersede(view, lost, "dropped", note, {
     ...lost,
     ...fields,
-    ...signed,
-    id,
     purpose: "gap_fill",
     ref: lost.id,
     generation: 0,
-    state: "signed",
-    firstBroadcastAt: null,
-    broadcastAt: null,
-    broadcastHead: null,
-    note: null,
-  };
-  await resend(view, row);
+  });
+  if (!next) return;
+  view.pass.filled++;
+  view.ctx.log.warn(
+    { chain: lost.chain, nonce: lost.nonce, lost: lost.hash, fill: next.hash },
+    "outbox: nonce filled",
+  );
+  await dropped(view, { ...lost, state: "dropped", note });
+  await resend(view, next);
+}
+
+/**
+ * Signs `version` at `old`'s nonce and, in one database transaction, retires `old` (unless another
+ * process did first: then nothing) and stores the new version. Answers the stored row.
+ */
+async function supersede(
+  view: SenderView,
+  old: OutboxRow,
+  state: "replaced" | "dropped",
+  note: string,
+  version: Omit<NewVersion, "raw" | "hash">,
+): Promise<OutboxRow | undefined> {
+  const signer = view.options.signers(old.sender);
+  if (!signer) return undefined;
+  const signed = await signer.sign(version);
+  const { ctx } = view;
+  const next = { ...version, ...signed };
+  const id = await ctx.db.transaction(async (tx) => {
+    const at = ctx.clock.now();
+    if (!(await retire(tx, old.id, state, note, at))) return undefined;
+    return insertVersion(tx, next, at);
+  });
+  if (id === undefined) return undefined;
+  const unsent = { firstBroadcastAt: null, broadcastAt: null, broadcastHead: null };
+  return { ...old, ...next, ...unsent, id, state: "signed", blockNumber: null, blockHash: null, note: null };
 }
 
 async function dropped(view: SenderView, row: OutboxRow): Promise<void> {

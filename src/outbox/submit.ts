@@ -16,7 +16,7 @@ import {
   initCursor,
   insertVersion,
   markBroadcast,
-  takeNonce,
+  takeNonces,
   type OutboxRow,
 } from "./outbox-store.js";
 import { hotWalletSigner, nonceSendingOf } from "./signers.js";
@@ -80,64 +80,85 @@ export async function outboxTransaction(
 }
 
 export async function submit(ctx: Context, chainId: ChainId, input: SubmitInput): Promise<SubmitResult> {
-  check(input);
+  const [result] = await submitMany(ctx, chainId, [input], input.signer);
+  if (!result) throw new Error(`the outbox lost ${input.purpose} ${input.ref}`);
+  return result;
+}
+
+/**
+ * Several transactions from one sender in one database transaction: the cursor row is locked once
+ * for the batch and hands out consecutive nonces, then every one is broadcast at once. Each input
+ * is idempotent on (purpose, ref) as in submit(); the answers are in the inputs' order.
+ */
+export async function submitMany(
+  ctx: Context,
+  chainId: ChainId,
+  inputs: readonly Omit<SubmitInput, "signer">[],
+  signer: TransactionSigner = hotWalletSigner(ctx, chainId),
+): Promise<SubmitResult[]> {
+  inputs.forEach(check);
   const nonces = nonceSendingOf(ctx, chainId);
-  const existing = live(await findByPurpose(ctx.db, chainId, input.purpose, input.ref));
-  if (existing) return { created: false, transaction: existing };
-  const signer = input.signer ?? hotWalletSigner(ctx, chainId);
-  if (!(await hasCursor(ctx.db, chainId, signer.address)))
-    await initCursor(
-      ctx.db,
-      chainId,
-      signer.address,
-      await nonces.nonceOf(signer.address, "pending"),
-      ctx.clock.now(),
-    );
+  const keyOf = (i: { purpose: string; ref: string }) => `${i.purpose}\u0000${i.ref}`;
+  if (new Set(inputs.map(keyOf)).size !== inputs.length)
+    throw new OutboxInputError("a batch names the same purpose and ref twice");
+  const current = async () =>
+    Promise.all(inputs.map(async (i) => live(await findByPurpose(ctx.db, chainId, i.purpose, i.ref))));
+  const before = await current();
+  const fresh = inputs.filter((_, n) => before[n] === undefined);
+  if (fresh.length > 0 && !(await storeBatch(ctx, chainId, nonces, signer, fresh)))
+    return submitMany(ctx, chainId, inputs, signer);
+  const after = await current();
+  const created = new Set(fresh.map(keyOf));
+  await Promise.all(
+    after.map((row) =>
+      row && created.has(keyOf(row)) && row.state === "signed" ? sendRow(ctx, nonces, row) : undefined,
+    ),
+  );
+  const final = await current();
+  return inputs.map((input, n) => {
+    const transaction = final[n];
+    if (!transaction) throw new Error(`the outbox lost ${input.purpose} ${input.ref}`);
+    return { created: created.has(keyOf(input)), transaction };
+  });
+}
+
+/** Allocates, signs and stores `inputs`; false (nothing stored) when another process stored one first. */
+async function storeBatch(
+  ctx: Context,
+  chainId: ChainId,
+  nonces: NonceSending,
+  signer: TransactionSigner,
+  inputs: readonly Omit<SubmitInput, "signer">[],
+): Promise<boolean> {
+  const sender = signer.address;
+  if (!(await hasCursor(ctx.db, chainId, sender)))
+    await initCursor(ctx.db, chainId, sender, await nonces.nonceOf(sender, "pending"), ctx.clock.now());
   const caps = newCaps(await nonces.fees());
-  const stored = await ctx.db
+  return ctx.db
     .transaction(async (tx) => {
       const at = ctx.clock.now();
-      const nonce = await takeNonce(tx, chainId, signer.address, at);
-      if (nonce === undefined) throw new Error(`no nonce cursor for ${signer.address} on ${chainId}`);
-      const fields = {
-        nonce,
-        to: input.to,
-        data: input.data ?? "0x",
-        value: input.value ?? 0n,
-        gasLimit: input.gasLimit,
-        ...caps,
-      };
-      const signed = await signer.sign(fields);
-      const id = await insertVersion(
-        tx,
-        {
-          chain: chainId,
-          sender: signer.address,
-          purpose: input.purpose,
-          ref: input.ref,
-          generation: 0,
-          ...fields,
-          ...signed,
-        },
-        at,
-      );
-      // Another process stored this purpose first: give the nonce back by rolling back.
-      if (id === undefined) tx.rollback();
-      return id;
+      const first = await takeNonces(tx, chainId, sender, inputs.length, at);
+      if (first === undefined) throw new Error(`no nonce cursor for ${sender} on ${chainId}`);
+      for (const [n, input] of inputs.entries()) {
+        const fields = {
+          nonce: first + n,
+          to: input.to,
+          data: input.data ?? "0x",
+          value: input.value ?? 0n,
+          gasLimit: input.gasLimit,
+          ...caps,
+        };
+        const signed = await signer.sign(fields);
+        const version = { chain: chainId, sender, purpose: input.purpose, ref: input.ref, generation: 0 };
+        // Another process stored this purpose first: give every nonce back by rolling back.
+        if ((await insertVersion(tx, { ...version, ...fields, ...signed }, at)) === undefined) tx.rollback();
+      }
+      return true;
     })
     .catch((error: unknown) => {
-      if (error instanceof TransactionRollbackError) return undefined;
+      if (error instanceof TransactionRollbackError) return false;
       throw error;
     });
-  const rows = await findByPurpose(ctx.db, chainId, input.purpose, input.ref);
-  const row = live(rows);
-  if (!row) throw new Error(`the outbox lost ${input.purpose} ${input.ref}`);
-  if (stored === undefined) return { created: false, transaction: row };
-  await sendRow(ctx, nonces, row);
-  return {
-    created: true,
-    transaction: live(await findByPurpose(ctx.db, chainId, input.purpose, input.ref)) ?? row,
-  };
 }
 
 export type SendOutcome = "sent" | "refused" | "failed";

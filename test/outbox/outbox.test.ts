@@ -4,7 +4,7 @@
  * one's nonce filled, and a reorganised-out one sent again with the same bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outboxTransaction, submit } from "../../src/outbox/submit.js";
+import { outboxTransaction, submit, submitMany } from "../../src/outbox/submit.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.js";
 import { evmDevnetForFile } from "../helpers/evm-devnet.js";
 import { poll } from "../helpers/poll.js";
@@ -68,6 +68,24 @@ describe("the EVM outbox", () => {
     await devnet().mine(devnet().finalityDepth + 1);
     expect((await t.pass()).final).toBe(50);
     expect((await outboxTransaction(t.ctx, "ethereum", "test_transfer", "many-0"))?.state).toBe("final");
+  }, 60_000);
+
+  it("stores a batch on consecutive nonces under one lock, idempotent per (purpose, ref)", async () => {
+    const to = randomAddress();
+    const start = await devnet().rpc<string>("eth_getTransactionCount", [t.hot, "pending"]);
+    const inputs = [1n, 2n, 3n].map((n) => transfer(`batch-${n}`, to, n));
+    const first = await submitMany(t.ctx, "ethereum", inputs);
+    expect(first.map((r) => [r.created, r.transaction.nonce])).toEqual(
+      [0, 1, 2].map((n) => [true, Number(BigInt(start)) + n]),
+    );
+    const again = await submitMany(t.ctx, "ethereum", [transfer("batch-4", to, 4n), ...inputs]);
+    expect(again.map((r) => [r.created, r.transaction.nonce])).toEqual([
+      [true, Number(BigInt(start)) + 3],
+      ...first.map((r) => [false, r.transaction.nonce]),
+    ]);
+    await devnet().mine();
+    expect((await t.pass()).landed).toBe(4);
+    expect(await balanceOf(devnet(), to)).toBe(10n);
   }, 60_000);
 
   it("replaces a transaction stuck below the market with the same nonce at a higher fee: one lands", async () => {
