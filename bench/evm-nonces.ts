@@ -139,7 +139,6 @@ async function main(): Promise<void> {
     ),
   ).then(() => (allSubmitted = performance.now() - started));
   const passes: number[] = [];
-  let first = true;
   while (seen.size < TRANSFERS) {
     const passStarted = performance.now();
     await runOutbox(ctx, "ethereum", { signers, resendAll: first });
