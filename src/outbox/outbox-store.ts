@@ -33,6 +33,7 @@ export interface OutboxRow extends NewVersion {
   blockHash: string | null;
   note: string | null;
   /** Epoch ms. */
+  createdAt: number;
   firstBroadcastAt: number | null;
   broadcastAt: number | null;
   broadcastHead: number | null;
@@ -42,6 +43,7 @@ const COLUMNS = sql.raw(`id::text AS id, chain, sender, nonce::text AS nonce, pu
   to_address, value::text AS value, data, gas_limit::text AS gas_limit,
   max_fee_per_gas::text AS max_fee, max_priority_fee_per_gas::text AS tip, raw, tx_hash, state,
   block_number::text AS block_number, block_hash, note,
+  (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at,
   (extract(epoch FROM first_broadcast_at) * 1000)::bigint::text AS first_broadcast_at,
   (extract(epoch FROM broadcast_at) * 1000)::bigint::text AS broadcast_at,
   broadcast_head::text AS broadcast_head`);
@@ -70,6 +72,7 @@ function rowOf(r: Raw): OutboxRow {
     blockNumber: num(r.block_number),
     blockHash: r.block_hash === null ? null : String(r.block_hash),
     note: r.note === null ? null : String(r.note),
+    createdAt: Number(r.created_at),
     firstBroadcastAt: num(r.first_broadcast_at),
     broadcastAt: num(r.broadcast_at),
     broadcastHead: num(r.broadcast_head),

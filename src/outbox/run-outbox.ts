@@ -39,7 +39,7 @@ export interface OutboxOptions {
   resendAll?: boolean;
   /** Told of a transaction whose nonce was filled or used by another: its purpose re-plans. */
   onDropped?: (row: OutboxRow) => Promise<void> | void;
-  /** Nonces worked on at once per sender (default 8). */
+  /** Nonces worked on at once per sender (default 16). */
   concurrency?: number;
   signal?: AbortSignal;
 }
@@ -99,7 +99,9 @@ export async function runOutbox(ctx: Context, chainId: ChainId, options: OutboxO
     const view: SenderView = { ctx, nonces, options, pass, mined, head, finalNumber: final.number, market };
     const byNonce = new Map<number, OutboxRow[]>();
     for (const row of rows) byNonce.set(row.nonce, [...(byNonce.get(row.nonce) ?? []), row]);
-    await eachLimit([...byNonce.values()], options.concurrency ?? 8, (versions) => workNonce(view, versions));
+    await eachLimit([...byNonce.values()], options.concurrency ?? 16, (versions) =>
+      workNonce(view, versions),
+    );
   }
   return pass;
 }
@@ -120,7 +122,10 @@ async function workNonce(view: SenderView, versions: OutboxRow[]): Promise<void>
   }
   const now = view.ctx.clock.now().getTime();
   const recheck = view.options.recheckAfterMs ?? 15_000;
-  if (live.state === "signed" || view.options.resendAll) return resend(view, live);
+  // A `signed` row is being sent by its submitter; one left so past the recheck wait was not.
+  if (view.options.resendAll || (live.state === "signed" && now - live.createdAt >= recheck))
+    return resend(view, live);
+  if (live.state === "signed") return;
   if (live.broadcastAt === null || now - live.broadcastAt >= recheck) {
     if (!(await view.nonces.known(live.hash))) return resend(view, live);
   }
@@ -226,7 +231,18 @@ async function supersede(
   });
   if (id === undefined) return undefined;
   const unsent = { firstBroadcastAt: null, broadcastAt: null, broadcastHead: null };
-  return { ...old, ...next, ...unsent, id, state: "signed", blockNumber: null, blockHash: null, note: null };
+  const at = ctx.clock.now().getTime();
+  return {
+    ...old,
+    ...next,
+    ...unsent,
+    id,
+    state: "signed",
+    createdAt: at,
+    blockNumber: null,
+    blockHash: null,
+    note: null,
+  };
 }
 
 async function dropped(view: SenderView, row: OutboxRow): Promise<void> {
