@@ -96,6 +96,20 @@ export async function findByPurpose(
   );
 }
 
+/** Every version of each (purpose, ref) of `keys` on `chain`, newest generation first. */
+export async function findByPurposes(
+  db: Executor,
+  chain: string,
+  keys: readonly { purpose: string; ref: string }[],
+): Promise<OutboxRow[]> {
+  if (keys.length === 0) return [];
+  const pairs = sql.join(
+    keys.map((k) => sql`(${k.purpose}, ${k.ref})`),
+    sql`, `,
+  );
+  return select(db, sql`chain = ${chain} AND (purpose, ref) IN (${pairs}) ORDER BY generation DESC, id DESC`);
+}
+
 export async function hasCursor(db: Executor, chain: string, sender: string): Promise<boolean> {
   const rows = await queryRows(
     db,
@@ -122,18 +136,26 @@ export async function takeNonces(tx: Executor, chain: string, sender: string, co
 
 /** Inserts a version; undefined when (chain, purpose, ref) already has a first signing. */
 export async function insertVersion(tx: Executor, v: NewVersion, at: Date): Promise<string | undefined> {
+  return (await insertVersions(tx, [v], at))[0];
+}
+
+/** Inserts versions in one statement; answers the ids of those stored (a conflicting one is not). */
+export async function insertVersions(tx: Executor, vs: readonly NewVersion[], at: Date): Promise<string[]> {
+  const values = vs.map(
+    (v) => sql`(${v.chain}, ${v.sender}, ${v.nonce}, ${v.purpose}, ${v.ref}, ${v.generation}, ${v.to},
+      ${v.value.toString()}, ${v.data}, ${v.gasLimit.toString()}, ${v.maxFeePerGas.toString()},
+      ${v.maxPriorityFeePerGas.toString()}, ${v.raw}, ${v.hash}, 'signed', ${at}::timestamptz, ${at}::timestamptz)`,
+  );
   const rows = await queryRows<{ id: string }>(
     tx,
     sql`INSERT INTO evm_transactions (chain, sender, nonce, purpose, ref, generation, to_address, value,
           data, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, raw, tx_hash, state, created_at,
           updated_at)
-        VALUES (${v.chain}, ${v.sender}, ${v.nonce}, ${v.purpose}, ${v.ref}, ${v.generation}, ${v.to},
-          ${v.value.toString()}, ${v.data}, ${v.gasLimit.toString()}, ${v.maxFeePerGas.toString()},
-          ${v.maxPriorityFeePerGas.toString()}, ${v.raw}, ${v.hash}, 'signed', ${at}, ${at})
+        VALUES ${sql.join(values, sql`, `)}
         ON CONFLICT (chain, purpose, ref) WHERE generation = 0 DO NOTHING
         RETURNING id::text AS id`,
   );
-  return rows[0]?.id;
+  return rows.map((r) => r.id);
 }
 
 export async function markBroadcast(db: Executor, id: string, at: Date, head: number | null) {

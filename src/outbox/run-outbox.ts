@@ -161,7 +161,7 @@ async function settle(view: SenderView, live: OutboxRow, versions: OutboxRow[]):
 }
 
 async function resend(view: SenderView, row: OutboxRow): Promise<void> {
-  const outcome = await sendRow(view.ctx, view.nonces, row);
+  const outcome = await sendRow(view.ctx, view.nonces, row, view.head);
   if (outcome === "sent") view.pass.sent++;
   // Refused while it is the sender's next nonce: every later nonce waits behind it. Fill it.
   if (outcome === "refused" && row.nonce === view.mined && row.purpose !== "gap_fill") await fill(view, row);

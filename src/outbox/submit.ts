@@ -12,9 +12,10 @@ import type { Context } from "../context.js";
 import { newCaps } from "./fees.js";
 import {
   findByPurpose,
+  findByPurposes,
   hasCursor,
   initCursor,
-  insertVersion,
+  insertVersions,
   markBroadcast,
   takeNonces,
   type OutboxRow,
@@ -101,19 +102,22 @@ export async function submitMany(
   const keyOf = (i: { purpose: string; ref: string }) => `${i.purpose}\u0000${i.ref}`;
   if (new Set(inputs.map(keyOf)).size !== inputs.length)
     throw new OutboxInputError("a batch names the same purpose and ref twice");
-  const current = async () =>
-    Promise.all(inputs.map(async (i) => live(await findByPurpose(ctx.db, chainId, i.purpose, i.ref))));
+  const current = async () => {
+    const rows = await findByPurposes(ctx.db, chainId, inputs);
+    return inputs.map((i) => live(rows.filter((r) => r.purpose === i.purpose && r.ref === i.ref)));
+  };
   const before = await current();
   const fresh = inputs.filter((_, n) => before[n] === undefined);
   if (fresh.length > 0 && !(await storeBatch(ctx, chainId, nonces, signer, fresh)))
     return submitMany(ctx, chainId, inputs, signer);
   const after = await current();
   const created = new Set(fresh.map(keyOf));
-  await Promise.all(
-    after.map((row) =>
-      row && created.has(keyOf(row)) && row.state === "signed" ? sendRow(ctx, nonces, row) : undefined,
-    ),
-  );
+  const head = await ctx.chains
+    .get(chainId)
+    ?.headNumber()
+    .catch(() => null);
+  const unsent = after.filter((row) => row && created.has(keyOf(row)) && row.state === "signed");
+  await Promise.all(unsent.map((row) => row && sendRow(ctx, nonces, row, head ?? null)));
   const final = await current();
   return inputs.map((input, n) => {
     const transaction = final[n];
@@ -139,6 +143,7 @@ async function storeBatch(
       const at = ctx.clock.now();
       const first = await takeNonces(tx, chainId, sender, inputs.length, at);
       if (first === undefined) throw new Error(`no nonce cursor for ${sender} on ${chainId}`);
+      const versions = [];
       for (const [n, input] of inputs.entries()) {
         const fields = {
           nonce: first + n,
@@ -148,11 +153,11 @@ async function storeBatch(
           gasLimit: input.gasLimit,
           ...caps,
         };
-        const signed = await signer.sign(fields);
         const version = { chain: chainId, sender, purpose: input.purpose, ref: input.ref, generation: 0 };
-        // Another process stored this purpose first: give every nonce back by rolling back.
-        if ((await insertVersion(tx, { ...version, ...fields, ...signed }, at)) === undefined) tx.rollback();
+        versions.push({ ...version, ...fields, ...(await signer.sign(fields)) });
       }
+      // Another process stored one of these purposes first: give every nonce back by rolling back.
+      if ((await insertVersions(tx, versions, at)).length < versions.length) tx.rollback();
       return true;
     })
     .catch((error: unknown) => {
@@ -168,7 +173,12 @@ export type SendOutcome = "sent" | "refused" | "failed";
  * leaves the row as it was: the outbox's pass sends it again, and fills the nonce if the node
  * never takes it. "Nonce too low" counts as sent: the pass then finds which version landed.
  */
-export async function sendRow(ctx: Context, nonces: NonceSending, row: OutboxRow): Promise<SendOutcome> {
+export async function sendRow(
+  ctx: Context,
+  nonces: NonceSending,
+  row: OutboxRow,
+  head?: number | null,
+): Promise<SendOutcome> {
   try {
     const result = await nonces.broadcast(row.raw);
     if (result.kind === "refused") {
@@ -185,10 +195,13 @@ export async function sendRow(ctx: Context, nonces: NonceSending, row: OutboxRow
     );
     return "failed";
   }
-  const head = await ctx.chains
-    .get(row.chain as ChainId)
-    ?.headNumber()
-    .catch(() => null);
-  await markBroadcast(ctx.db, row.id, ctx.clock.now(), head ?? null);
+  const at =
+    head !== undefined
+      ? head
+      : await ctx.chains
+          .get(row.chain as ChainId)
+          ?.headNumber()
+          .catch(() => null);
+  await markBroadcast(ctx.db, row.id, ctx.clock.now(), at ?? null);
   return "sent";
 }
