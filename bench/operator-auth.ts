@@ -14,22 +14,14 @@
  * PGlite in memory by default; BENCH_DATABASE_URL=postgres://... uses that database (it must be
  * empty or migrated; the bench adds one operator).
  */
-import { mkdtempSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import fastifyCookie from "@fastify/cookie";
 import Fastify from "fastify";
 import { generateSync } from "otplib";
 import { verifyAdminToken } from "../src/admin/admin-token.js";
 import { authenticateSession } from "../src/admin/sessions.js";
-import { loadConfig } from "../src/config.js";
-import { createContext } from "../src/context.js";
-import { openDatabase } from "../src/db/connection.js";
-import { migrate } from "../src/db/migrate.js";
-import { buildApp } from "../src/http/app.js";
-import { createLogger } from "../src/logger.js";
 import { getStats } from "../src/stats/get-stats.js";
+import { fmt, percentile, report, startAdminApp } from "./admin-app.js";
 
 const { values } = parseArgs({
   options: { logins: { type: "string", default: "200" }, reads: { type: "string", default: "2000" } },
@@ -37,55 +29,7 @@ const { values } = parseArgs({
 const LOGINS = Number(values.logins);
 const READS = Number(values.reads);
 
-class BenchClock {
-  private at = Date.now();
-  now(): Date {
-    return new Date(this.at);
-  }
-  advance(ms: number): void {
-    this.at += ms;
-  }
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
-function report(label: string, samples: number[]): void {
-  console.log(
-    `${label.padEnd(48)} p50 ${fmt(percentile(samples, 50))}  p99 ${fmt(percentile(samples, 99))}  max ${fmt(Math.max(...samples))}  (n=${samples.length})`,
-  );
-}
-
-const config = loadConfig({
-  NODE_ENV: "test",
-  DATA_DIR: mkdtempSync(join(tmpdir(), "sg-bench-operators-")),
-  ADMIN_PASSWORD: "bench owner password 0123",
-  SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
-  API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
-  WALLET_MNEMONIC:
-    "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-  TRON_NETWORK: "devnet",
-  TRON_NODE_URL: "http://127.0.0.1:1",
-  USDT_CONTRACT: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
-  LOG_LEVEL: "silent",
-});
-const url = process.env.BENCH_DATABASE_URL;
-const database = await openDatabase({ databaseUrl: url });
-await migrate(database);
-const clock = new BenchClock();
-const ctx = await createContext(config, { database, clock, log: createLogger({ level: "silent" }) });
-const app = await buildApp(ctx);
-await app.ready();
-console.log(
-  `database: ${url ? "PostgreSQL" : "PGlite (in memory)"}; load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
-
-let ip = 0;
-const nextIp = () => `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip++ & 255}`;
+const { config, ctx, app, clock, nextIp, close } = await startAdminApp("sg-bench-operators-");
 const cookieOf = (header: unknown) =>
   String(Array.isArray(header) ? header[0] : header).split(";")[0] as string;
 
@@ -202,5 +146,4 @@ report("  the check alone: JWT + session row", sessionOnly);
 report("  JWT verification alone", jwtOnly);
 
 await bare.close();
-await app.close();
-await database.close();
+await close();

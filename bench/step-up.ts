@@ -16,21 +16,13 @@
  * PGlite in memory by default; BENCH_DATABASE_URL=postgres://... uses that database (empty or
  * migrated; the bench adds operators).
  */
-import { mkdtempSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { generateSync } from "otplib";
 import { authenticationOptions, verifyPasskeyAssertion } from "../src/admin/passkeys.js";
 import { consumeTotpCode } from "../src/admin/totp.js";
-import { loadConfig } from "../src/config.js";
-import { createContext } from "../src/context.js";
-import { openDatabase } from "../src/db/connection.js";
-import { migrate } from "../src/db/migrate.js";
-import { buildApp } from "../src/http/app.js";
-import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
 import { SoftwarePasskey } from "../test/helpers/software-passkey.js";
+import { report as reportRow, startAdminApp } from "./admin-app.js";
 
 const { values } = parseArgs({
   options: {
@@ -43,56 +35,10 @@ const LOGINS = Number(values.logins);
 const VERIFIES = Number(values.verifies);
 const LOCKOUTS = Number(values.lockouts);
 
-class BenchClock {
-  private at = Date.now();
-  now(): Date {
-    return new Date(this.at);
-  }
-  advance(ms: number): void {
-    this.at += ms;
-  }
-}
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
-function report(label: string, samples: number[]): void {
-  console.log(
-    `${label.padEnd(52)} p50 ${fmt(percentile(samples, 50))}  p99 ${fmt(percentile(samples, 99))}  max ${fmt(Math.max(...samples))}  (n=${samples.length})`,
-  );
-}
-
-const config = loadConfig({
-  NODE_ENV: "test",
-  DATA_DIR: mkdtempSync(join(tmpdir(), "sg-bench-step-up-")),
-  ADMIN_PASSWORD: "bench owner password 0123",
-  SESSION_SECRET: "bench-session-secret-0123456789abcdef0123456789",
-  API_KEY_PEPPER: "bench-api-key-pepper-0123456789abcdef0123456789",
-  WALLET_MNEMONIC:
-    "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-  TRON_NETWORK: "devnet",
-  TRON_NODE_URL: "http://127.0.0.1:1",
-  USDT_CONTRACT: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+const report = (label: string, samples: number[]) => reportRow(label, samples, 52);
+const { config, ctx, app, clock, nextIp, close } = await startAdminApp("sg-bench-step-up-", {
   PUBLIC_BASE_URL: "https://pay.bench.example",
-  LOG_LEVEL: "silent",
 });
-const url = process.env.BENCH_DATABASE_URL;
-const database = await openDatabase({ databaseUrl: url });
-await migrate(database);
-const clock = new BenchClock();
-const ctx = await createContext(config, { database, clock, log: createLogger({ level: "silent" }) });
-const app = await buildApp(ctx);
-await app.ready();
-console.log(
-  `database: ${url ? "PostgreSQL" : "PGlite (in memory)"}; load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")}`,
-);
-
-let ip = 0;
-const nextIp = () => `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip++ & 255}`;
 const cookieOf = (reply: { statusCode: number; body: string; headers: Record<string, unknown> }) => {
   if (reply.statusCode !== 200) throw new Error(`login: ${reply.statusCode} ${reply.body}`);
   const header = reply.headers["set-cookie"];
@@ -223,5 +169,4 @@ report("5th wrong code sent -> 429 answered", toLockout);
 report("  the 5th wrong code (audit row + alert)", lockingCode);
 report("  a wrong code that does not lock, baseline", plainWrongCode);
 
-await app.close();
-await database.close();
+await close();

@@ -25,28 +25,35 @@ export async function getPayout(ctx: Context, id: string, merchantId?: string): 
   return row;
 }
 
+/** A list request as both APIs take it: `status` is one status or several separated by commas. */
 export interface PayoutListQuery {
-  merchantId?: string | undefined;
   kind?: PayoutKind | undefined;
-  status?: readonly PayoutStatus[] | undefined;
-  orderId?: string | undefined;
+  status?: string | undefined;
+  order_id?: string | undefined;
   limit: number;
   /** created_at|id of the last row of the previous page */
   cursor?: string | undefined;
 }
 
-export async function listPayouts(
+/** One page of the list in the reply shape, of one merchant's payouts or (no merchantId) of all. */
+export async function listPayouts(ctx: Context, query: PayoutListQuery, merchantId: string | undefined) {
+  const { rows, nextCursor } = await listPayoutRows(ctx, query, merchantId);
+  return { data: rows.map((row) => toPayoutReply(ctx, row)), next_cursor: nextCursor };
+}
+
+async function listPayoutRows(
   ctx: Context,
   query: PayoutListQuery,
+  merchantId: string | undefined,
 ): Promise<{ rows: PayoutRow[]; nextCursor: string | null }> {
   const where: SQL[] = [];
-  if (query.merchantId !== undefined) where.push(eq(payouts.merchantId, query.merchantId));
+  if (merchantId !== undefined) where.push(eq(payouts.merchantId, merchantId));
   if (query.kind !== undefined) where.push(eq(payouts.kind, query.kind));
   if (query.status !== undefined && query.status.length > 0)
-    where.push(inArray(payouts.status, [...query.status]));
-  if (query.orderId !== undefined) {
-    if (!isUuid(query.orderId)) return { rows: [], nextCursor: null };
-    where.push(eq(payouts.orderId, query.orderId));
+    where.push(inArray(payouts.status, query.status.split(",") as PayoutStatus[]));
+  if (query.order_id !== undefined) {
+    if (!isUuid(query.order_id)) return { rows: [], nextCursor: null };
+    where.push(eq(payouts.orderId, query.order_id));
   }
   if (query.cursor !== undefined) {
     const [at, id] = query.cursor.split("|");

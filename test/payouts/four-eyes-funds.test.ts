@@ -5,17 +5,16 @@
  * the house account's key cannot approve a payout of the strays' leftover made with it. A second
  * operator approves each.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addresses, payouts } from "../../src/db/schema.js";
+import { payouts } from "../../src/db/schema.js";
 import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { HOUSE_MERCHANT_ID } from "../../src/payouts/house-account.js";
-import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
 import { createOperatorViaApi, OPERATOR_PASSWORD, operatorCookie } from "../helpers/operators.js";
 import { approvalFactors } from "../helpers/software-passkey.js";
-import { payAndConfirm, startStrayTest, straysTo, USDT, type StrayTest } from "../strays/helpers.js";
+import { confirmedStray, startStrayTest, USDT, type StrayTest } from "../strays/helpers.js";
 
 let s: StrayTest;
 let second: string;
@@ -52,27 +51,7 @@ const statusOf = async (id: string) =>
   (await s.t.ctx.db.select().from(payouts).where(eq(payouts.id, id)))[0]?.status;
 
 /** A confirmed stray transfer of `micro` to a pool address no order holds. */
-async function stray(micro: bigint): Promise<{ id: string; txHash: string }> {
-  await fillAddressPool(s.t.ctx);
-  const [spare] = await s.t.ctx.db
-    .select()
-    .from(addresses)
-    .where(
-      and(
-        eq(addresses.status, "free"),
-        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
-      ),
-    )
-    .orderBy(desc(addresses.derivationIndex))
-    .limit(1);
-  if (!spare) throw new Error("no free address in the pool");
-  const txHash = await payAndConfirm(s.t, spare.address, micro);
-  const [row] = await straysTo(s.t, spare.address);
-  if (!row || row.status !== "confirmed")
-    throw new Error(`the stray was not confirmed: ${JSON.stringify(row)}`);
-  return { id: row.id, txHash };
-}
-
+const stray = (micro: bigint) => confirmedStray(s.t, micro);
 const payer = async () => (await TronWeb.createAccount()).address.base58 as string;
 
 describe("four eyes through attached funds", () => {

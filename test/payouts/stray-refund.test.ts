@@ -7,20 +7,26 @@
  * code; the hot wallet sends it; the recipient's balance rises by exactly the amount; check-ledger
  * and check-rollups are clean. PGlite or PostgreSQL (TEST_DATABASE_URL).
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addresses, payouts, strayTransfers } from "../../src/db/schema.js";
+import { payouts, strayTransfers } from "../../src/db/schema.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { getMerchantBalance } from "../../src/ledger/post-ledger.js";
 import { HOUSE_MERCHANT_ID } from "../../src/payouts/house-account.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
-import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { createOperatorViaApi, enrolTotp, operatorCookie, totpAt } from "../helpers/operators.js";
 import { SOLIDIFY_AFTER } from "../chain/helpers.js";
-import { payAndConfirm, startStrayTest, straysTo, USDT, type StrayTest } from "../strays/helpers.js";
+import {
+  payAndConfirm,
+  spareAddress,
+  startStrayTest,
+  straysTo,
+  USDT,
+  type StrayTest,
+} from "../strays/helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 
 let s: StrayTest;
@@ -42,23 +48,6 @@ beforeAll(async () => {
   s.t.clock.advance(31_000); // the enrolment's code is spent
 }, 180_000);
 afterAll(() => s?.close());
-
-async function spareAddress(): Promise<string> {
-  await fillAddressPool(s.t.ctx);
-  const [spare] = await s.t.ctx.db
-    .select()
-    .from(addresses)
-    .where(
-      and(
-        eq(addresses.status, "free"),
-        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
-      ),
-    )
-    .orderBy(desc(addresses.derivationIndex))
-    .limit(1);
-  if (!spare) throw new Error("no free address in the pool");
-  return spare.address;
-}
 
 const refund = (id: string, cookie: string, payload: Record<string, unknown>) =>
   s.app.inject({
@@ -82,7 +71,7 @@ async function books() {
 
 describe("refund of a stray transfer", () => {
   it("resolves the stray, is approved by a second operator with TOTP, and pays exactly the amount once", async () => {
-    const address = await spareAddress();
+    const address = await spareAddress(s.t);
     await payAndConfirm(s.t, address, 7n * USDT);
     const [stray] = await straysTo(s.t, address);
     if (!stray) throw new Error("the stray transfer was not recorded");

@@ -9,17 +9,16 @@
  *    may carry it); after SWEEP_MIN_USDT is lowered, retry-sweep sweeps it and the address is
  *    freed.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { createContext } from "../../src/context.js";
-import { addresses, auditLog } from "../../src/db/schema.js";
+import { auditLog } from "../../src/db/schema.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { retryStraySweep } from "../../src/strays/retry-stray-sweep.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
 import { SWEEP_MAX_ATTEMPTS } from "../../src/sweeps/sweep-plan.js";
-import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { releaseAddresses } from "../../src/wallet/release-addresses.js";
 import { buildApp } from "../../src/http/app.js";
 import { adminCookie } from "../helpers/admin.js";
@@ -30,6 +29,7 @@ import {
   addressSettlement,
   payAndConfirm,
   QUARANTINE_S,
+  spareAddress,
   straysTo,
   sweepAll,
   USDT,
@@ -76,24 +76,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A free address of the pool that never received a stray (the pool filler derived it). */
-async function spareAddress(): Promise<string> {
-  await fillAddressPool(t.ctx);
-  const [spare] = await t.ctx.db
-    .select()
-    .from(addresses)
-    .where(
-      and(
-        eq(addresses.status, "free"),
-        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
-      ),
-    )
-    .orderBy(desc(addresses.derivationIndex))
-    .limit(1);
-  if (!spare) throw new Error("no free address in the pool");
-  return spare.address;
-}
-
 const retry = (id: string, cookie: string) =>
   app.inject({
     method: "POST",
@@ -109,7 +91,7 @@ async function coldTransfers(): Promise<string[]> {
 
 describe("retry-sweep of a stray's address", () => {
   it("re-queues a failed sweep, which then moves the stray's amount to the cold wallet once", async () => {
-    const address = await spareAddress();
+    const address = await spareAddress(t);
     await payAndConfirm(t, address, 5n * USDT);
     const [stray] = await straysTo(t, address);
     if (!stray) throw new Error("stray not recorded");
@@ -190,7 +172,7 @@ describe("retry-sweep of a stray's address", () => {
   }, 240_000);
 
   it("leaves dust below SWEEP_MIN_USDT on its address, out of the pool, until a retry after lowering the minimum", async () => {
-    const address = await spareAddress();
+    const address = await spareAddress(t);
     const coldBefore = await usdtBalance(t.devnet, cold);
     const coldTransfersBefore = (await coldTransfers()).length;
     await payAndConfirm(t, address, USDT / 2n);

@@ -3,13 +3,14 @@
  * sweeping on (a funded hot wallet, a cold wallet), the real app on the same context for the admin
  * and merchant APIs, and helpers to read the books.
  */
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { TronWeb } from "tronweb";
 import { addresses, settlements, strayTransfers } from "../../src/db/schema.js";
 import { buildApp } from "../../src/http/app.js";
 import { transitionOrder } from "../../src/orders/transitions.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
+import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { adminCookie } from "../helpers/admin.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 
@@ -102,4 +103,32 @@ export async function payAndConfirm(t: ChainTest, to: string, micro: bigint): Pr
   t.mine(1);
   await t.finalize();
   return txid;
+}
+
+/** A free address of the pool that never received a stray (the pool filler derives it if need be). */
+export async function spareAddress(t: ChainTest): Promise<string> {
+  await fillAddressPool(t.ctx);
+  const [spare] = await t.ctx.db
+    .select()
+    .from(addresses)
+    .where(
+      and(
+        eq(addresses.status, "free"),
+        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
+      ),
+    )
+    .orderBy(desc(addresses.derivationIndex))
+    .limit(1);
+  if (!spare) throw new Error("no free address in the pool");
+  return spare.address;
+}
+
+/** A confirmed stray transfer of `micro` to a spare pool address. */
+export async function confirmedStray(t: ChainTest, micro: bigint): Promise<{ id: string; txHash: string }> {
+  const address = await spareAddress(t);
+  const txHash = await payAndConfirm(t, address, micro);
+  const [row] = await straysTo(t, address);
+  if (!row || row.status !== "confirmed")
+    throw new Error(`the stray was not confirmed: ${JSON.stringify(row)}`);
+  return { id: row.id, txHash };
 }

@@ -15,14 +15,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.js";
 import type { NodePool } from "../../src/chain/node-pool.js";
-import { addresses, settlements, strayTransfers, sweepCosts } from "../../src/db/schema.js";
+import { strayTransfers, sweepCosts } from "../../src/db/schema.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
 import { runDueSweeps } from "../../src/sweeps/run-sweeps.js";
-import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { chainTransfers, type ChainTest } from "../chain/helpers.js";
 import {
   delegatedEnergyStake,
@@ -33,6 +32,7 @@ import {
   startWalletChainTest,
   trxBalance,
 } from "./delegate-helpers.js";
+import { addressSettlement, spareAddress } from "../strays/helpers.js";
 import { usdtBalance } from "../helpers/usdt.js";
 import { poll } from "../helpers/poll.js";
 
@@ -60,36 +60,15 @@ const orderTarget = (order: { id: string; address: string }): Target => ({
 
 /** USDT paid to a free pool address no order ever held: a stray, recorded and confirmed. */
 async function strayTarget(micro: bigint): Promise<Target> {
-  await fillAddressPool(t.ctx);
-  const [spare] = await t.ctx.db
-    .select()
-    .from(addresses)
-    .where(
-      and(
-        eq(addresses.status, "free"),
-        sql`NOT EXISTS (SELECT 1 FROM stray_transfers st WHERE st.address_id = ${addresses.id})`,
-      ),
-    )
-    .orderBy(desc(addresses.derivationIndex))
-    .limit(1);
-  if (!spare) throw new Error("no free address in the pool");
-  const txid = await t.pay(spare.address, micro);
+  const address = await spareAddress(t);
+  const txid = await t.pay(address, micro);
   t.mine(1);
   await t.finalize();
-  const recorded = await t.ctx.db
-    .select()
-    .from(strayTransfers)
-    .where(eq(strayTransfers.toAddress, spare.address));
+  const recorded = await t.ctx.db.select().from(strayTransfers).where(eq(strayTransfers.toAddress, address));
   expect(recorded).toEqual([expect.objectContaining({ txHash: txid, amount: micro, status: "confirmed" })]);
   return {
-    address: spare.address,
-    settlement: async () => {
-      const [row] = await t.ctx.db
-        .select()
-        .from(settlements)
-        .where(and(eq(settlements.address, spare.address), isNull(settlements.orderId)));
-      return row;
-    },
+    address,
+    settlement: () => addressSettlement(t, address),
   };
 }
 

@@ -10,7 +10,7 @@ import { createRefund } from "../../../payouts/create-payout.js";
 import { createStrayRefund } from "../../../payouts/stray-refund.js";
 import { decidePayout, type PayoutDecision } from "../../../payouts/decide-payout.js";
 import { retryPayoutWebhook } from "../../../payouts/payout-webhooks.js";
-import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
+import type { PayoutActor } from "../../../payouts/payout-types.js";
 import { readPayoutFloat } from "../../../payouts/read-float.js";
 import { getAdminPayoutDetail } from "../../../payouts/admin-payout-detail.js";
 import { listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
@@ -37,18 +37,7 @@ export const adminPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async 
   app.get(
     "/api/v1/admin/payouts",
     { schema: adminListPayoutsSchema, config: { permission: "payouts.read" } },
-    async (request) => {
-      const q = request.query;
-      const { rows, nextCursor } = await listPayouts(request.ctx, {
-        merchantId: q.merchant_id,
-        kind: q.kind,
-        status: q.status?.split(",") as PayoutStatus[] | undefined,
-        orderId: q.order_id,
-        limit: q.limit,
-        cursor: q.cursor,
-      });
-      return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
-    },
+    async (request) => listPayouts(request.ctx, request.query, request.query.merchant_id),
   );
 
   app.get(

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { auditOriginOf } from "../../audit-context.js";
 import type { Context } from "../../../context.js";
 import { createPayout, createRefund } from "../../../payouts/create-payout.js";
-import type { PayoutActor, PayoutStatus } from "../../../payouts/payout-types.js";
+import type { PayoutActor } from "../../../payouts/payout-types.js";
 import { getPayout, listPayouts, toPayoutReply } from "../../../payouts/read-payouts.js";
 import { claimUrl } from "../../../payouts/refund-claim.js";
 import { requireMerchant } from "../../plugins/merchant-auth.js";
@@ -45,18 +45,9 @@ export const merchantPayoutRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asy
     toPayoutReply(request.ctx, await getPayout(request.ctx, request.params.id, requireMerchant(request).id)),
   );
 
-  app.get("/api/v1/payouts", { schema: listPayoutsSchema }, async (request) => {
-    const q = request.query;
-    const { rows, nextCursor } = await listPayouts(request.ctx, {
-      merchantId: requireMerchant(request).id,
-      kind: q.kind,
-      status: q.status?.split(",") as PayoutStatus[] | undefined,
-      orderId: q.order_id,
-      limit: q.limit,
-      cursor: q.cursor,
-    });
-    return { data: rows.map((row) => toPayoutReply(request.ctx, row)), next_cursor: nextCursor };
-  });
+  app.get("/api/v1/payouts", { schema: listPayoutsSchema }, async (request) =>
+    listPayouts(request.ctx, request.query, requireMerchant(request).id),
+  );
 
   app.post("/api/v1/payments/:id/refunds", { schema: createRefundSchema }, async (request, reply) => {
     const merchant = requireMerchant(request);
