@@ -132,6 +132,9 @@ interface ModeResult {
   check_ledger_process_ms: number;
   check_ledger_exit: number;
   check_ledger_output: string;
+  approvals_ms: number;
+  /** Per tenth in approval order: last approval (s after the first), longest approval -> sent, sent -> completed. */
+  tenths: string[];
   /** The three slowest payouts: each event and transaction, in ms after the approval. */
   slowest: string[];
   staked?: { energy_trx: string; bandwidth_trx: string } | undefined;
@@ -257,6 +260,7 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
   const approveStart = Date.now();
   const approver = { kind: "operator" as const, id: "bench-approver", label: "bench approver" };
   for (const id of ids) await decidePayout(ctx, { id, decision: "approve", actor: approver });
+  const approvalsMs = Date.now() - approveStart;
 
   const state = async () =>
     queryRows<{ status: string; n: string }>(
@@ -329,6 +333,21 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
         ORDER BY coalesce(p.completed_at, p.failed_at) - p.approved_at DESC NULLS FIRST LIMIT 3`,
   );
 
+  // The sender's pace beside the approvals': per tenth of the payouts in approval order, when the
+  // last was approved, the longest wait from approval to its first signed transaction, and the
+  // longest from that to completed (the chain's part).
+  const tenths = await queryRows<{ tenth: number; approved_s: string; to_send_s: string; to_done_s: string }>(
+    ctx.db,
+    sql`SELECT tenth, round(max(approved), 1)::text AS approved_s, round(max(to_send), 1)::text AS to_send_s,
+               round(max(to_done), 1)::text AS to_done_s
+        FROM (SELECT ntile(10) OVER (ORDER BY p.approved_at) AS tenth,
+                     extract(epoch FROM p.approved_at - min(p.approved_at) OVER ()) AS approved,
+                     extract(epoch FROM p.sent_at - p.approved_at) AS to_send,
+                     extract(epoch FROM p.completed_at - p.sent_at) AS to_done
+              FROM payouts p WHERE p.approved_at IS NOT NULL) t
+        GROUP BY tenth ORDER BY tenth`,
+  );
+
   // check-ledger with the CLI, as an operator would (the workers still run: PostgreSQL).
   const checkStarted = performance.now();
   const checked = await run(process.execPath, ["--import", "tsx", "src/main.ts", "check-ledger"], {
@@ -362,6 +381,11 @@ async function runMode(mode: "burn" | "delegate", count: number): Promise<ModeRe
     check_ledger_process_ms: checkProcessMs,
     check_ledger_exit: checked.code,
     check_ledger_output: checked.out.trim().split("\n").slice(-3).join(" | "),
+    approvals_ms: approvalsMs,
+    tenths: tenths.map(
+      (t) =>
+        `${t.tenth}: approved by +${t.approved_s} s, to sent <= ${t.to_send_s} s, sent to completed <= ${t.to_done_s} s`,
+    ),
     slowest: slowest.map((r) => `${r.latency} ms: ${r.steps} (last_error: ${r.last_error ?? "none"})`),
     staked,
   };

@@ -1,20 +1,20 @@
 /**
  * The payout sender's reads and writes: the claim under a lease, the round's rows with their live
- * transactions, the store of a signed transaction before its broadcast, the release that schedules
- * the next look (with what the sender learnt of the transaction, in one statement), and the end of
- * a payout once its transaction is solidified. Every write after the claim is guarded by the lease,
- * and every change of a payout's status goes through transitionPayout.
+ * transactions, the store of a round's signed transactions before their broadcast (one database
+ * transaction for the round), and the end of a payout once its transaction is solidified. The
+ * release that ends a round is payout-release.ts. Every write after the claim is guarded by the
+ * lease, and every change of a payout's status goes through transitionPayout (or, for a round's
+ * move to `sending`, its batch form transitionToSending).
  */
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { payouts } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
-import { SEEN_AGAIN } from "../sweeps/missing-sightings.js";
 import type { PayoutRow } from "./payout-types.js";
-import { transitionPayout } from "./transition-payout.js";
+import { transitionPayout, transitionToSending } from "./transition-payout.js";
 
 /** A payout's live (signed or sent) transaction; a unique index allows one per payout. */
 export interface LiveTx extends Record<string, unknown> {
@@ -90,102 +90,81 @@ export async function loadClaimed(ctx: Context, ids: string[], owner: string): P
     .map((row) => ({ row, live: byPayout.get(row.id) }));
 }
 
-/** What the sender learnt of a live transaction, written with the release. */
-export type TxNote =
-  | { kind: "sent"; txHash: string }
-  | { kind: "seen"; txHash: string; block: number }
-  | { kind: "dropped"; txHash: string };
-
-function noteSql(ctx: Context, note: TxNote): SQL {
-  if (note.kind === "sent") {
-    return sql`UPDATE payout_transactions SET state = 'sent' WHERE tx_hash = ${note.txHash} AND state = 'signed'`;
-  }
-  // Seen in a block now (included_at kept from the first sighting), or in none (a fork dropped it).
-  return note.kind === "seen"
-    ? sql`UPDATE payout_transactions SET state = 'sent', block_number = ${note.block}, ${SEEN_AGAIN},
-            included_at = coalesce(included_at, ${ctx.clock.now().toISOString()}::timestamptz)
-          WHERE tx_hash = ${note.txHash} AND state IN ('signed', 'sent')`
-    : sql`UPDATE payout_transactions SET state = 'sent', block_number = NULL, included_at = NULL
-          WHERE tx_hash = ${note.txHash} AND state IN ('signed', 'sent')`;
-}
-
-export interface Release {
+/** A signed transaction to store for a payout of the round. */
+export interface ToStore {
   id: string;
-  delayMs: number;
-  /** last_error to write (unchanged when undefined) */
-  lastError?: string;
-  /** why the payout waits (payout-float.ts), or null */
-  waitReason?: "float_low" | null;
-  tx?: TxNote;
+  signed: TransactionJson;
 }
 
 /**
- * Gives the leases back and schedules each payout's next look, with what the sender learnt of its
- * transaction: one statement per payout, each its own commit (a payout's note and release are never
- * split).
- */
-export async function releasePayout(ctx: Context, owner: string, release: Release): Promise<void> {
-  const next = new Date(ctx.clock.now().getTime() + release.delayMs);
-  await ctx.db.execute(
-    sql`${release.tx ? sql`WITH tx AS (${noteSql(ctx, release.tx)}) ` : sql``}
-        UPDATE payouts SET lease_owner = NULL, lease_expires_at = NULL,
-          next_attempt_at = ${next.toISOString()}::timestamptz, wait_reason = ${release.waitReason ?? null}
-          ${release.lastError === undefined ? sql`` : sql`, last_error = ${release.lastError.slice(0, 500)}`}
-        WHERE id = ${release.id}::uuid AND lease_owner = ${owner}`,
-  );
-}
-
-/**
- * Stores the signed transaction and moves the payout to `sending` (or records it signed again), in
- * one transaction, only while this worker still holds the lease and no other transaction of the
- * payout is live (the unique index refuses a second one). Returns the attempt number, 0 when it
- * lost the payout, or "duplicate" when the very same transaction (another payout's, same bytes) is
- * stored already.
+ * Stores a round's signed transactions and moves their payouts to `sending` (or records them signed
+ * again), in one database transaction, before any of them is broadcast; only the payouts this
+ * worker still holds (its lease, approved or sending) with no other live transaction (the unique
+ * index refuses a second one). Per payout: the attempt number, 0 when it lost the payout, or
+ * "duplicate" when the very same transaction (another payout's, same bytes) is stored already.
  */
 export async function storeSigned(
   ctx: Context,
   owner: string,
-  id: string,
-  signed: TransactionJson,
-): Promise<number | "duplicate"> {
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      const [locked] = await tx.select().from(payouts).where(eq(payouts.id, id)).for("update");
-      if (
-        !locked ||
-        locked.leaseOwner !== owner ||
-        (locked.status !== "approved" && locked.status !== "sending")
-      ) {
-        return 0;
-      }
-      const attempt = locked.attempts + 1;
-      const now = ctx.clock.now();
-      await tx.execute(
-        sql`INSERT INTO payout_transactions (tx_hash, payout_id, attempt, signed, expiration_ms, mode, state, created_at)
-            VALUES (${signed.txID}, ${id}::uuid, ${attempt}, ${JSON.stringify(signed)}::jsonb,
-                    ${signed.raw_data.expiration}, ${ctx.config.sweepMode}, 'signed', ${now.toISOString()}::timestamptz)`,
-      );
-      const first = locked.status === "approved";
-      await transitionPayout(ctx, tx, {
-        payout: locked,
-        to: "sending",
-        event: `${locked.kind}_${first ? "sending" : "resigned"}`,
-        payload: { tx_hash: signed.txID, attempt },
-        patch: {
-          attempts: attempt,
-          txHash: signed.txID,
-          lastError: null,
-          waitReason: null,
-          ...(first ? { sentAt: now } : {}),
-        },
-      });
-      return attempt;
+  batch: readonly ToStore[],
+): Promise<Map<string, number | "duplicate">> {
+  const result = new Map<string, number | "duplicate">(batch.map((b) => [b.id, 0]));
+  if (batch.length === 0) return result;
+  await ctx.db.transaction(async (tx) => {
+    const locked = await tx
+      .select()
+      .from(payouts)
+      .where(inArray(payouts.id, [...result.keys()]))
+      .orderBy(payouts.id)
+      .for("update");
+    const held = new Map(
+      locked
+        .filter((row) => row.leaseOwner === owner && (row.status === "approved" || row.status === "sending"))
+        .map((row) => [row.id, row]),
+    );
+    const rows = batch.flatMap(({ id, signed }) => {
+      const payout = held.get(id);
+      return payout ? [{ payout, signed, attempt: payout.attempts + 1 }] : [];
     });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; constraint?: string } }).cause;
-    if (cause?.code === "23505") return cause.constraint === "payout_transactions_pkey" ? "duplicate" : 0;
-    throw error;
-  }
+    if (rows.length === 0) return;
+    const now = ctx.clock.now().toISOString();
+    const inserted = await queryRows<{ tx_hash: string }>(
+      tx,
+      sql`INSERT INTO payout_transactions (tx_hash, payout_id, attempt, signed, expiration_ms, mode, state, created_at)
+          VALUES ${sql.join(
+            rows.map(
+              ({ payout, signed, attempt }) =>
+                sql`(${signed.txID}, ${payout.id}::uuid, ${attempt}, ${JSON.stringify(signed)}::jsonb,
+                     ${signed.raw_data.expiration}, ${ctx.config.sweepMode}, 'signed', ${now}::timestamptz)`,
+            ),
+            sql`, `,
+          )}
+          ON CONFLICT DO NOTHING
+          RETURNING tx_hash`,
+    );
+    const stored = new Set(inserted.map((r) => r.tx_hash));
+    const refused = rows.filter((r) => !stored.has(r.signed.txID));
+    if (refused.length > 0) {
+      // Refused by the primary key (the same bytes stored already) or by the one-live index (lost).
+      const taken = await queryRows<{ tx_hash: string }>(
+        tx,
+        sql`SELECT tx_hash FROM payout_transactions WHERE tx_hash IN (${sql.join(
+          refused.map((r) => sql`${r.signed.txID}`),
+          sql`, `,
+        )})`,
+      );
+      const duplicates = new Set(taken.map((r) => r.tx_hash));
+      for (const r of refused) if (duplicates.has(r.signed.txID)) result.set(r.payout.id, "duplicate");
+    }
+    const sending = rows.filter((r) => stored.has(r.signed.txID));
+    await transitionToSending(
+      ctx,
+      tx,
+      sending.map(({ payout, signed, attempt }) => ({ payout, txHash: signed.txID, attempt })),
+    );
+    for (const r of sending) result.set(r.payout.id, r.attempt);
+  });
+  return result;
 }
 
 /** Marks a live transaction expired: it can never land, so the next round signs a new one. */

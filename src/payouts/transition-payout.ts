@@ -8,9 +8,10 @@
  *   completed                     -> payout_settled  (-reserved, +paid_out)
  * and, when the payout was created with a callback_url, the refund.* / payout.* webhook.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
+import { queryRows } from "../db/query-rows.js";
 import { payoutEvents, payouts } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -109,4 +110,65 @@ export async function reservePayout(tx: Executor, row: PayoutRow, at: Date): Pro
       { account: "reserved", amount: row.amount },
     ],
   });
+}
+
+/** A payout of a send round moving to `sending` with the transaction just stored for it. */
+export interface SendingTransition {
+  payout: PayoutRow;
+  txHash: string;
+  attempt: number;
+}
+
+/**
+ * transitionPayout for the one change a send round makes in bulk: approved (first signature) or
+ * sending (signed again) -> sending, with its `<kind>_sending` or `<kind>_resigned` event. The same
+ * table check and compare-and-set, in one UPDATE and one INSERT for the whole batch; this
+ * transition posts no ledger entry and sends no webhook.
+ */
+export async function transitionToSending(
+  ctx: Context,
+  tx: Executor,
+  batch: readonly SendingTransition[],
+): Promise<void> {
+  if (batch.length === 0) return;
+  for (const { payout } of batch) {
+    if (payout.status !== "sending" && !PAYOUT_TRANSITIONS[payout.status].includes("sending")) {
+      throw new AppError(
+        "INVALID_STATE",
+        `a ${payout.kind} in status ${payout.status} cannot become sending`,
+      );
+    }
+  }
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const rows = sql.join(
+    batch.map(
+      (b) => sql`(${b.payout.id}::uuid, ${b.payout.status}::text, ${b.attempt}::int, ${b.txHash}::text)`,
+    ),
+    sql`, `,
+  );
+  const updated = await queryRows<{ id: string }>(
+    tx,
+    sql`UPDATE payouts p SET status = 'sending', updated_at = ${at}::timestamptz, attempts = v.attempt,
+          tx_hash = v.tx_hash, last_error = NULL, wait_reason = NULL,
+          sent_at = CASE WHEN p.status = 'approved' THEN ${at}::timestamptz ELSE p.sent_at END
+        FROM (VALUES ${rows}) AS v(id, from_status, attempt, tx_hash)
+        WHERE p.id = v.id AND p.status::text = v.from_status
+        RETURNING p.id::text AS id`,
+  );
+  if (updated.length !== batch.length) {
+    throw new AppError("INVALID_STATE", "a payout of the round changed meanwhile; reload it");
+  }
+  await tx.insert(payoutEvents).values(
+    batch.map(({ payout, txHash, attempt }) => ({
+      id: newId(now.getTime()),
+      payoutId: payout.id,
+      eventType: `${payout.kind}_${payout.status === "approved" ? "sending" : "resigned"}`,
+      fromStatus: payout.status,
+      toStatus: "sending",
+      actor: null,
+      payload: { tx_hash: txHash, attempt },
+      createdAt: now,
+    })),
+  );
 }

@@ -6,7 +6,10 @@ import type { Context } from "../context.js";
 import { runDuePayouts } from "../payouts/send-payouts.js";
 import { startLoop, type Loop } from "./loop.js";
 
-/** Payouts one round claims; a full round runs the next at once. */
+/**
+ * Payouts one round claims. A round that claimed any runs the next at once: more may be due by its
+ * end (approvals, looks scheduled by earlier rounds); only an empty round waits.
+ */
 const PAYOUT_ROUND = 50;
 
 export function startPayoutLoops(ctx: Context): Loop[] {
@@ -15,7 +18,7 @@ export function startPayoutLoops(ctx: Context): Loop[] {
       name: "payout-sender",
       log: ctx.log,
       intervalMs: 2_000,
-      task: async () => (await runDuePayouts(ctx, { limit: PAYOUT_ROUND })).claimed === PAYOUT_ROUND,
+      task: async () => (await runDuePayouts(ctx, { limit: PAYOUT_ROUND })).claimed > 0,
     }),
   ];
 }
