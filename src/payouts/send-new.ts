@@ -16,11 +16,11 @@ import type { PayoutRow } from "./payout-types.js";
 /** How soon to look again at a transaction on its way to the solidified chain (at the least). */
 export const PAYOUT_WAIT_MS = 3_000;
 /**
- * Payouts of one round advanced at once. A send is mostly waiting (the node, and the commit of the
- * stored transaction before its broadcast), so several at a time keep a worker busy; each payout's
- * own steps stay in order, and the float check reserves synchronously (see signNew).
+ * Payouts of one round advanced at once in each phase (looks, signatures, broadcasts): a round is
+ * mostly waiting on the node, so as many at a time as the node client has connections; each
+ * payout's own steps stay in order, and the float check reserves synchronously (see signNew).
  */
-export const PAYOUT_SEND_CONCURRENCY = 10;
+export const PAYOUT_SEND_CONCURRENCY = 16;
 /** How long a payout waits when the float is short before it checks again. */
 export const PAYOUT_FLOAT_WAIT_MS = 30_000;
 /** Back-off after a node error. */
