@@ -1870,7 +1870,14 @@ export interface operations {
                         /** @enum {string} */
                         chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
+                        /** @description the chain as people name it: "TRON", "Ethereum", "BNB Smart Chain" */
+                        chain_name: string;
+                        /** @description the token standard on that chain: "TRC20", "ERC-20", "BEP-20" */
+                        token_standard: string;
+                        /** @description the deposit address, in the chain's display form (EVM: EIP-55) */
                         address: string;
+                        /** @description what the payer's wallet scans to pay what is still owed: the address on TRON, an EIP-681 transfer request (ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<token units>) on EVM chains; null while the order takes no payment */
+                        payment_uri: string | null;
                         tx_hash: string | null;
                         confirmations: number;
                         confirmations_required: number;
