@@ -9767,7 +9767,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -19575,7 +19576,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -19954,7 +19956,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -20333,7 +20336,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;

@@ -95,7 +95,7 @@ export const adminOrderDetailReply = z.object({
     address: z.string(),
     amount_expected: z.string(),
     amount_received: z.string(),
-    currency: z.string(),
+    currency: z.enum(CURRENCIES),
     chain: z.enum(CHAIN_IDS),
     network: z.string(),
     status: z.enum(ORDER_STATUSES),
