@@ -4,7 +4,7 @@
  * (@stablegate/sdk/api-types), and the contract tests (test/contract) check every reply against
  * the OpenAPI document.
  */
-import type { ChainId } from "../chains/chain-types.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { OrderStatus } from "../orders/order-statuses.js";
 
 /** SPEC.md 2.2. */
@@ -18,6 +18,7 @@ export interface AdminOrderSummary {
   amount_received: string;
   /** The chain the order is paid on. */
   chain: ChainId;
+  currency: Currency;
   status: OrderStatus;
   tx_hash: string | null;
   created_at: string;
@@ -158,5 +159,26 @@ export interface AdminChainStatus {
   scanner_lag_blocks: number | null;
   /** ALERT_SCANNER_LAG_BLOCKS. */
   scanner_lag_alert_blocks: number;
+  nodes: AdminChainNode[];
+  /** Every enabled chain, the primary first. */
+  chains: AdminChainEntry[];
+}
+
+/** One enabled chain on the dashboard. */
+export interface AdminChainEntry {
+  chain: ChainId;
+  /** "Ethereum", "TRON". */
+  chain_name: string;
+  network: string;
+  currencies: Currency[];
+  source: "scanner" | "this process";
+  head: number | null;
+  /** The newest final block; null while unknown. */
+  finalized: number | null;
+  /** head - finalized. */
+  finality_lag_blocks: number | null;
+  /** null where the chain has no scanned position. */
+  scanned: number | null;
+  scanner_lag_blocks: number | null;
   nodes: AdminChainNode[];
 }

@@ -49,7 +49,7 @@ async function fireCondition(ctx: Context, reading: ConditionReading): Promise<b
     const rows = await queryRows<{ id: string }>(
       tx,
       sql`INSERT INTO alerts (id, alert, key, kind, severity, state, text, details, fired_at)
-          VALUES (${id}, ${reading.alert}, ${reading.alert}, 'condition', ${reading.severity}, 'firing',
+          VALUES (${id}, ${reading.alert}, ${reading.key}, 'condition', ${reading.severity}, 'firing',
                   ${reading.text}, ${JSON.stringify(reading.details)}::jsonb, ${now.toISOString()}::timestamptz)
           ON CONFLICT (key) WHERE kind = 'condition' AND state = 'firing' DO NOTHING
           RETURNING id`,
@@ -74,7 +74,7 @@ async function resolveCondition(ctx: Context, reading: ConditionReading): Promis
     const rows = await queryRows<{ id: string; severity: Severity }>(
       tx,
       sql`UPDATE alerts SET state = 'resolved', resolved_at = ${now.toISOString()}::timestamptz
-          WHERE key = ${reading.alert} AND kind = 'condition' AND state = 'firing'
+          WHERE key = ${reading.key} AND kind = 'condition' AND state = 'firing'
           RETURNING id, severity`,
     );
     const row = rows[0];

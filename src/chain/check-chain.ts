@@ -8,8 +8,9 @@
  */
 import type { Context } from "../context.js";
 import { localSlot } from "../local-state.js";
-import { readCursor } from "./cursor.js";
-import type { NodeState } from "../chains/chain.js";
+import { readCursor, type BlockRef } from "./cursor.js";
+import type { Chain, NodeState } from "../chains/chain.js";
+import type { ChainId } from "../chains/chain-types.js";
 
 export const MAX_HEALTHY_LAG = 20;
 const HEAD_MAX_AGE_MS = 2000;
@@ -47,25 +48,39 @@ interface Probe {
   head: number | null;
 }
 
-// The last probe of this process, and the one under way (concurrent health checks share it).
-const headProbe = localSlot("node head probe", (): { last?: Probe; inFlight?: Promise<Probe> } => ({}));
+// Per chain, the last probe of this process and the one under way (concurrent checks share it).
+const headProbes = localSlot(
+  "node head probes",
+  () => new Map<ChainId, { last?: Probe; inFlight?: Promise<Probe> }>(),
+);
 
-async function nodeHead(ctx: Context): Promise<number | null> {
-  const observed = ctx.chains.primary.lastHead();
+/**
+ * The block the chain's scanner has applied up to. The scanner cursor (cursor.ts) is the primary
+ * chain's; a chain without a cursor of its own has no scanned position (undefined).
+ */
+export async function readScanned(ctx: Context, chain: Chain): Promise<BlockRef | undefined> {
+  return chain === ctx.chains.primary ? readCursor(ctx) : undefined;
+}
+
+/** The chain's head: seen by this process within ~2 s, else one bounded call (null if none answers). */
+export async function nodeHead(ctx: Context, chain: Chain): Promise<number | null> {
+  const observed = chain.lastHead();
   const now = ctx.clock.now().getTime();
   if (observed && now - observed.at <= HEAD_MAX_AGE_MS) return observed.number;
-  const cache = ctx.local.get(headProbe);
+  const probes = ctx.local.get(headProbes);
+  let cache = probes.get(chain.id);
+  if (!cache) probes.set(chain.id, (cache = {}));
   if (cache.last && now - cache.last.at <= HEAD_MAX_AGE_MS) return cache.last.head;
   cache.inFlight ??= (async (): Promise<Probe> => {
     let timer: NodeJS.Timeout | undefined;
     try {
       const head = await Promise.race([
-        ctx.chains.primary.headNumber(),
+        chain.headNumber(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error("timeout")), HEAD_TIMEOUT_MS);
         }),
       ]);
-      ctx.chains.primary.observeHead(head);
+      chain.observeHead(head);
       return { at: ctx.clock.now().getTime(), head };
     } catch {
       return { at: ctx.clock.now().getTime(), head: null };
@@ -73,18 +88,24 @@ async function nodeHead(ctx: Context): Promise<number | null> {
       clearTimeout(timer);
     }
   })().then((probe) => {
-    cache.last = probe;
-    cache.inFlight = undefined;
+    const slot = probes.get(chain.id);
+    if (slot) {
+      slot.last = probe;
+      slot.inFlight = undefined;
+    }
     return probe;
   });
   return (await cache.inFlight).head;
 }
 
-export async function checkChain(ctx: Context): Promise<ChainCheck> {
-  const [head, cursor] = await Promise.all([nodeHead(ctx), readCursor(ctx).catch(() => undefined)]);
+export async function checkChain(ctx: Context, chain: Chain = ctx.chains.primary): Promise<ChainCheck> {
+  const [head, cursor] = await Promise.all([
+    nodeHead(ctx, chain),
+    readScanned(ctx, chain).catch(() => undefined),
+  ]);
   const scanned = cursor?.number ?? null;
   const lag = head !== null && scanned !== null ? Math.max(0, head - scanned) : null;
-  const nodes = ctx.chains.primary.nodes().map((n, index): NodeCheck => ({
+  const nodes = chain.nodes().map((n, index): NodeCheck => ({
     node: `node-${index + 1}`,
     state: n.state,
     active: n.active,
@@ -93,12 +114,11 @@ export async function checkChain(ctx: Context): Promise<ChainCheck> {
     calls: n.calls,
     errors: n.errors,
   }));
-  const check: ChainCheck = { status: "ok", network: ctx.chains.primary.network, head, scanned, lag, nodes };
+  const check: ChainCheck = { status: "ok", network: chain.network, head, scanned, lag, nodes };
   // The messages are fixed phrases: a node URL or driver text never reaches the public endpoint.
   if (head === null) return { ...check, status: "degraded", error: "node unreachable" };
   if (scanned === null) return { ...check, status: "degraded", error: "not scanned yet" };
   if (lag !== null && lag > MAX_HEALTHY_LAG) return { ...check, status: "degraded", error: "scanner behind" };
-  if (ctx.chains.primary.degraded())
-    return { ...check, status: "degraded", error: "only a fallback node answers" };
+  if (chain.degraded()) return { ...check, status: "degraded", error: "only a fallback node answers" };
   return check;
 }

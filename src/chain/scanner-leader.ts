@@ -68,7 +68,7 @@ export function startScannerLeader(ctx: Context, options: ScannerLeaderOptions =
       ctx.log.info({ pid: process.pid }, "scanner leadership acquired");
       let publishing: Promise<void> | undefined;
       const publisher = setInterval(() => {
-        publishing ??= publishChainStatus(ctx)
+        publishing ??= publishChainStatus(ctx, ctx.chains.primary)
           .catch((error: unknown) => ctx.log.warn({ err: error }, "chain status not published"))
           .finally(() => (publishing = undefined));
       }, CHAIN_STATUS_PUBLISH_MS);

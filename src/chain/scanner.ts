@@ -109,9 +109,9 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
 
   async function scanOnce(signal: AbortSignal = NEVER): Promise<ScanResult> {
     const result = await scanPass(signal);
-    ctx.metrics.scannerHeadBlock.set(result.head);
-    ctx.metrics.scannerScannedBlock.set(result.cursor);
-    ctx.metrics.scannerLagBlocks.set(Math.max(0, result.head - result.cursor));
+    ctx.metrics.scannerHeadBlock.set({ chain: chain.id }, result.head);
+    ctx.metrics.scannerScannedBlock.set({ chain: chain.id }, result.cursor);
+    ctx.metrics.scannerLagBlocks.set({ chain: chain.id }, Math.max(0, result.head - result.cursor));
     return result;
   }
 

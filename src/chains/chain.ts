@@ -256,6 +256,14 @@ export interface Chain {
    */
   finalTransfers(txHash: string): Promise<TokenTransfer[] | undefined>;
 
+  /**
+   * What a payer's wallet scans to pay `micro` micro-units of `currency` to `to` (stored form).
+   * TRON: the address itself, as TRON wallets scan it; EVM: the EIP-681 transfer request
+   * `ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<token units>`. One attempt: node
+   * errors (an EVM chain reads its chain id and the token's decimals once) are thrown.
+   */
+  paymentUri(currency: Currency, to: string, micro: bigint): Promise<string>;
+
   /** The head as last seen by anyone in this process (scanner or health probe). */
   observeHead(number: number, at?: number): void;
   lastHead(): HeadObservation | undefined;

@@ -47,5 +47,7 @@ export function createChains(config: Config, deps: ChainDependencies): Chains {
       ...deps.evm?.[id],
     });
   });
-  return { registry: chainRegistry(chains), tron };
+  const registry = chainRegistry(chains);
+  deps.metrics.watchChains(registry.list);
+  return { registry, tron };
 }

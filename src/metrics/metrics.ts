@@ -11,26 +11,34 @@ import { EMPTY_SNAPSHOT, type MetricsSnapshot } from "./metrics-snapshot.js";
 
 export type NodeCallResult = "ok" | "error";
 
+/** What the node gauges read of a chain (chain.ts: id and nodes()). */
+export interface NodeSource {
+  readonly id: string;
+  nodes(): readonly { name: string; state: string; active: boolean; head: number | null }[];
+}
+
 export interface Metrics {
   readonly registry: Registry;
   readonly httpRequestDuration: Histogram<"method" | "route" | "status">;
   readonly ordersCreated: Counter;
   readonly orderOutcomes: Counter<"status">;
-  readonly scannerHeadBlock: Gauge;
-  readonly scannerScannedBlock: Gauge;
-  readonly scannerLagBlocks: Gauge;
+  readonly scannerHeadBlock: Gauge<"chain">;
+  readonly scannerScannedBlock: Gauge<"chain">;
+  readonly scannerLagBlocks: Gauge<"chain">;
   /** 1 while this process reaches the database (its last snapshot read or health probe), else 0. */
   readonly databaseUp: Gauge;
-  readonly nodeCalls: Counter<"node" | "endpoint" | "result">;
-  readonly nodeCallDuration: Histogram<"node" | "endpoint">;
+  readonly nodeCalls: Counter<"node" | "endpoint" | "result" | "chain">;
+  readonly nodeCallDuration: Histogram<"node" | "endpoint" | "chain">;
   readonly webhookDeliveries: Counter<"result">;
   readonly sweeps: Counter<"result">;
   readonly sweepSpentTrx: Counter;
   readonly sweepDelegatedEnergy: Counter;
   /** The database-derived values every gauge of the snapshot reads (replaced as a whole). */
   snapshot: MetricsSnapshot;
-  /** Records one TRON node call; `baseUrl` is reduced to a label without credentials or query. */
-  observeNodeCall(baseUrl: string, path: string, durationMs: number, failed: boolean): void;
+  /** Records one node call of `chain`; `baseUrl` is reduced to a label without credentials or query. */
+  observeNodeCall(chain: string, baseUrl: string, path: string, durationMs: number, failed: boolean): void;
+  /** The chains whose nodes the node gauges show (the context's, once they exist). */
+  watchChains(chains: readonly NodeSource[]): void;
 }
 
 export interface MetricsOptions {
@@ -81,17 +89,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     scannerHeadBlock: new Gauge({
       name: "stablegate_scanner_head_block",
-      help: "Latest block number seen on the node by the scanner leader",
+      help: "Latest block number seen on the node by the chain's scanner leader",
+      labelNames: ["chain"],
       registers,
     }),
     scannerScannedBlock: new Gauge({
       name: "stablegate_scanner_scanned_block",
-      help: "Highest block number the scanner has applied",
+      help: "Highest block number the chain's scanner has applied",
+      labelNames: ["chain"],
       registers,
     }),
     scannerLagBlocks: new Gauge({
       name: "stablegate_scanner_lag_blocks",
-      help: "Blocks between the node's head and the scanned block",
+      help: "Blocks between the chain's head and its scanned block",
+      labelNames: ["chain"],
       registers,
     }),
     databaseUp: new Gauge({
@@ -101,14 +112,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     nodeCalls: new Counter({
       name: "stablegate_node_calls_total",
-      help: "TRON node HTTP calls by node base URL, endpoint and result (ok or error)",
-      labelNames: ["node", "endpoint", "result"],
+      help: "Node calls (TRON HTTP, EVM JSON-RPC) by node base URL, endpoint or method, result (ok or error) and chain",
+      labelNames: ["node", "endpoint", "result", "chain"],
       registers,
     }),
     nodeCallDuration: new Histogram({
       name: "stablegate_node_call_duration_seconds",
-      help: "TRON node HTTP call duration by node base URL and endpoint",
-      labelNames: ["node", "endpoint"],
+      help: "Node call duration by node base URL, endpoint or method, and chain",
+      labelNames: ["node", "endpoint", "chain"],
       buckets: NODE_BUCKETS,
       registers,
     }),
@@ -135,13 +146,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       registers,
     }),
     snapshot: EMPTY_SNAPSHOT,
-    observeNodeCall(baseUrl, path, durationMs, failed) {
+    observeNodeCall(chain, baseUrl, path, durationMs, failed) {
       const node = nodeLabel(baseUrl);
       const endpoint = endpointLabel(path);
-      metrics.nodeCalls.inc({ node, endpoint, result: failed ? "error" : "ok" });
-      metrics.nodeCallDuration.observe({ node, endpoint }, durationMs / 1000);
+      metrics.nodeCalls.inc({ node, endpoint, result: failed ? "error" : "ok", chain });
+      metrics.nodeCallDuration.observe({ node, endpoint, chain }, durationMs / 1000);
+    },
+    watchChains(chains) {
+      watched = chains;
     },
   };
+  let watched: readonly NodeSource[] = [];
+  registerNodeGauges(registers, () => watched);
   // A process runs only once its start-up reached the database.
   metrics.databaseUp.set(1);
   registerSnapshotGauges(metrics, registers, now);
@@ -243,6 +259,46 @@ function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: ()
       for (const [alert, value] of Object.entries(metrics.snapshot.alertsFiring ?? {})) {
         this.set({ alert }, value);
       }
+    },
+  });
+}
+
+/** Per-node state of each watched chain's pool, read from memory at scrape time. */
+function registerNodeGauges(registers: Registry[], chains: () => readonly NodeSource[]): void {
+  const each = (
+    gauge: Gauge<string>,
+    set: (n: ReturnType<NodeSource["nodes"]>[number], chain: string) => void,
+  ) => {
+    gauge.reset();
+    for (const chain of chains()) for (const n of chain.nodes()) set(n, chain.id);
+  };
+  new Gauge({
+    name: "stablegate_node_head_block",
+    help: "Head block each node reported last (absent until it answered), by chain",
+    labelNames: ["node", "chain"],
+    registers,
+    collect() {
+      each(this, (n, chain) => n.head !== null && this.set({ node: n.name, chain }, n.head));
+    },
+  });
+  new Gauge({
+    name: "stablegate_node_healthy",
+    help: "1 while a node is in use or ready for use, 0 while it is set aside (failing or lagging), by chain",
+    labelNames: ["node", "state", "chain"],
+    registers,
+    collect() {
+      each(this, (n, chain) =>
+        this.set({ node: n.name, state: n.state, chain }, n.state === "healthy" ? 1 : 0),
+      );
+    },
+  });
+  new Gauge({
+    name: "stablegate_node_active",
+    help: "1 for the node of each chain that calls go to now",
+    labelNames: ["node", "chain"],
+    registers,
+    collect() {
+      each(this, (n, chain) => this.set({ node: n.name, chain }, n.active ? 1 : 0));
     },
   });
 }

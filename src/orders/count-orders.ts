@@ -13,11 +13,15 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import type { OrderStatus } from "../db/schema.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 
 export interface OrderCountFilter {
   merchantId?: string | undefined;
   status?: OrderStatus | undefined;
   externalId?: string | undefined;
+  /** The rollups are not kept per chain and currency: these filters count the orders themselves. */
+  chain?: ChainId | undefined;
+  currency?: Currency | undefined;
   /** created_at >= from */
   from?: Date | undefined;
   /** created_at <= to */
@@ -146,9 +150,14 @@ export function countOrdersSql(filter: OrderCountFilter): SQL {
   const keys = keyConditions(filter);
   const from = filter.from?.getTime();
   const to = filter.to?.getTime();
-  if (filter.externalId !== undefined) {
-    // (merchant_id, external_id) is unique: at most one row, found through its index.
-    const range = [sql`external_id = ${filter.externalId}`];
+  const direct: SQL[] = [];
+  if (filter.externalId !== undefined) direct.push(sql`external_id = ${filter.externalId}`);
+  if (filter.chain !== undefined) direct.push(sql`chain = ${filter.chain}`);
+  if (filter.currency !== undefined) direct.push(sql`currency = ${filter.currency}`);
+  if (direct.length > 0) {
+    // (merchant_id, external_id) is unique: at most one row, found through its index. A chain or
+    // currency filter counts the matching orders (the rollups have neither column).
+    const range = direct;
     if (from !== undefined) range.push(sql`created_at >= ${ts(from)}`);
     if (to !== undefined) range.push(sql`created_at <= ${ts(to)}`);
     return sql`(SELECT count(*) FROM orders WHERE ${keys} AND ${sql.join(range, sql` AND `)})`;

@@ -3,7 +3,7 @@
  * payment transaction (the first transfer, with all transfers), the settlement, system meta and
  * the webhook deliveries.
  */
-import type { ChainId } from "../chains/chain-types.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import { asc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { merchants, orders, settlements, transfers, type OrderStatus } from "../db/schema.js";
@@ -26,7 +26,7 @@ export interface AdminOrderView {
   address: string;
   amount_expected: string;
   amount_received: string;
-  currency: string;
+  currency: Currency;
   /** The chain the order is paid on; `network` is that chain's network name. */
   chain: ChainId;
   network: string;
@@ -181,7 +181,7 @@ export async function getAdminOrder(ctx: Context, orderId: string): Promise<Admi
       address: order.address,
       amount_expected: formatAmount(order.amountExpected),
       amount_received: formatAmount(order.amountReceived),
-      currency: order.currency,
+      currency: order.currency as Currency,
       chain: order.chain as ChainId,
       network: order.network,
       status: order.status,

@@ -1,5 +1,5 @@
 /** The admin order list (SPEC.md 4.5): every merchant's orders, newest first, with merchant_name. */
-import type { ChainId } from "../chains/chain-types.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { AdminOrderSummary } from "../admin/api-shapes.js";
 import { and, desc, eq } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -14,6 +14,8 @@ export interface AdminOrderFilter {
   limit: number;
   status?: OrderStatus | undefined;
   merchantId?: string | undefined;
+  chain?: ChainId | undefined;
+  currency?: Currency | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
 }
@@ -34,6 +36,7 @@ export function toAdminOrderSummary(
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
     chain: order.chain as ChainId,
+    currency: order.currency as Currency,
     status: order.status,
     tx_hash: order.txHash,
     created_at: order.createdAt.toISOString(),
@@ -48,6 +51,8 @@ export function toAdminOrderSummary(
 export function adminOrdersPageQuery(ctx: Context, filter: AdminOrderFilter) {
   const conditions = orderListConditions(filter);
   if (filter.merchantId !== undefined) conditions.push(eq(orders.merchantId, filter.merchantId));
+  if (filter.chain !== undefined) conditions.push(eq(orders.chain, filter.chain));
+  if (filter.currency !== undefined) conditions.push(eq(orders.currency, filter.currency));
   const page = orderPageKeys(ctx.db, and(...conditions), {
     limit: filter.limit,
     offset: (filter.page - 1) * filter.limit,

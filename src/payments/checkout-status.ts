@@ -24,7 +24,16 @@ export interface CheckoutStatus {
   /** The chain the order is paid on; `network` is that chain's network name. */
   chain: ChainId;
   network: string;
+  /** The chain and its token standard as people name them: "Ethereum", "ERC-20". */
+  chain_name: string;
+  token_standard: string;
+  /** In the chain's display form (EVM: EIP-55 checksummed). */
   address: string;
+  /**
+   * What the payer's wallet scans to pay what is still owed (TRON: the address; EVM: an EIP-681
+   * transfer request); null while the order takes no payment, or when the chain could not be read.
+   */
+  payment_uri: string | null;
   tx_hash: string | null;
   confirmations: number;
   confirmations_required: number;

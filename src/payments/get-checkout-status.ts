@@ -2,8 +2,9 @@
  * What the hosted checkout page polls. Public, so it shows only what the payer needs: never the
  * callback_url, metadata, external_id or anything of the merchant beyond its name.
  */
-import type { ChainId, Currency } from "../chains/chain-types.js";
+import { CHAIN_LABELS, type ChainId, type Currency } from "../chains/chain-types.js";
 import { eq } from "drizzle-orm";
+import type { Chain } from "../chains/chain.js";
 import type { Context } from "../context.js";
 import { merchants, orders } from "../db/schema.js";
 import { AppError } from "../errors.js";
@@ -40,6 +41,8 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
     : [];
   if (!row) throw new AppError("NOT_FOUND", "order not found");
   const outcome = await outcomeOf(ctx, row);
+  const chainId = row.chain as ChainId;
+  const chain = ctx.chains.get(chainId);
   return {
     id: row.id,
     status: row.status,
@@ -47,9 +50,12 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
     amount_expected: formatAmount(row.amountExpected),
     amount_received: formatAmount(row.amountReceived),
     currency: row.currency as Currency,
-    chain: row.chain as ChainId,
+    chain: chainId,
     network: row.network,
-    address: row.address,
+    chain_name: CHAIN_LABELS[chainId].name,
+    token_standard: CHAIN_LABELS[chainId].tokenStandard,
+    address: chain ? chain.address.display(row.address) : row.address,
+    payment_uri: chain ? await paymentUri(ctx, chain, row) : null,
     tx_hash: row.txHash,
     confirmations: row.confirmations,
     confirmations_required: ctx.config.confirmations,
@@ -60,6 +66,37 @@ export async function getCheckoutStatus(ctx: Context, orderId: string): Promise<
         : txExplorerUrl(ctx.config, row.txHash),
     outcome,
   };
+}
+
+/** Statuses in which the order's address takes the payer's money (what is still owed). */
+const TAKING_PAYMENT: readonly string[] = ["pending", "underpaid"];
+
+/**
+ * The wallet request for what is still owed, while the order takes payment. A chain that cannot
+ * be read now (an EVM chain reads its id and token decimals once) leaves it null: the page still
+ * shows the address and amount.
+ */
+async function paymentUri(
+  ctx: Context,
+  chain: Chain,
+  row: {
+    id: string;
+    status: string;
+    currency: string;
+    address: string;
+    amountExpected: bigint;
+    amountReceived: bigint;
+  },
+): Promise<string | null> {
+  if (!TAKING_PAYMENT.includes(row.status)) return null;
+  const owed = row.amountExpected - row.amountReceived;
+  if (owed <= 0n) return null;
+  try {
+    return await chain.paymentUri(row.currency as Currency, row.address, owed);
+  } catch (error) {
+    ctx.log.warn({ err: error, orderId: row.id, chain: chain.id }, "checkout: no payment URI");
+    return null;
+  }
 }
 
 /**

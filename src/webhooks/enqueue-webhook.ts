@@ -10,6 +10,7 @@ import { webhookDeliveries } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { newId } from "../ids.js";
 import type { OutcomeEvent, WebhookPayload } from "@stablegate/sdk/webhook-payload";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 
 export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "@stablegate/sdk/webhook-payload";
 
@@ -27,8 +28,8 @@ export function buildWebhookPayload(
     external_id: order.externalId,
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
-    currency: order.currency,
-    chain: order.chain,
+    currency: order.currency as Currency,
+    chain: order.chain as ChainId,
     network: order.network,
     tx_hash: order.txHash,
     from_address: order.fromAddress,

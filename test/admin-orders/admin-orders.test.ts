@@ -67,6 +67,7 @@ describe("GET /api/v1/admin/orders", () => {
         "amount_received",
         "chain",
         "created_at",
+        "currency",
         "expires_at",
         "external_id",
         "id",
@@ -100,6 +101,34 @@ describe("GET /api/v1/admin/orders", () => {
     expect(externalIds(unknownKeys)).toEqual(["a2"]);
   });
 
+  it("filters by chain and currency, with exact totals", async () => {
+    // a1 was paid on Ethereum in USDC (the stored columns the filters read).
+    await t.ctx.db.update(orders).set({ chain: "ethereum", currency: "USDC" }).where(eq(orders.id, ids.a1!));
+    try {
+      const ethereum = await get("/api/v1/admin/orders?chain=ethereum");
+      expect(externalIds(ethereum)).toEqual(["a1"]);
+      expect(ethereum.json().pagination.total).toBe(1);
+      expect(ethereum.json().data[0]).toMatchObject({ chain: "ethereum", currency: "USDC" });
+      const tron = await get("/api/v1/admin/orders?chain=tron");
+      expect(externalIds(tron)).toEqual(["a2", "b1", "b0", "a0"]);
+      expect(tron.json().pagination.total).toBe(4);
+      expect(externalIds(await get("/api/v1/admin/orders?currency=USDC"))).toEqual(["a1"]);
+      expect(externalIds(await get("/api/v1/admin/orders?currency=USDT&chain=tron&limit=2"))).toEqual([
+        "a2",
+        "b1",
+      ]);
+      const combined = await get(`/api/v1/admin/orders?chain=tron&merchant_id=${beta.id}&status=expired`);
+      expect(externalIds(combined)).toEqual(["b0"]);
+      expect(combined.json().pagination.total).toBe(1);
+      // A known chain this deployment does not enable: its orders (none here), not an error.
+      const bsc = await get("/api/v1/admin/orders?chain=bsc");
+      expect(bsc.statusCode).toBe(200);
+      expect(bsc.json().pagination.total).toBe(0);
+    } finally {
+      await t.ctx.db.update(orders).set({ chain: "tron", currency: "USDT" }).where(eq(orders.id, ids.a1!));
+    }
+  });
+
   it("accepts the deprecated merchantId and lets merchant_id win when both are sent", async () => {
     expect(externalIds(await get(`/api/v1/admin/orders?merchantId=${alpha.id}`))).toEqual(["a2", "a1", "a0"]);
     expect(
@@ -121,6 +150,10 @@ describe("GET /api/v1/admin/orders", () => {
     ["limit=101", "limit"],
     ["limit=ten", "limit"],
     ["status=bogus", "status"],
+    ["chain=solana", "chain"],
+    ["chain=TRON", "chain"],
+    ["currency=EUR", "currency"],
+    ["currency=usdt", "currency"],
     ["merchant_id=not-a-uuid", "merchant_id"],
     ["merchantId=not-a-uuid", "merchantId"],
     ["from=not-a-date", "from"],

@@ -73,7 +73,7 @@ describe("GET /api/v1/admin/chain", () => {
 
   it("shows what the scanning worker published to a process that made no node call", async () => {
     await t.scanner.sync();
-    await publishChainStatus(t.ctx);
+    await publishChainStatus(t.ctx, t.ctx.chains.primary);
     const published = t.ctx.chain.client.status()[0]?.calls as number;
     expect(published).toBeGreaterThan(0);
     // An "api process": its own context (and node pool, unused) on the same database.

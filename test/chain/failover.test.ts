@@ -126,17 +126,23 @@ describe("node failover", () => {
       { node: "node-2", state: "healthy", active: true },
     ]);
     const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
-    expect(metrics).toContain(`stablegate_node_healthy{node="${primary.url}",state="failing"} 0`);
-    expect(metrics).toContain(`stablegate_node_active{node="${fallback.url}"} 1`);
+    expect(metrics).toContain(
+      `stablegate_node_healthy{node="${primary.url}",state="failing",chain="tron"} 0`,
+    );
+    expect(metrics).toContain(`stablegate_node_active{node="${fallback.url}",chain="tron"} 1`);
     expect(metrics).toMatch(
       new RegExp(
-        `stablegate_node_calls_total\\{node="${fallback.url}",endpoint="/wallet/getnowblock",result="ok"\\} [1-9]`,
+        `stablegate_node_calls_total\\{node="${fallback.url}",endpoint="/wallet/getnowblock",result="ok",chain="tron"\\} [1-9]`,
       ),
     );
     expect(metrics).toMatch(
-      new RegExp(`stablegate_node_calls_total\\{node="${primary.url}",[^}]*result="error"\\} [1-9]`),
+      new RegExp(
+        `stablegate_node_calls_total\\{node="${primary.url}",[^}]*result="error",chain="tron"\\} [1-9]`,
+      ),
     );
-    expect(metrics).toMatch(new RegExp(`stablegate_node_head_block\\{node="${fallback.url}"\\} \\d+`));
+    expect(metrics).toMatch(
+      new RegExp(`stablegate_node_head_block\\{node="${fallback.url}",chain="tron"\\} \\d+`),
+    );
   });
 
   it("returns every call to the preferred node once it answers again", async () => {

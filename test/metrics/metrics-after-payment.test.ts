@@ -63,7 +63,7 @@ describe("metrics after a devnet payment", () => {
   it("count the order, its outcome, the scan, node calls, the webhook, the sweep and the balances", async () => {
     const scrape = async () => (await app.inject({ method: "GET", url: "/metrics" })).body;
     const before = await scrape();
-    const devnetNode = `stablegate_node_calls_total{node="${serviceNode(1)}",endpoint="/wallet/getnowblock",result="ok"}`;
+    const devnetNode = `stablegate_node_calls_total{node="${serviceNode(1)}",endpoint="/wallet/getnowblock",result="ok",chain="tron"}`;
 
     const { order } = await createOrder(
       t.ctx,
@@ -100,10 +100,11 @@ describe("metrics after a devnet payment", () => {
     expect(moved(devnetNode)).toBeGreaterThan(0);
 
     const head = t.devnet.mine(0);
-    expect(sample(after, "stablegate_scanner_scanned_block")).toBeGreaterThan(0);
-    expect(sample(after, "stablegate_scanner_head_block")).toBeLessThanOrEqual(head);
-    expect(sample(after, "stablegate_scanner_lag_blocks")).toBe(
-      sample(after, "stablegate_scanner_head_block") - sample(after, "stablegate_scanner_scanned_block"),
+    expect(sample(after, 'stablegate_scanner_scanned_block{chain="tron"}')).toBeGreaterThan(0);
+    expect(sample(after, 'stablegate_scanner_head_block{chain="tron"}')).toBeLessThanOrEqual(head);
+    expect(sample(after, 'stablegate_scanner_lag_blocks{chain="tron"}')).toBe(
+      sample(after, 'stablegate_scanner_head_block{chain="tron"}') -
+        sample(after, 'stablegate_scanner_scanned_block{chain="tron"}'),
     );
 
     // TRX spent is what the cost ledger read from the transaction infos' fees (the funding
@@ -138,7 +139,7 @@ describe("metrics after a devnet payment", () => {
           t.mine(1);
           await t.scanner.sync().catch(() => undefined);
           lastScrape = await scrape();
-          return sample(lastScrape, `stablegate_node_active{node="${serviceNode(2)}"}`) === 1;
+          return sample(lastScrape, `stablegate_node_active{node="${serviceNode(2)}",chain="tron"}`) === 1;
         },
         {
           intervalMs: 0,
@@ -150,8 +151,12 @@ describe("metrics after a devnet payment", () => {
               .join("\n"),
         },
       );
-      expect(sample(lastScrape, `stablegate_node_healthy{node="${serviceNode(1)}",state="failing"}`)).toBe(0);
-      expect(sample(lastScrape, `stablegate_node_head_block{node="${serviceNode(2)}"}`)).toBeGreaterThan(0);
+      expect(
+        sample(lastScrape, `stablegate_node_healthy{node="${serviceNode(1)}",state="failing",chain="tron"}`),
+      ).toBe(0);
+      expect(
+        sample(lastScrape, `stablegate_node_head_block{node="${serviceNode(2)}",chain="tron"}`),
+      ).toBeGreaterThan(0);
 
       const served = new Set([...lastScrape.matchAll(/^# TYPE (stablegate_[a-z0-9_]+) /gm)].map((m) => m[1]));
       const doc = readFileSync(join(ROOT, "docs/metrics.md"), "utf8");

@@ -90,12 +90,14 @@ describe("GET /metrics in development without METRICS_TOKEN", () => {
   it("labels node calls by the base URL without credentials or query", () => {
     const metrics = createMetrics({ processMetrics: false });
     metrics.observeNodeCall(
+      "tron",
       "https://user:hunter2@node.example:8090/?apikey=s3cret",
       "/wallet/getnowblock",
       12,
       false,
     );
     metrics.observeNodeCall(
+      "tron",
       "https://user:hunter2@node.example:8090/?apikey=s3cret",
       "/wallet/getnowblock",
       30,
@@ -105,13 +107,13 @@ describe("GET /metrics in development without METRICS_TOKEN", () => {
       expect(
         sample(
           text,
-          'stablegate_node_calls_total{node="https://node.example:8090",endpoint="/wallet/getnowblock",result="ok"}',
+          'stablegate_node_calls_total{node="https://node.example:8090",endpoint="/wallet/getnowblock",result="ok",chain="tron"}',
         ),
       ).toBe(1);
       expect(
         sample(
           text,
-          'stablegate_node_calls_total{node="https://node.example:8090",endpoint="/wallet/getnowblock",result="error"}',
+          'stablegate_node_calls_total{node="https://node.example:8090",endpoint="/wallet/getnowblock",result="error",chain="tron"}',
         ),
       ).toBe(1);
       expect(text).not.toContain("hunter2");

@@ -682,8 +682,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Chain watching: the scanner's lag in blocks and the state of every node of TRON_NODE_URL
-         * @description What the worker that scans published within the last 15 s (source scanner), else this process's own view (source this process). Makes no node call when the scanner published.
+         * Chain watching per enabled chain: head, finalized head, the scanner's lag and every node
+         * @description Per chain, what the worker that scans it published within the last 15 s (source scanner), else this process's own view (source this process). Makes no node call when the scanner published. The top-level fields describe the primary chain; chains lists every enabled chain, the primary first.
          */
         get: operations["getAdminChain"];
         put?: never;
@@ -1870,7 +1870,14 @@ export interface operations {
                         /** @enum {string} */
                         chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
+                        /** @description the chain as people name it: "TRON", "Ethereum", "BNB Smart Chain" */
+                        chain_name: string;
+                        /** @description the token standard on that chain: "TRC20", "ERC-20", "BEP-20" */
+                        token_standard: string;
+                        /** @description the deposit address, in the chain's display form (EVM: EIP-55) */
                         address: string;
+                        /** @description what the payer's wallet scans to pay what is still owed: the address on TRON, an EIP-681 transfer request (ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<token units>) on EVM chains; null while the order takes no payment */
+                        payment_uri: string | null;
                         tx_hash: string | null;
                         confirmations: number;
                         confirmations_required: number;
@@ -8525,6 +8532,8 @@ export interface operations {
                             amount_received: string;
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             status: string;
                             tx_hash: string | null;
                             /** Format: date-time */
@@ -9539,6 +9548,10 @@ export interface operations {
                 from?: string;
                 to?: string;
                 merchant_id?: string;
+                /** @description only orders paid on this chain */
+                chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                /** @description only orders in this currency */
+                currency?: "USDT" | "USDC";
                 merchantId?: string;
             };
             header?: never;
@@ -9564,6 +9577,8 @@ export interface operations {
                             amount_received: string;
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             status: string;
                             tx_hash: string | null;
                             /** Format: date-time */
@@ -9752,7 +9767,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -11907,7 +11923,7 @@ export interface operations {
                         scanner_lag_blocks: number | null;
                         scanner_lag_alert_blocks: number;
                         nodes: {
-                            /** @description "node-1", "node-2", ... in TRON_NODE_URL order; node-1 is the preferred node */
+                            /** @description "node-1", "node-2", ... in the chain's node list (TRON_NODE_URL, <CHAIN>_RPC_URL); node-1 is preferred */
                             node: string;
                             /** @description scheme://host:port only: credentials, path and query are never shown */
                             url: string;
@@ -11927,6 +11943,46 @@ export interface operations {
                             errors: number;
                             /** @description when a node set aside is tried again */
                             retry_at: string | null;
+                        }[];
+                        chains: {
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain as people name it: "TRON", "Ethereum" */
+                            chain_name: string;
+                            network: string;
+                            currencies: ("USDT" | "USDC")[];
+                            /** @enum {string} */
+                            source: "scanner" | "this process";
+                            head: number | null;
+                            /** @description the newest final block; null while unknown */
+                            finalized: number | null;
+                            /** @description head - finalized */
+                            finality_lag_blocks: number | null;
+                            /** @description null where the chain has no scanned position */
+                            scanned: number | null;
+                            scanner_lag_blocks: number | null;
+                            nodes: {
+                                /** @description "node-1", "node-2", ... in the chain's node list (TRON_NODE_URL, <CHAIN>_RPC_URL); node-1 is preferred */
+                                node: string;
+                                /** @description scheme://host:port only: credentials, path and query are never shown */
+                                url: string;
+                                /** @enum {string} */
+                                role: "preferred" | "fallback";
+                                /**
+                                 * @description healthy, or set aside after errors in a row (failing) or a head too far behind (lagging)
+                                 * @enum {string}
+                                 */
+                                state: "healthy" | "failing" | "lagging";
+                                /** @description calls go to this node now */
+                                active: boolean;
+                                head: number | null;
+                                /** @description blocks behind the best node at the last comparison */
+                                lag: number | null;
+                                calls: number;
+                                errors: number;
+                                /** @description when a node set aside is tried again */
+                                retry_at: string | null;
+                            }[];
                         }[];
                     };
                 };
@@ -19520,7 +19576,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -19899,7 +19956,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
@@ -20278,7 +20336,8 @@ export interface operations {
                             address: string;
                             amount_expected: string;
                             amount_received: string;
-                            currency: string;
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
                             /** @enum {string} */
                             chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;

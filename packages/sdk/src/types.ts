@@ -17,6 +17,12 @@ export type Payment = Json<operations["postPayments"]["responses"][201]>;
 export type PaymentWithEvents = Json<operations["getPaymentsId"]["responses"][200]>;
 
 export type PaymentStatus = Payment["status"];
+/** The chain an order is paid on: tron, ethereum, bsc, polygon, arbitrum or base. */
+export type Chain = Payment["chain"];
+/** USDT or USDC; amounts stay 6-decimal strings on every chain. */
+export type Currency = Payment["currency"];
+/** GET /api/v1/checkout/:id/status: what the hosted checkout page shows the payer. */
+export type CheckoutStatus = Json<operations["getCheckoutIdStatus"]["responses"][200]>;
 /** POST /api/v1/payments/:id/cancel: why (required). */
 export type CancelPaymentParams = Json<operations["postPaymentsIdCancel"]["requestBody"]>;
 

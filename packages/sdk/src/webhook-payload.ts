@@ -11,10 +11,9 @@ export interface WebhookPayload {
   external_id: string;
   amount_expected: string;
   amount_received: string;
-  /** USDT or USDC. */
-  currency: string;
-  /** The chain the order was paid on: tron, ethereum, bsc, polygon, arbitrum or base. */
-  chain: string;
+  currency: "USDT" | "USDC";
+  /** The chain the order was paid on. */
+  chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
   /** The chain's network name (mainnet, a testnet's, devnet). */
   network: string;
   tx_hash: string | null;

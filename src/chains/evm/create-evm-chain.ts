@@ -47,7 +47,10 @@ export function buildEvmChain(
   const rpc = createRpcPool(urls, {
     ...(deps.log ? { log: deps.log } : {}),
     ...(metrics
-      ? { onCall: (e) => metrics.observeNodeCall(e.node, e.method, e.durationMs, e.errorKind !== undefined) }
+      ? {
+          onCall: (e) =>
+            metrics.observeNodeCall(chain.id, e.node, e.method, e.durationMs, e.errorKind !== undefined),
+        }
       : {}),
     ...deps.pool,
   });

@@ -21,6 +21,7 @@ import type { ChainId, Currency } from "../chain-types.js";
 import { evmAddressFormat, evmDerivation } from "./address.js";
 import { evmFaucet } from "./faucet.js";
 import { evmNonceSending } from "./nonce-sending.js";
+import { eip681TransferUri } from "./payment-uri.js";
 import {
   contractsOf,
   decodeTransfer,
@@ -82,6 +83,7 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
   let head: HeadObservation | undefined;
   /** Whether the last final block read came from the fallback depth (the tag had stalled). */
   let fallingBack = false;
+  let chainId: Promise<bigint> | undefined;
 
   const retrying = <T>(fn: () => Promise<T>, call: CallOptions, what: string) =>
     retryNode(fn, { ...call.retry, signal: call.signal, log: call.log, what });
@@ -250,6 +252,14 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
       if (Number(BigInt(receipt.blockNumber)) > final.number) return undefined;
       await loadTokens();
       return transfersOf(receipt);
+    },
+
+    async paymentUri(currency, to, micro) {
+      const token = (await loadTokens()).find((t) => t.currency === currency);
+      if (!token) throw new Error(`${options.id} has no ${currency} token`);
+      chainId ??= rpc.call<string>("eth_chainId", []).then(BigInt);
+      chainId.catch(() => (chainId = undefined));
+      return eip681TransferUri(token, await chainId, to, micro);
     },
 
     observeHead(number, at = clock.now().getTime()) {

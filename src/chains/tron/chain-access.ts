@@ -9,7 +9,6 @@ import type { Config, TronNetwork } from "../../config.js";
 import type { Logger } from "../../logger.js";
 import { type NodeClient, TronNodeError } from "@stablegate/tron/node-client";
 import { evmHex } from "@stablegate/tron/address";
-import { Gauge } from "prom-client";
 import type { Metrics } from "../../metrics/metrics.js";
 import type { HeadObservation } from "../chain.js";
 import { createNodePool, poolOf, type NodePool, type NodePoolOptions } from "./node-pool.js";
@@ -51,7 +50,8 @@ export function createChainAccess(config: Config, options: ChainAccessOptions = 
     ...(options.log ? { log: options.log } : {}),
     ...(metrics
       ? {
-          onCall: (e) => metrics.observeNodeCall(e.node, e.path, e.durationMs, e.errorKind !== undefined),
+          onCall: (e) =>
+            metrics.observeNodeCall("tron", e.node, e.path, e.durationMs, e.errorKind !== undefined),
         }
       : {}),
     ...options.pool,
@@ -61,7 +61,6 @@ export function createChainAccess(config: Config, options: ChainAccessOptions = 
     : config.tronNodeUrls.length > 0
       ? createNodePool(config.tronNodeUrls, { apiKey: config.tronApiKey }, poolOptions)
       : poolOf([{ name: "none", client: unconfiguredClient() }], poolOptions);
-  if (metrics) registerNodeGauges(metrics, node);
   const clock = options.clock ?? systemClock;
   let head: HeadObservation | undefined;
   return {
@@ -75,42 +74,6 @@ export function createChainAccess(config: Config, options: ChainAccessOptions = 
     lastHead: () => head,
     close: () => node.close(),
   };
-}
-
-/** Per-node state of this process's pool, read from memory at scrape time. */
-function registerNodeGauges(metrics: Metrics, pool: NodePool): void {
-  const registers = [metrics.registry];
-  new Gauge({
-    name: "stablegate_node_head_block",
-    help: "Head block each TRON node reported last (absent until it answered)",
-    labelNames: ["node"],
-    registers,
-    collect() {
-      this.reset();
-      for (const n of pool.status()) if (n.head !== null) this.set({ node: n.name }, n.head);
-    },
-  });
-  new Gauge({
-    name: "stablegate_node_healthy",
-    help: "1 while a TRON node is in use or ready for use, 0 while it is set aside (failing or lagging)",
-    labelNames: ["node", "state"],
-    registers,
-    collect() {
-      this.reset();
-      for (const n of pool.status())
-        this.set({ node: n.name, state: n.state }, n.state === "healthy" ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "stablegate_node_active",
-    help: "1 for the TRON node that calls go to now",
-    labelNames: ["node"],
-    registers,
-    collect() {
-      this.reset();
-      for (const n of pool.status()) this.set({ node: n.name }, n.active ? 1 : 0);
-    },
-  });
 }
 
 /** A client that fails every call as a network error: no node is configured in this process. */

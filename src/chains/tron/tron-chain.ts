@@ -201,6 +201,8 @@ export function createTronChain(access: ChainAccess): Chain {
       return extractUsdtTransfers(header, [info], usdtEvm).map((c) => new TronTransfer(c, c.fromEvm, base58));
     },
 
+    // TRON wallets scan the bare address; the page shows the amount beside it.
+    paymentUri: (_currency, to) => Promise.resolve(to),
     observeHead: (number, at) => access.observeHead(number, at),
     lastHead: () => access.lastHead(),
     // The solidified head is TRON's own signal: there is nothing to fall back to.

@@ -1,5 +1,5 @@
 /** Schemas of the admin order routes (SPEC.md 4.4, 4.5; DESIGN.md 8). */
-import { CHAIN_IDS } from "../../chains/chain-types.js";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { z } from "zod";
 import { ORDER_STATUSES } from "../../orders/order-statuses.js";
 import { isUuid } from "../../ids.js";
@@ -14,6 +14,14 @@ export const adminOrderListQuery = z
   .object({
     ...orderListQueryFields,
     merchant_id: z.string().optional(),
+    chain: z
+      .enum(CHAIN_IDS, { error: `must be one of ${CHAIN_IDS.join(", ")}` })
+      .optional()
+      .meta({ description: "only orders paid on this chain" }),
+    currency: z
+      .enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(", ")}` })
+      .optional()
+      .meta({ description: "only orders in this currency" }),
     merchantId: z.string().optional().meta({ deprecated: true }),
   })
   .superRefine((value, ctx) => {
@@ -87,7 +95,7 @@ export const adminOrderDetailReply = z.object({
     address: z.string(),
     amount_expected: z.string(),
     amount_received: z.string(),
-    currency: z.string(),
+    currency: z.enum(CURRENCIES),
     chain: z.enum(CHAIN_IDS),
     network: z.string(),
     status: z.enum(ORDER_STATUSES),

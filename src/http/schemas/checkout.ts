@@ -14,7 +14,17 @@ export const checkoutStatusReply = z.object({
   currency: z.enum(CURRENCIES),
   chain: z.enum(CHAIN_IDS),
   network: z.string(),
-  address: z.string(),
+  chain_name: z
+    .string()
+    .meta({ description: 'the chain as people name it: "TRON", "Ethereum", "BNB Smart Chain"' }),
+  token_standard: z
+    .string()
+    .meta({ description: 'the token standard on that chain: "TRC20", "ERC-20", "BEP-20"' }),
+  address: z.string().meta({ description: "the deposit address, in the chain's display form (EVM: EIP-55)" }),
+  payment_uri: z.string().nullable().meta({
+    description:
+      "what the payer's wallet scans to pay what is still owed: the address on TRON, an EIP-681 transfer request (ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<token units>) on EVM chains; null while the order takes no payment",
+  }),
   tx_hash: z.string().nullable(),
   confirmations: z.number().int(),
   confirmations_required: z.number().int(),

@@ -1,4 +1,4 @@
-import { CHAIN_IDS } from "../../chains/chain-types.js";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
 import { isoTimestamp, merchantBalanceReply, merchantIdParams, merchantSummary } from "./merchant-fields.js";
@@ -13,6 +13,7 @@ export const adminOrderReply = z.object({
   amount_expected: z.string(),
   amount_received: z.string(),
   chain: z.enum(CHAIN_IDS),
+  currency: z.enum(CURRENCIES),
   status: z.string(),
   tx_hash: z.string().nullable(),
   created_at: isoTimestamp,

@@ -27,3 +27,4 @@ export function shortId(id: string): string {
 }
 
 export { ORDER_STATUSES } from "../../../src/orders/order-statuses.js";
+export { CHAIN_IDS, CHAIN_LABELS, CURRENCIES } from "../../../src/chains/chain-types.js";

@@ -55,7 +55,7 @@ export function CheckoutPage({ orderId }: { orderId: string }) {
   const status = state.kind === "ok" ? state.data : null;
   const view = status ? viewOf(status) : null;
   const now = useNow(view?.showCountdown === true);
-  const qr = useQrCode(view?.amountToSend != null && status ? status.address : null);
+  const qr = useQrCode(view?.amountToSend != null && status ? status.payment_uri : null);
 
   useEffect(() => {
     if (status)
@@ -74,8 +74,9 @@ export function CheckoutPage({ orderId }: { orderId: string }) {
         <p className="amount" data-testid="amount">
           {trimAmount(status.amount_expected)} <span className="currency">{status.currency}</span>
         </p>
-        <p className="muted">
-          USDT (TRC20) on TRON {status.network === "mainnet" ? "" : `(${status.network})`}
+        <p className="muted" data-testid="chain">
+          {status.currency} ({status.token_standard}) on {status.chain_name}{" "}
+          {status.network === "mainnet" ? "" : `(${status.network})`}
         </p>
       </header>
 
@@ -95,13 +96,24 @@ export function CheckoutPage({ orderId }: { orderId: string }) {
         <section className="pay">
           <div className="qr">
             {qr && (
-              <img src={qr} alt="QR code of the deposit address" data-testid="qr" width={200} height={200} />
+              <img
+                src={qr}
+                alt={
+                  status.payment_uri === status.address
+                    ? "QR code of the deposit address"
+                    : "QR code of the payment request"
+                }
+                data-testid="qr"
+                width={200}
+                height={200}
+              />
             )}
           </div>
           <CopyField label="Amount" value={view.amountToSend} testId="send-amount" />
           <CopyField label="Address" value={status.address} testId="address" mono />
-          <p className="warning">
-            Send only USDT on the TRON network (TRC20). Other tokens or networks cannot be recovered.
+          <p className="warning" data-testid="warning">
+            Send only {status.currency} on the {status.chain_name} network ({status.token_standard}). Other
+            tokens or networks cannot be recovered.
           </p>
         </section>
       )}

@@ -20,6 +20,8 @@ export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
         status: query.status,
         // snake_case wins when both forms are sent
         merchantId: query.merchant_id ?? query.merchantId,
+        chain: query.chain,
+        currency: query.currency,
         from: query.from,
         to: query.to,
       });

@@ -1,16 +1,27 @@
 import { useState, type FormEvent } from "react";
 import type { MerchantList, OrderList } from "../../api-types.js";
 import { api } from "../api.js";
-import { formatTime, formatUsdt, ORDER_STATUSES, shortId } from "../format.js";
+import {
+  CHAIN_IDS,
+  CHAIN_LABELS,
+  CURRENCIES,
+  formatTime,
+  formatUsdt,
+  ORDER_STATUSES,
+  shortId,
+} from "../format.js";
 import { statusLabel } from "../labels.js";
 import { Link, navigate } from "../router.js";
 import { Field } from "../ui/Field.js";
 import { useApi } from "../useApi.js";
 import { OrderStatusBadge } from "./OrderStatusBadge.js";
 
-const FILTERS = ["status", "merchant_id", "from", "to", "page"] as const;
+const FILTERS = ["status", "merchant_id", "chain", "currency", "from", "to", "page"] as const;
 
-/** The filters live in the URL (?status=…&merchant_id=…&from=…&to=…&page=…), so a view can be shared. */
+/**
+ * The filters live in the URL (?status=…&merchant_id=…&chain=…&currency=…&from=…&to=…&page=…), so a
+ * view can be shared.
+ */
 export function OrdersPage({ query }: { query: URLSearchParams }) {
   const params = new URLSearchParams();
   for (const name of FILTERS) {
@@ -24,6 +35,8 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
 
   const [status, setStatus] = useState(query.get("status") ?? "");
   const [merchant, setMerchant] = useState(query.get("merchant_id") ?? "");
+  const [chain, setChain] = useState(query.get("chain") ?? "");
+  const [currency, setCurrency] = useState(query.get("currency") ?? "");
   const [from, setFrom] = useState(query.get("from")?.slice(0, 10) ?? "");
   const [to, setTo] = useState(query.get("to")?.slice(0, 10) ?? "");
 
@@ -32,6 +45,8 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
     const next = new URLSearchParams();
     if (status) next.set("status", status);
     if (merchant) next.set("merchant_id", merchant);
+    if (chain) next.set("chain", chain);
+    if (currency) next.set("currency", currency);
     if (from) next.set("from", `${from}T00:00:00.000Z`);
     if (to) next.set("to", `${to}T23:59:59.999Z`);
     navigate(`/admin/orders${next.size ? `?${next}` : ""}`);
@@ -73,6 +88,32 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
               ))}
           </select>
         </label>
+        <label>
+          Chain
+          <select value={chain} onChange={(e) => setChain(e.target.value)} data-testid="filter-chain">
+            <option value="">Any chain</option>
+            {CHAIN_IDS.map((c) => (
+              <option key={c} value={c}>
+                {CHAIN_LABELS[c].name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Currency
+          <select
+            value={currency}
+            onChange={(e) => setCurrency(e.target.value)}
+            data-testid="filter-currency"
+          >
+            <option value="">Any currency</option>
+            {CURRENCIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
         <Field label="From (UTC)" type="date" value={from} onChange={setFrom} />
         <Field label="To (UTC)" type="date" value={to} onChange={setTo} />
         <button type="submit" data-testid="apply-filters">
@@ -90,6 +131,7 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
                   <th>Created</th>
                   <th>Order</th>
                   <th>Merchant</th>
+                  <th>Chain</th>
                   <th className="num">Expected</th>
                   <th className="num">Received</th>
                   <th>Status</th>
@@ -106,8 +148,11 @@ export function OrdersPage({ query }: { query: URLSearchParams }) {
                       </span>
                     </td>
                     <td>{o.merchant_name}</td>
-                    <td className="num nowrap">{formatUsdt(o.amount_expected)}</td>
-                    <td className="num nowrap">{formatUsdt(o.amount_received)}</td>
+                    <td className="nowrap" data-testid="order-chain">
+                      {CHAIN_LABELS[o.chain].name}
+                    </td>
+                    <td className="num nowrap">{formatUsdt(o.amount_expected, o.currency)}</td>
+                    <td className="num nowrap">{formatUsdt(o.amount_received, o.currency)}</td>
                     <td>
                       <OrderStatusBadge status={o.status} />
                     </td>

@@ -1,4 +1,6 @@
 import type { AdminChainStatus } from "../../api-types.js";
+
+type ChainEntry = AdminChainStatus["chains"][number];
 import { formatTime } from "../format.js";
 
 const STATE_LABEL = {
@@ -8,23 +10,39 @@ const STATE_LABEL = {
 } as const;
 
 /**
- * The scanner's lag and every node of TRON_NODE_URL as the scanner sees it (GET /chain); the
- * overview reloads it every few seconds.
+ * Every enabled chain as its scanner sees it (GET /chain): head, finalized head, the scanner's lag
+ * and every node of the chain's node list; the overview reloads it every few seconds.
  */
 export function ChainPanel({ chain }: { chain: AdminChainStatus }) {
-  const lag = chain.scanner_lag_blocks;
-  const behind = lag !== null && lag > chain.scanner_lag_alert_blocks;
   return (
-    <section className="panel wide">
-      <h2>Chain</h2>
+    <>
+      {chain.chains.map((entry) => (
+        <ChainSection key={entry.chain} chain={entry} alertAbove={chain.scanner_lag_alert_blocks} />
+      ))}
+    </>
+  );
+}
+
+function ChainSection({ chain, alertAbove }: { chain: ChainEntry; alertAbove: number }) {
+  const lag = chain.scanner_lag_blocks;
+  const behind = lag !== null && lag > alertAbove;
+  return (
+    <section className="panel wide" data-testid="chain-panel" data-chain={chain.chain}>
+      <h2>
+        {chain.chain_name} <span className="muted">{chain.currencies.join(", ")}</span>
+      </h2>
       <p data-testid="scanner-lag" data-lag={lag ?? ""} className={behind ? "error" : undefined}>
         {lag === null
           ? "Scanner lag: unknown (no head or nothing scanned yet)"
           : `Scanner lag: ${lag} block${lag === 1 ? "" : "s"} behind the head`}{" "}
         <span className="muted">
-          (head {chain.head ?? "—"}, scanned {chain.scanned ?? "—"}; alert above{" "}
-          {chain.scanner_lag_alert_blocks})
+          (head {chain.head ?? "—"}, scanned {chain.scanned ?? "—"}; alert above {alertAbove})
         </span>
+      </p>
+      <p data-testid="finalized" data-finalized={chain.finalized ?? ""}>
+        {chain.finalized === null
+          ? "Finalized: unknown"
+          : `Finalized: block ${chain.finalized}, ${chain.finality_lag_blocks ?? "—"} behind the head`}
       </p>
       <div className="table-scroll" tabIndex={0}>
         <table data-testid="nodes">
