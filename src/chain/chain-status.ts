@@ -9,7 +9,7 @@
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
-import type { NodeState } from "../chains/chain.js";
+import type { Chain, NodeState } from "../chains/chain.js";
 
 const CHAIN_STATUS_KEY = "chain_status";
 /** How often the scanning worker writes the row. */
@@ -40,14 +40,15 @@ export interface PublishedChainStatus {
   nodes: PublishedNode[];
 }
 
-export async function publishChainStatus(ctx: Context): Promise<void> {
-  const seen = ctx.chains.primary.lastHead();
+/** Publishes `chain`'s view; only the primary chain's is read yet (another's has a row of its own). */
+export async function publishChainStatus(ctx: Context, chain: Chain = ctx.chains.primary): Promise<void> {
+  const seen = chain.lastHead();
   const status: PublishedChainStatus = {
     at: ctx.clock.now().getTime(),
     head: seen?.number ?? null,
     headAt: seen?.at ?? null,
     // lastError is left out: a driver message may quote a node URL with its provider key.
-    nodes: ctx.chains.primary.nodes().map((n) => ({
+    nodes: chain.nodes().map((n) => ({
       index: n.index,
       name: n.name,
       state: n.state,
@@ -61,7 +62,8 @@ export async function publishChainStatus(ctx: Context): Promise<void> {
   };
   await ctx.db.execute(
     sql`INSERT INTO app_state (key, value, updated_at)
-        VALUES (${CHAIN_STATUS_KEY}, ${JSON.stringify(status)}::jsonb, now())
+        VALUES (${chain === ctx.chains.primary ? CHAIN_STATUS_KEY : `${CHAIN_STATUS_KEY}:${chain.id}`},
+          ${JSON.stringify(status)}::jsonb, now())
         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at`,
   );
 }
