@@ -54,12 +54,9 @@ const headProbes = localSlot(
   () => new Map<ChainId, { last?: Probe; inFlight?: Promise<Probe> }>(),
 );
 
-/**
- * The block the chain's scanner has applied up to. The scanner cursor (cursor.ts) is the primary
- * chain's; a chain without a cursor of its own has no scanned position (undefined).
- */
+/** The block the chain's scanner has applied up to (its scanner_cursor row, cursor.ts), if any. */
 export async function readScanned(ctx: Context, chain: Chain): Promise<BlockRef | undefined> {
-  return chain === ctx.chains.primary ? readCursor(ctx) : undefined;
+  return readCursor(ctx, ctx.db, chain.id);
 }
 
 /** The chain's head: seen by this process within ~2 s, else one bounded call (null if none answers). */

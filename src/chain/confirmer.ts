@@ -27,6 +27,7 @@ import { confirmDeposits, listConfirmableDeposits } from "../deposits/confirm-de
 import { sql } from "drizzle-orm";
 import type { RetryTiming } from "../chains/backoff.js";
 import type { Chain } from "../chains/chain.js";
+import type { ChainId } from "../chains/chain-types.js";
 
 export interface ConfirmResult {
   /** Transfers verified final this run. */
@@ -71,9 +72,9 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
   // Order transfers, stray transfers (orderId null) and deposits to static addresses are proven
   // final alike.
   const [payments, strays, depositCandidates] = await Promise.all([
-    listConfirmableTransfers(ctx, input.scannedHead),
-    listConfirmableStrays(ctx, input.scannedHead),
-    listConfirmableDeposits(ctx, input.scannedHead),
+    listConfirmableTransfers(ctx, input.scannedHead, 500, input.chain.id),
+    listConfirmableStrays(ctx, input.scannedHead, 500, input.chain.id),
+    listConfirmableDeposits(ctx, input.scannedHead, 500, input.chain.id),
   ]);
   const orderCandidates: { id: string; orderId: string | null; blockNumber: number; blockHash: string }[] = [
     ...payments,
@@ -87,7 +88,7 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
   const { signal, solid, scannedHead } = input;
   const blocks = new Set(candidates.map((c) => c.blockNumber));
   if (solid.number >= 0) blocks.add(solid.number);
-  const stored = await scannedHashes(ctx, [...blocks]);
+  const stored = await scannedHashes(ctx, input.chain.id, [...blocks]);
   // A proof is only as good as the scanned chain it was made for (a rewind below it voids it).
   if (solid.number >= 0 && stored.get(solid.number) !== solid.hash) {
     solid.number = -1;
@@ -107,7 +108,7 @@ export async function confirmTransfers(ctx: Context, input: ConfirmInput): Promi
     let proof: { number: number; hash: string } | undefined;
     if (number <= scannedHead) {
       if (number > solid.number) {
-        const at = (await scannedHashes(ctx, [number])).get(number);
+        const at = (await scannedHashes(ctx, input.chain.id, [number])).get(number);
         if (at === head.hash) proof = { number, hash: at };
         // Not scanned (below where the scanner started): nothing to prove yet.
         else if (at !== undefined) mismatch(ctx, number);
@@ -176,12 +177,12 @@ function mismatch(ctx: Context, block: number): void {
   ctx.log.warn({ block }, "scanned block not in the solidified chain");
 }
 
-/** The scanned hashes of these blocks (scanned_blocks). */
-async function scannedHashes(ctx: Context, numbers: number[]): Promise<Map<number, string>> {
+/** The scanned hashes of these blocks of `chain` (scanned_blocks). */
+async function scannedHashes(ctx: Context, chain: ChainId, numbers: number[]): Promise<Map<number, string>> {
   const rows = await queryRows<{ n: string; hash: string }>(
     ctx.db,
     sql`SELECT block_number::text AS n, block_hash AS hash FROM scanned_blocks
-        WHERE block_number = ANY(string_to_array(${numbers.join(",")}, ',')::bigint[])`,
+        WHERE chain = ${chain} AND block_number = ANY(string_to_array(${numbers.join(",")}, ',')::bigint[])`,
   );
   return new Map(rows.map((r) => [Number(r.n), r.hash.toLowerCase()]));
 }

@@ -1,14 +1,27 @@
 /**
- * The scanner's position (scanner_cursor 'usdt') and its record of recently scanned blocks
- * (scanned_blocks), from which a fork point is found. Every write here happens inside the
- * transaction that also writes what the scanned blocks contained.
+ * Each chain's scanner position (a scanner_cursor row: TRON's is 'usdt', as before there were
+ * chains; another chain's is `<family>:<id>`, e.g. `evm:ethereum`) and its record of recently
+ * scanned blocks (scanned_blocks, keyed by chain and number: migration 0023), from which a fork
+ * point is found. Every write here happens inside the transaction that also writes what the
+ * scanned blocks contained. `chain` defaults to the primary chain everywhere.
  */
-import { asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { FAMILY_OF, type ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { scannedBlocks, scannerCursor } from "../db/schema.js";
 
 export const USDT_CURSOR = "usdt";
+
+/** Cursor rows that kept the name they had before there were chains. */
+const FIRST_CURSORS: Partial<Record<ChainId, string>> = { tron: USDT_CURSOR };
+
+/** The scanner_cursor row of `chain`. */
+export function cursorName(chain: ChainId): string {
+  return FIRST_CURSORS[chain] ?? `${FAMILY_OF[chain]}:${chain}`;
+}
+
+const primary = (ctx: Context): ChainId => ctx.chains.primary.id;
 
 export interface BlockRef {
   number: number;
@@ -31,11 +44,15 @@ export class CursorMovedError extends Error {
   }
 }
 
-export async function readCursor(ctx: Context, db: Executor = ctx.db): Promise<BlockRef | undefined> {
+export async function readCursor(
+  ctx: Context,
+  db: Executor = ctx.db,
+  chain: ChainId = primary(ctx),
+): Promise<BlockRef | undefined> {
   const [row] = await db
     .select({ number: scannerCursor.blockNumber, hash: scannerCursor.blockHash })
     .from(scannerCursor)
-    .where(eq(scannerCursor.name, USDT_CURSOR));
+    .where(eq(scannerCursor.name, cursorName(chain)));
   return row ? { number: Number(row.number), hash: row.hash } : undefined;
 }
 
@@ -43,11 +60,16 @@ export async function readCursor(ctx: Context, db: Executor = ctx.db): Promise<B
  * Locks the cursor row and checks it is still where this scanner left it, so two scanners that
  * both believe they lead (a lock lost mid-transaction) can never both apply the same blocks.
  */
-export async function lockCursor(ctx: Context, tx: Executor, expected: BlockRef): Promise<void> {
+export async function lockCursor(
+  ctx: Context,
+  tx: Executor,
+  expected: BlockRef,
+  chain: ChainId = primary(ctx),
+): Promise<void> {
   const [row] = await tx
     .select({ number: scannerCursor.blockNumber, hash: scannerCursor.blockHash })
     .from(scannerCursor)
-    .where(eq(scannerCursor.name, USDT_CURSOR))
+    .where(eq(scannerCursor.name, cursorName(chain)))
     .for("update");
   const found = row ? { number: Number(row.number), hash: row.hash } : undefined;
   if (!found || found.number !== expected.number || found.hash !== expected.hash) {
@@ -56,29 +78,45 @@ export async function lockCursor(ctx: Context, tx: Executor, expected: BlockRef)
 }
 
 /** First start: the cursor and its block, unless another scanner got there first. */
-export async function initCursor(ctx: Context, tx: Executor, block: ScannedBlock): Promise<void> {
+export async function initCursor(
+  ctx: Context,
+  tx: Executor,
+  block: ScannedBlock,
+  chain: ChainId = primary(ctx),
+): Promise<void> {
   const now = ctx.clock.now();
   await tx
     .insert(scannerCursor)
-    .values({ name: USDT_CURSOR, blockNumber: block.number, blockHash: block.hash, updatedAt: now })
+    .values({ name: cursorName(chain), blockNumber: block.number, blockHash: block.hash, updatedAt: now })
     .onConflictDoNothing();
-  await recordScannedBlocks(ctx, tx, [block]);
+  await recordScannedBlocks(ctx, tx, [block], chain);
 }
 
-export async function moveCursor(ctx: Context, tx: Executor, to: BlockRef): Promise<void> {
+export async function moveCursor(
+  ctx: Context,
+  tx: Executor,
+  to: BlockRef,
+  chain: ChainId = primary(ctx),
+): Promise<void> {
   await tx
     .update(scannerCursor)
     .set({ blockNumber: to.number, blockHash: to.hash, updatedAt: ctx.clock.now() })
-    .where(eq(scannerCursor.name, USDT_CURSOR));
+    .where(eq(scannerCursor.name, cursorName(chain)));
 }
 
-export async function recordScannedBlocks(ctx: Context, tx: Executor, blocks: ScannedBlock[]): Promise<void> {
+export async function recordScannedBlocks(
+  ctx: Context,
+  tx: Executor,
+  blocks: ScannedBlock[],
+  chain: ChainId = primary(ctx),
+): Promise<void> {
   if (blocks.length === 0) return;
   const now = ctx.clock.now();
   await tx
     .insert(scannedBlocks)
     .values(
       blocks.map((b) => ({
+        chain,
         blockNumber: b.number,
         blockHash: b.hash,
         parentHash: b.parentHash,
@@ -86,7 +124,7 @@ export async function recordScannedBlocks(ctx: Context, tx: Executor, blocks: Sc
       })),
     )
     .onConflictDoUpdate({
-      target: scannedBlocks.blockNumber,
+      target: [scannedBlocks.chain, scannedBlocks.blockNumber],
       set: {
         blockHash: sql`excluded.block_hash`,
         parentHash: sql`excluded.parent_hash`,
@@ -95,11 +133,15 @@ export async function recordScannedBlocks(ctx: Context, tx: Executor, blocks: Sc
     });
 }
 
-export async function storedBlockHash(ctx: Context, number: number): Promise<string | undefined> {
+export async function storedBlockHash(
+  ctx: Context,
+  number: number,
+  chain: ChainId = primary(ctx),
+): Promise<string | undefined> {
   const [row] = await ctx.db
     .select({ hash: scannedBlocks.blockHash })
     .from(scannedBlocks)
-    .where(eq(scannedBlocks.blockNumber, number));
+    .where(and(eq(scannedBlocks.chain, chain), eq(scannedBlocks.blockNumber, number)));
   return row?.hash;
 }
 
@@ -107,8 +149,9 @@ export async function storedBlockHash(ctx: Context, number: number): Promise<str
 export async function scannedRange(
   ctx: Context,
   atMost: number,
+  chain: ChainId = primary(ctx),
 ): Promise<{ low: number; high: number } | undefined> {
-  const where = lt(scannedBlocks.blockNumber, atMost + 1);
+  const where = and(eq(scannedBlocks.chain, chain), lt(scannedBlocks.blockNumber, atMost + 1));
   const [low] = await ctx.db
     .select({ n: scannedBlocks.blockNumber })
     .from(scannedBlocks)
@@ -125,17 +168,20 @@ export async function scannedRange(
 }
 
 /** Drops the record above the fork point (those blocks are no longer on the chain). */
-export async function forgetBlocksAbove(tx: Executor, number: number): Promise<void> {
-  await tx.delete(scannedBlocks).where(gt(scannedBlocks.blockNumber, number));
+export async function forgetBlocksAbove(tx: Executor, number: number, chain: ChainId): Promise<void> {
+  await tx
+    .delete(scannedBlocks)
+    .where(and(eq(scannedBlocks.chain, chain), gt(scannedBlocks.blockNumber, number)));
 }
 
 /**
  * Keeps the record small: blocks far below the solidified head can never be reorganised. The block
  * of an unconfirmed transfer is always kept: the confirmer checks its hash.
  */
-export async function pruneScannedBlocks(tx: Executor, below: number): Promise<void> {
+export async function pruneScannedBlocks(tx: Executor, below: number, chain: ChainId): Promise<void> {
   await tx.execute(sql`
     DELETE FROM scanned_blocks
-    WHERE block_number < ${below}
-      AND block_number < coalesce((SELECT min(block_number) FROM transfers WHERE status = 'seen'), ${below})`);
+    WHERE chain = ${chain} AND block_number < ${below}
+      AND block_number < coalesce(
+        (SELECT min(block_number) FROM transfers WHERE status = 'seen' AND chain = ${chain}), ${below})`);
 }

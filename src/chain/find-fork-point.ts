@@ -17,10 +17,10 @@ export async function findForkPoint(
   signal: AbortSignal,
   retry?: RetryTiming,
 ): Promise<BlockRef | undefined> {
-  const range = await scannedRange(ctx, highest);
+  const range = await scannedRange(ctx, highest, chain.id);
   if (!range) return undefined;
   const onChain = async (n: number): Promise<string | undefined> => {
-    const stored = await storedBlockHash(ctx, n);
+    const stored = await storedBlockHash(ctx, n, chain.id);
     if (stored === undefined) return undefined;
     const hash = await chain.blockHash(n, { signal, log: ctx.log, retry });
     return hash === stored ? stored : undefined;

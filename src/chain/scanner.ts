@@ -116,21 +116,21 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   }
 
   async function scanPass(signal: AbortSignal): Promise<ScanResult> {
-    if (chain.tokens.length === 0) throw new Error(`${chain.id}: no token contract is configured`);
+    if (chain.currencies.length === 0) throw new Error(`${chain.id}: no token contract is configured`);
     // When the pass reaches the head, the chain reads the head block as it gave it (same node).
     const head = await chain.head({ signal, log: ctx.log, retry: options.retry });
     chain.observeHead(head.number);
     const newHead = timing.observe(head) || head.number !== lastHead;
     lastHead = head.number;
 
-    const cursor = await readCursor(ctx);
+    const cursor = await readCursor(ctx, ctx.db, chain.id);
     const base = { head: head.number, newHead, blocks: 0, credited: 0 };
     if (!cursor) {
       // First start: scan from the current head on (the head block itself included).
       const start: BlockRef =
         head.number > 0 ? { number: head.number - 1, hash: head.parentHash } : { number: 0, hash: head.hash };
-      await ctx.db.transaction((tx) => initCursor(ctx, tx, { ...start, parentHash: "" }));
-      ctx.log.info({ block: start.number + 1 }, "scanner starts at the current head");
+      await ctx.db.transaction((tx) => initCursor(ctx, tx, { ...start, parentHash: "" }, chain.id));
+      ctx.log.info({ chain: chain.id, block: start.number + 1 }, "scanner starts at the current head");
       return { ...base, cursor: start.number, caughtUp: false };
     }
 
@@ -138,7 +138,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       const same =
         head.number === cursor.number
           ? head.hash === cursor.hash
-          : (await storedBlockHash(ctx, head.number)) === head.hash;
+          : (await storedBlockHash(ctx, head.number, chain.id)) === head.hash;
       // Equal, or the node is behind us on the same chain (a lagging backend): nothing to do.
       if (same) {
         if (!newHead) timing.miss();
@@ -222,7 +222,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
     sincePrune += batch.length;
     const prune = sincePrune >= 100;
     const credited = await ctx.db.transaction(async (tx) => {
-      await lockCursor(ctx, tx, expected);
+      await lockCursor(ctx, tx, expected, chain.id);
       let count = 0;
       if (candidates.length > 0) {
         const recipients = candidates.map((c) => c.to);
@@ -246,6 +246,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
             to,
             amount: micro,
             chain: chain.id,
+            currency: t.currency,
             remainder,
           });
         }
@@ -256,14 +257,15 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
         ctx,
         tx,
         batch.map((b) => ({ number: b.header.number, hash: b.header.hash, parentHash: b.header.parentHash })),
+        chain.id,
       );
-      await moveCursor(ctx, tx, { number: last.number, hash: last.hash });
+      await moveCursor(ctx, tx, { number: last.number, hash: last.hash }, chain.id);
       if (prune) {
         const keepFrom = Math.min(
           solid.number >= 0 ? solid.number : last.number,
           last.number - ctx.config.confirmations,
         );
-        await pruneScannedBlocks(tx, keepFrom - SCANNED_BLOCKS_MARGIN);
+        await pruneScannedBlocks(tx, keepFrom - SCANNED_BLOCKS_MARGIN, chain.id);
       }
       return count;
     });
@@ -294,21 +296,22 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       hash: head.number > 0 ? head.parentHash : head.hash,
     };
     const reverted = await ctx.db.transaction(async (tx) => {
-      await lockCursor(ctx, tx, cursor);
-      const result = await revertTransfersAbove(ctx, tx, forkPoint ? forkPoint.number : -1);
-      result.dropped += await revertDepositsAbove(ctx, tx, forkPoint ? forkPoint.number : -1);
+      await lockCursor(ctx, tx, cursor, chain.id);
+      const result = await revertTransfersAbove(ctx, tx, forkPoint ? forkPoint.number : -1, chain.id);
+      result.dropped += await revertDepositsAbove(ctx, tx, forkPoint ? forkPoint.number : -1, chain.id);
       if (forkPoint) {
-        await forgetBlocksAbove(tx, forkPoint.number);
+        await forgetBlocksAbove(tx, forkPoint.number, chain.id);
       } else {
-        await forgetBlocksAbove(tx, -1);
-        await recordScannedBlocks(ctx, tx, [{ ...target, parentHash: "" }]);
+        await forgetBlocksAbove(tx, -1, chain.id);
+        await recordScannedBlocks(ctx, tx, [{ ...target, parentHash: "" }], chain.id);
       }
-      await moveCursor(ctx, tx, target);
+      await moveCursor(ctx, tx, target, chain.id);
       return result;
     });
     if (forkPoint) {
       ctx.log.warn(
         {
+          chain: chain.id,
           from: cursor.number,
           to: target.number,
           dropped: reverted.dropped,
@@ -318,7 +321,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
       );
     } else {
       ctx.log.error(
-        { from: cursor.number, head: head.number, dropped: reverted.dropped },
+        { chain: chain.id, from: cursor.number, head: head.number, dropped: reverted.dropped },
         "scanned blocks are not on the node's chain (reset chain or another network): re-syncing from the head",
       );
     }
@@ -326,7 +329,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
   }
 
   async function confirm(signal: AbortSignal, minMsBetweenProofs: number): Promise<ConfirmResult> {
-    const cursor = await readCursor(ctx);
+    const cursor = await readCursor(ctx, ctx.db, chain.id);
     if (!cursor) return { confirmed: 0, outcomes: 0, waiting: 0 };
     const result = await confirmTransfers(ctx, {
       chain,

@@ -291,8 +291,10 @@ export const scannerCursor = pgTable("scanner_cursor", {
   updatedAt: ts("updated_at").notNull(),
 });
 
+/** Primary key (chain, block_number), migration 0023. */
 export const scannedBlocks = pgTable("scanned_blocks", {
-  blockNumber: bigint("block_number", { mode: "number" }).primaryKey(),
+  chain: text("chain").notNull().default("tron"),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
   blockHash: text("block_hash").notNull(),
   parentHash: text("parent_hash").notNull(),
   scannedAt: ts("scanned_at").notNull(),

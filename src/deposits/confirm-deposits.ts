@@ -7,6 +7,7 @@
  * statement for all their ledger transactions, their webhooks, the sweeps they make due).
  * Safe to run twice: only `detected` rows change.
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { depositAddresses, depositEvents, deposits } from "../db/schema.js";
@@ -27,12 +28,15 @@ export async function listConfirmableDeposits(
   ctx: Context,
   scannedHead: number,
   limit = 500,
+  chain: ChainId = ctx.chains.primary.id,
 ): Promise<SeenDeposit[]> {
   const highest = scannedHead - ctx.config.confirmations + 1;
   const rows = await ctx.db
     .select({ id: deposits.id, blockNumber: deposits.blockNumber, blockHash: deposits.blockHash })
     .from(deposits)
-    .where(and(eq(deposits.status, "detected"), lte(deposits.blockNumber, highest)))
+    .where(
+      and(eq(deposits.status, "detected"), eq(deposits.chain, chain), lte(deposits.blockNumber, highest)),
+    )
     .orderBy(asc(deposits.blockNumber), asc(deposits.logIndex))
     .limit(limit);
   return rows.map((r) => ({ ...r, blockNumber: Number(r.blockNumber) }));

@@ -4,6 +4,7 @@
  * superseded, so nothing reports it any more. A confirmed deposit was in the solidified chain,
  * which does not fork: it is never touched. Runs in the scanner's rewind transaction.
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { and, eq, gt, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
@@ -11,12 +12,19 @@ import { depositEvents, deposits, webhookDeliveries } from "../db/schema.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 
-export async function revertDepositsAbove(ctx: Context, tx: Executor, forkPoint: number): Promise<number> {
+export async function revertDepositsAbove(
+  ctx: Context,
+  tx: Executor,
+  forkPoint: number,
+  chain: ChainId = ctx.chains.primary.id,
+): Promise<number> {
   const now = ctx.clock.now();
   const reverted = await tx
     .update(deposits)
     .set({ status: "reverted", revertedAt: now, updatedAt: now })
-    .where(and(eq(deposits.status, "detected"), gt(deposits.blockNumber, forkPoint)))
+    .where(
+      and(eq(deposits.status, "detected"), eq(deposits.chain, chain), gt(deposits.blockNumber, forkPoint)),
+    )
     .returning();
   if (reverted.length === 0) return 0;
   await tx

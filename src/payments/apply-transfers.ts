@@ -10,7 +10,7 @@
  * which a fresh order's payment could be scanned past.
  */
 import { asc, eq, inArray } from "drizzle-orm";
-import type { ChainId } from "../chains/chain-types.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { orders, transfers } from "../db/schema.js";
@@ -35,6 +35,8 @@ export interface ChainTransfer {
   amount: bigint;
   /** The chain the transfer was seen on. */
   chain: ChainId;
+  /** The token's currency; when given, an order is paid only in its own currency. */
+  currency?: Currency | undefined;
   /** Token units below one micro-unit (18-decimal tokens), kept on the transfer, never credited. */
   remainder: bigint;
 }
@@ -71,7 +73,18 @@ export async function applyTransfers(
     if (!holder) continue;
     switch (holder.kind) {
       case "order":
-        payments.push(transfer);
+        if (paysOrder(transfer, holder)) payments.push(transfer);
+        // The address's order is on another chain or in another currency: a stray on this chain.
+        else
+          strays.push({
+            transfer,
+            holder: {
+              kind: "stray",
+              addressId: holder.addressId,
+              previousOrderId: holder.orderId,
+              free: false,
+            },
+          });
         break;
       case "stray":
         strays.push({ transfer, holder });
@@ -86,6 +99,12 @@ export async function applyTransfers(
   const credited = await creditTransfers(ctx, tx, payments, orderHolders(holders));
   const recorded = await recordStrayTransfers(ctx, tx, strays);
   return { ...credited, credited: credited.credited + recorded, strays: recorded };
+}
+
+/** Whether `transfer` is a payment of the order holding its address: same chain and currency. */
+function paysOrder(transfer: ChainTransfer, holder: Extract<AddressHolder, { kind: "order" }>): boolean {
+  if (transfer.chain !== holder.chain) return false;
+  return transfer.currency === undefined || transfer.currency === holder.currency;
 }
 
 /**

@@ -6,6 +6,7 @@
  * transaction, and the merchant's ledger is credited with what the outcome adds. An order that
  * already had an outcome gets a new one (additional_payment).
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
@@ -34,11 +35,12 @@ export interface SeenTransfer {
   amount: bigint;
 }
 
-/** Unconfirmed transfers with at least CONFIRMATIONS confirmations as of `scannedHead`. */
+/** Unconfirmed transfers on `chain` with at least CONFIRMATIONS confirmations as of `scannedHead`. */
 export async function listConfirmableTransfers(
   ctx: Context,
   scannedHead: number,
   limit = 500,
+  chain: ChainId = ctx.chains.primary.id,
 ): Promise<SeenTransfer[]> {
   const highest = scannedHead - ctx.config.confirmations + 1;
   const rows = await ctx.db
@@ -53,7 +55,7 @@ export async function listConfirmableTransfers(
       amount: transfers.amount,
     })
     .from(transfers)
-    .where(and(eq(transfers.status, "seen"), lte(transfers.blockNumber, highest)))
+    .where(and(eq(transfers.status, "seen"), eq(transfers.chain, chain), lte(transfers.blockNumber, highest)))
     .orderBy(asc(transfers.blockNumber), asc(transfers.logIndex))
     .limit(limit);
   return rows.map((r) => ({ ...r, blockNumber: Number(r.blockNumber) }));

@@ -6,6 +6,7 @@
  * were in the solidified chain, which does not fork.
  * Runs in the scanner's transaction that rewinds the cursor.
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
@@ -26,10 +27,13 @@ export async function revertTransfersAbove(
   ctx: Context,
   tx: Executor,
   forkPoint: number,
+  chain: ChainId = ctx.chains.primary.id,
 ): Promise<RevertResult> {
   const dropped = await tx
     .delete(transfers)
-    .where(and(eq(transfers.status, "seen"), gt(transfers.blockNumber, forkPoint)))
+    .where(
+      and(eq(transfers.status, "seen"), eq(transfers.chain, chain), gt(transfers.blockNumber, forkPoint)),
+    )
     .returning({
       orderId: transfers.orderId,
       txHash: transfers.txHash,
@@ -39,7 +43,13 @@ export async function revertTransfersAbove(
   // A stray is recorded like a payment and dropped like one: only while unconfirmed.
   const strays = await tx
     .delete(strayTransfers)
-    .where(and(eq(strayTransfers.status, "seen"), gt(strayTransfers.blockNumber, forkPoint)))
+    .where(
+      and(
+        eq(strayTransfers.status, "seen"),
+        eq(strayTransfers.chain, chain),
+        gt(strayTransfers.blockNumber, forkPoint),
+      ),
+    )
     .returning({ txHash: strayTransfers.txHash, address: strayTransfers.toAddress });
   for (const s of strays) {
     ctx.log.warn(

@@ -4,6 +4,7 @@
  * (an address-level settlement) in the same transaction; the operator alert follows from the
  * alert loop (evaluate-alerts.ts).
  */
+import type { ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { strayTransfers } from "../db/schema.js";
@@ -24,6 +25,7 @@ export async function listConfirmableStrays(
   ctx: Context,
   scannedHead: number,
   limit = 500,
+  chain: ChainId = ctx.chains.primary.id,
 ): Promise<SeenStray[]> {
   const highest = scannedHead - ctx.config.confirmations + 1;
   return ctx.db
@@ -36,7 +38,13 @@ export async function listConfirmableStrays(
       toAddress: strayTransfers.toAddress,
     })
     .from(strayTransfers)
-    .where(and(eq(strayTransfers.status, "seen"), lte(strayTransfers.blockNumber, highest)))
+    .where(
+      and(
+        eq(strayTransfers.status, "seen"),
+        eq(strayTransfers.chain, chain),
+        lte(strayTransfers.blockNumber, highest),
+      ),
+    )
     .orderBy(asc(strayTransfers.blockNumber), asc(strayTransfers.logIndex))
     .limit(limit);
 }

@@ -2,7 +2,7 @@
  * The worker role: every background loop of the service. Each loop calls one idempotent domain
  * function, so any number of worker processes may run side by side.
  */
-import { startScannerLeader } from "../chain/scanner-leader.js";
+import { startScannerLeaders } from "../chain/scanner-leader.js";
 import type { Context } from "../context.js";
 import type { Loop } from "./loop.js";
 import { startPaymentLoops } from "./payment-loops.js";
@@ -28,7 +28,7 @@ export async function startWorkers(ctx: Context): Promise<Workers> {
   loops.push(startMetricsRefresher(ctx));
   loops.push(...startAlertLoops(ctx));
   // The chain scanner and confirmer: runs only in the worker holding the scanner lock.
-  loops.push(startScannerLeader(ctx, { onOutcome: () => webhookSender.wake() }));
+  loops.push(...startScannerLeaders(ctx, { onOutcome: () => webhookSender.wake() }));
   ctx.log.info({ loops: loops.map((loop) => loop.name) }, "workers started");
   return {
     async stop() {

@@ -54,3 +54,28 @@ export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 export function addressTopic(address: string): string {
   return "0x" + address.toLowerCase().replace(/^0x/, "").padStart(64, "0");
 }
+
+/** The settings that enable `chain` on `devnet`: its network, RPC URL and token contracts. */
+export function evmChainEnv(
+  chain: string,
+  devnet: EvmDevnet,
+  usdt = devnet.usdtContract,
+): Record<string, string> {
+  const prefix = chain.toUpperCase();
+  return {
+    [`${prefix}_NETWORK`]: "devnet",
+    [`${prefix}_RPC_URL`]: devnet.rpcUrl,
+    [`${prefix}_USDT_CONTRACT`]: usdt,
+    [`${prefix}_USDC_CONTRACT`]: devnet.usdcContract,
+  };
+}
+
+const word = (v: bigint | string) =>
+  (typeof v === "string" ? v.replace(/^0x/, "") : v.toString(16)).padStart(64, "0");
+
+/** A `transfer(to, units)` of `token` from the devnet's faucet (an unlocked account), left pending. */
+export function sendToken(devnet: EvmDevnet, token: string, to: string, units: bigint): Promise<string> {
+  return devnet.rpc<string>("eth_sendTransaction", [
+    { from: devnet.faucetAddress, to: token, data: "0xa9059cbb" + word(to) + word(units), gas: "0x30000" },
+  ]);
+}
