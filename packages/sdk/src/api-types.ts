@@ -10305,19 +10305,46 @@ export interface operations {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                         };
                         week: {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                         };
                         total: {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                             merchant_count: number;
                         };
                         address_pool: {
