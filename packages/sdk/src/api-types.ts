@@ -9871,11 +9871,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -19666,11 +19669,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -20045,11 +20051,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -20424,11 +20433,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
