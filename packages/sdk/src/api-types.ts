@@ -8515,6 +8515,25 @@ export interface operations {
                             /** @description USDT held by refunds and payouts not yet completed */
                             reserved: string;
                         };
+                        /** @description how the balance is made, from the double-entry ledger; signed 6-decimal strings that add up to available */
+                        balance_breakdown: {
+                            /** @description confirmed order payments, and stray transfers attached to an order */
+                            payments: string;
+                            /** @description confirmed deposits to static addresses */
+                            deposits: string;
+                            /** @description stray transfers credited to be refunded */
+                            stray_transfers: string;
+                            /** @description refunds sent (negative) */
+                            refunds: string;
+                            /** @description payouts sent (negative) */
+                            payouts: string;
+                            /** @description any other ledger entry */
+                            adjustments: string;
+                            /** @description refunds and payouts reserved, not yet sent (negative: -reserved) */
+                            pending: string;
+                            /** @description the sum of the lines above: the available balance */
+                            available: string;
+                        };
                         recent_orders: {
                             id: string;
                             external_id: string;

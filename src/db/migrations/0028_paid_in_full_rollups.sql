@@ -148,3 +148,7 @@ FROM (
   SELECT merchant_id, status, sum(paid_in_full_count) AS n FROM order_rollups_daily GROUP BY 1, 2
 ) AS a
 WHERE r.merchant_id = a.merchant_id AND r.status = a.status;
+
+-- The admin merchant detail's balance breakdown (src/ledger/balance-breakdown.ts) sums one
+-- merchant's ledger transactions by kind: read through this index, not the whole ledger.
+CREATE INDEX ledger_transactions_merchant_idx ON ledger_transactions (merchant_id, kind);
