@@ -11002,11 +11002,17 @@ export interface operations {
                         hot_wallet: {
                             address: string;
                             trx_balance: string;
+                            /** @description USDT read from the node; null when it did not answer */
+                            usdt_balance: string | null;
                             is_low_balance: boolean;
                             balance_error?: string;
                         } | null;
                         cold_wallet: {
                             address: string;
+                            /** @description USDT read from the node; null when it did not answer */
+                            usdt_balance: string | null;
+                            /** @description present when the node could not be asked */
+                            balance_error?: string;
                         } | null;
                         address_pool: {
                             total: number;
