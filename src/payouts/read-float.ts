@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
-import { readUsdtBalance } from "../wallet/read-usdt-balance.js";
+import { readUsdtBalance } from "./usdt-balance.js";
 import { floatShortfall, waitingForFloat } from "./payout-float.js";
 
 export interface PayoutFloat {

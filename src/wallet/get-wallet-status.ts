@@ -13,7 +13,7 @@ import { formatAmount, formatSun } from "../money.js";
 import { getSweepCosts } from "../sweeps/get-sweep-costs.js";
 import { getAddressPoolCounts } from "./get-address-pool-counts.js";
 import { readHotWalletStake } from "./read-hot-wallet-stake.js";
-import { readUsdtBalance } from "./read-usdt-balance.js";
+import { readUsdtBalance } from "../payouts/usdt-balance.js";
 
 const SUN_PER_TRX = 1_000_000n;
 /** Dashboards poll; the balance is read from the node at most this often. */

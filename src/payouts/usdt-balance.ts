@@ -1,7 +1,9 @@
 /**
  * A wallet's USDT balance read from the node (the token contract's balanceOf, a constant call):
  * the wallet page's hot and cold wallet balances and the payout float. Throws when the node does
- * not answer or answers no value; callers show "unavailable" then.
+ * not answer or answers no value; callers show "unavailable" then. It reads TRON's contract with
+ * TRON's toolkit, so it sits with the payout float (a chain-boundary exception, eslint.config.js)
+ * until balances move behind the chain boundary.
  */
 import { encodeBalanceOf } from "@stablegate/tron/abi";
 import type { Context } from "../context.js";
