@@ -105,11 +105,14 @@ export interface WalletStatus {
   hot_wallet: {
     address: string;
     trx_balance: string;
+    /** Its USDT, read from the node; null when the node could not be asked (balance_error says so). */
+    usdt_balance: string | null;
     is_low_balance: boolean;
     /** Present when the node could not be asked; trx_balance is then the last known value. */
     balance_error?: string;
   } | null;
-  cold_wallet: { address: string } | null;
+  /** usdt_balance: read from the node; null with balance_error when the node could not be asked. */
+  cold_wallet: { address: string; usdt_balance: string | null; balance_error?: string } | null;
   address_pool: AddressPoolCounts;
   sweep_queue: { waiting: number; active: number; failed: number };
   /** null without a hot wallet, and in burn mode */

@@ -313,6 +313,7 @@ export const orderRollupsDaily = pgTable("order_rollups_daily", {
   status: text("status").notNull(),
   orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
   amountReceived: money("amount_received").notNull(),
+  paidInFullCount: bigint("paid_in_full_count", { mode: "bigint" }).notNull(),
 });
 
 export const orderRollupsTotal = pgTable("order_rollups_total", {
@@ -320,6 +321,7 @@ export const orderRollupsTotal = pgTable("order_rollups_total", {
   status: text("status").notNull(),
   orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
   amountReceived: money("amount_received").notNull(),
+  paidInFullCount: bigint("paid_in_full_count", { mode: "bigint" }).notNull(),
 });
 
 export const merchantIncidents = pgTable("merchant_incidents", {

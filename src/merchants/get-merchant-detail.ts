@@ -3,6 +3,7 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { merchantIncidents, type OrderStatus, orderEvents, orders } from "../db/schema.js";
 import { STATUSES_WITH_OUTCOME, type OrderRow } from "../orders/transitions.js";
+import { getBalanceBreakdown, type BalanceBreakdown } from "../ledger/balance-breakdown.js";
 import { getMerchantBalance, type MerchantBalance } from "../ledger/post-ledger.js";
 import { findMerchant } from "./find-merchant.js";
 import type { MerchantRow } from "./types.js";
@@ -40,6 +41,8 @@ export interface MerchantDetail {
   recentOrders: OrderRow[];
   recentIncidents: MerchantIncident[];
   balance: MerchantBalance;
+  /** How the balance is made, from the ledger (balance-breakdown.ts). */
+  balanceBreakdown: BalanceBreakdown;
 }
 
 interface TotalsRow extends Record<string, unknown> {
@@ -67,7 +70,7 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     ACTIVE_STATUSES.map((status) => sql`${status}`),
     sql`, `,
   );
-  const [[totals], recentOrders, recentIncidents, balance] = await Promise.all([
+  const [[totals], recentOrders, recentIncidents, balance, balanceBreakdown] = await Promise.all([
     queryRows<TotalsRow>(
       ctx.db,
       // numeric(38,0) summed in SQL and read as text, so no float ever holds the amount.
@@ -104,6 +107,7 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
       .orderBy(desc(merchantIncidents.createdAt), desc(merchantIncidents.eventId))
       .limit(RECENT_LIMIT),
     getMerchantBalance(ctx.db, merchant.id),
+    getBalanceBreakdown(ctx.db, merchant.id),
   ]);
 
   return {
@@ -120,5 +124,6 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     recentOrders,
     recentIncidents,
     balance,
+    balanceBreakdown,
   };
 }

@@ -15,8 +15,9 @@ import { confirmationsSql, checkoutUrl, USDT_CURSOR } from "../payments/merchant
 import { listOrderEvents, type OrderEventView } from "../payments/order-events.js";
 import { scannerCursor } from "../db/schema.js";
 import { listOrderWebhooks, type WebhookDeliveryView } from "../webhooks/list-order-webhooks.js";
-import { OUTCOME_SETTING_EVENTS, orderResolutions, type ResolutionView } from "./order-resolutions.js";
-import { STATUSES_WITH_OUTCOME } from "./transitions.js";
+import type { OperatorRole } from "../admin/operator-types.js";
+import { orderActions, type OrderActionState } from "./order-actions.js";
+import { orderResolutions, type ResolutionView } from "./order-resolutions.js";
 
 export interface AdminOrderView {
   id: string;
@@ -104,19 +105,8 @@ export interface AdminOrderDetail {
   webhooks: WebhookDeliveryView[];
   /** Cancel, accept, attach done on this order (DESIGN.md 13). */
   resolutions: ResolutionView[];
-  /** Which resolutions the order's state allows now (the dashboard's buttons). */
-  actions: { cancel: boolean; accept: boolean; attach: boolean };
-}
-
-/** Mirrors acceptOrder's check from the events already read (accept-order.ts decides). */
-function underpaidOutcome(
-  order: { status: OrderStatus; amountReceived: bigint; amountExpected: bigint },
-  events: readonly OrderEventView[],
-): boolean {
-  if (!STATUSES_WITH_OUTCOME.includes(order.status)) return false;
-  if (order.amountReceived <= 0n || order.amountReceived >= order.amountExpected) return false;
-  const latest = [...events].reverse().find((e) => OUTCOME_SETTING_EVENTS.includes(e.event_type));
-  return latest?.event_type !== "manually_resolved";
+  /** What the operator reading it may do now, each with the reason when not (order-actions.ts). */
+  actions: OrderActionState[];
 }
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
@@ -134,7 +124,11 @@ export function orderMeta(ctx: Context): OrderMeta {
   };
 }
 
-export async function getAdminOrder(ctx: Context, orderId: string): Promise<AdminOrderDetail> {
+export async function getAdminOrder(
+  ctx: Context,
+  orderId: string,
+  role: OperatorRole,
+): Promise<AdminOrderDetail> {
   if (!isUuid(orderId)) throw new AppError("NOT_FOUND", "order not found");
   const [row] = await ctx.db
     .select({ order: orders, merchantName: merchants.name, confirmations: confirmationsSql })
@@ -201,11 +195,11 @@ export async function getAdminOrder(ctx: Context, orderId: string): Promise<Admi
     },
     events,
     resolutions: orderResolutions(events),
-    actions: {
-      cancel: order.status === "pending",
-      accept: underpaidOutcome(order, events),
-      attach: true,
-    },
+    actions: orderActions(
+      ctx,
+      { order, events, settlementStatus: settlement?.status ?? null, webhooks },
+      role,
+    ),
     transaction:
       first === undefined
         ? null

@@ -3,6 +3,7 @@
  * a stray transfer to it. Each runs in its own transaction; the answer is the order's admin detail
  * as the resolution left it.
  */
+import type { OperatorRole } from "../admin/operator-types.js";
 import type { Context } from "../context.js";
 import { assertNever } from "../errors.js";
 import { attachStrayTransfer, type AttachInput } from "../strays/attach-stray-transfer.js";
@@ -32,7 +33,8 @@ function resolve(ctx: Context, resolution: AdminResolution): Promise<OrderRow> {
 export async function resolveAdminOrder(
   ctx: Context,
   resolution: AdminResolution,
+  role: OperatorRole,
 ): Promise<AdminOrderDetail> {
   const order = await resolve(ctx, resolution);
-  return getAdminOrder(ctx, order.id);
+  return getAdminOrder(ctx, order.id, role);
 }

@@ -4,10 +4,10 @@
  * float is short, by the rule of payout-float.ts.
  */
 import { sql } from "drizzle-orm";
-import { encodeBalanceOf } from "@stablegate/tron/abi";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
+import { readUsdtBalance } from "./usdt-balance.js";
 import { floatShortfall, waitingForFloat } from "./payout-float.js";
 
 export interface PayoutFloat {
@@ -81,17 +81,11 @@ export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
     };
   }
   try {
-    const [result, account] = await Promise.all([
-      ctx.chain.client.triggerConstantContract({
-        owner: address,
-        contract: usdt,
-        data: encodeBalanceOf(address),
-      }),
+    const [usdtBalance, account] = await Promise.all([
+      readUsdtBalance(ctx, address),
       ctx.chain.client.getAccount(address),
     ]);
-    const word = result.constant_result?.[0];
-    if (!word || !/^[0-9a-f]{1,64}$/i.test(word)) throw new Error("balanceOf answered no value");
-    const balance = BigInt(`0x${word}`);
+    const balance = usdtBalance ?? 0n;
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
     const shortfall = floatShortfall(balance, committed, approved);

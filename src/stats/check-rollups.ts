@@ -26,7 +26,7 @@ export interface RollupDifference {
     | "deposit_rollups_total";
   /** The key: day, hour or minute/merchant_id/status, merchant_id/status, or merchant_id. */
   key: Record<string, string>;
-  /** [order_count, amount_received] or [incident_count], as stored and as recounted. */
+  /** [order_count, amount_received, paid_in_full_count] or [incident_count], as stored and recounted. */
   stored: string[];
   actual: string[];
 }
@@ -41,23 +41,30 @@ interface DiffRow extends Record<string, unknown> {
   actual_n: string;
   stored_amount?: string;
   actual_amount?: string;
+  stored_full?: string;
+  actual_full?: string;
 }
+
+/** Orders whose amount_received reaches amount_expected (migration 0028). */
+const PAID_IN_FULL = sql.raw("count(*) FILTER (WHERE amount_received >= amount_expected)");
 
 const DAILY = sql`
   WITH actual AS (
     SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status,
-           count(*) AS n, sum(amount_received) AS amount
+           count(*) AS n, sum(amount_received) AS amount, ${PAID_IN_FULL} AS full_n
     FROM orders GROUP BY 1, 2, 3
   )
   SELECT to_char(coalesce(a.day, r.day), 'YYYY-MM-DD') AS day,
          coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
          coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
-         coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+         coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount,
+         coalesce(r.paid_in_full_count, 0)::text AS stored_full, coalesce(a.full_n, 0)::text AS actual_full
   FROM actual a FULL JOIN order_rollups_daily r
     ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
      OR coalesce(r.amount_received, 0) <> coalesce(a.amount, 0)
+     OR coalesce(r.paid_in_full_count, 0) <> coalesce(a.full_n, 0)
   ORDER BY 1, 2, 3`;
 
 const HOURLY = sql`
@@ -90,16 +97,18 @@ const MINUTELY = sql`
 
 const TOTAL = sql`
   WITH actual AS (
-    SELECT merchant_id, status, count(*) AS n, sum(amount_received) AS amount
+    SELECT merchant_id, status, count(*) AS n, sum(amount_received) AS amount, ${PAID_IN_FULL} AS full_n
     FROM orders GROUP BY 1, 2
   )
   SELECT coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
          coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
-         coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
+         coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount,
+         coalesce(r.paid_in_full_count, 0)::text AS stored_full, coalesce(a.full_n, 0)::text AS actual_full
   FROM actual a FULL JOIN order_rollups_total r ON r.merchant_id = a.merchant_id AND r.status = a.status
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
      OR coalesce(r.amount_received, 0) <> coalesce(a.amount, 0)
+     OR coalesce(r.paid_in_full_count, 0) <> coalesce(a.full_n, 0)
   ORDER BY 1, 2`;
 
 // Compares the incident rows themselves (event, merchant, time), then reports per merchant.
@@ -267,8 +276,8 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     ...daily.map((row) => ({
       table: "order_rollups_daily" as const,
       key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
-      stored: [row.stored_n, row.stored_amount ?? "0"],
-      actual: [row.actual_n, row.actual_amount ?? "0"],
+      stored: [row.stored_n, row.stored_amount ?? "0", row.stored_full ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0", row.actual_full ?? "0"],
     })),
     ...minutely.map((row) => ({
       table: "order_rollups_minutely" as const,
@@ -285,8 +294,8 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     ...total.map((row) => ({
       table: "order_rollups_total" as const,
       key: { merchant_id: row.merchant_id, status: row.status ?? "" },
-      stored: [row.stored_n, row.stored_amount ?? "0"],
-      actual: [row.actual_n, row.actual_amount ?? "0"],
+      stored: [row.stored_n, row.stored_amount ?? "0", row.stored_full ?? "0"],
+      actual: [row.actual_n, row.actual_amount ?? "0", row.actual_full ?? "0"],
     })),
     ...depositsDaily.map((row) => ({
       table: "deposit_rollups_daily" as const,

@@ -2,8 +2,11 @@
  * GET /api/v1/admin/stats (DESIGN.md 8). For each window: order_count = orders created in it,
  * completed_count = those of them now completed, total_received = the confirmed amount_received of
  * those of them with an outcome, success_rate = completed / order_count x 100 in integer math.
+ * Beside them (docs/operators.md, "Success rate"): final_count = those with a final outcome (an
+ * outcome status or expired), paid_in_full_count = those of them paid exactly or over,
+ * expired_count, and paid_in_full_rate = paid_in_full_count / final_count x 100.
  *
- * Read from the rollups (migration 0004), not from orders: today and the week sum the daily rows of
+ * Read from the rollups (migrations 0004 and 0028), not from orders: today and the week sum the daily rows of
  * at most 7 days (merchants x statuses per day), the total sums order_rollups_total (merchants x
  * statuses), so the cost does not grow with history.
  */
@@ -21,6 +24,14 @@ export interface StatsBlock {
   completed_count: number;
   total_received: string;
   success_rate: string;
+  /** Orders with a final outcome: an outcome status or expired (not pending, detected, cancelled). */
+  final_count: number;
+  /** Those of them whose amount_received reaches amount_expected (exact or overpaid). */
+  paid_in_full_count: number;
+  /** Those of them that expired unpaid. */
+  expired_count: number;
+  /** paid_in_full_count / final_count x 100, two decimals. */
+  paid_in_full_rate: string;
 }
 
 /** Confirmed deposits to static addresses (DESIGN.md 15) detected in a window, and their sum. */
@@ -62,17 +73,28 @@ interface Row extends Record<string, unknown> {
 function block(row: Row, prefix: string): StatsBlock {
   const orderCount = BigInt(row[`${prefix}_orders`] ?? "0");
   const completed = BigInt(row[`${prefix}_completed`] ?? "0");
+  const final = BigInt(row[`${prefix}_final`] ?? "0");
+  const paidInFull = BigInt(row[`${prefix}_full`] ?? "0");
   return {
     order_count: Number(orderCount),
     completed_count: Number(completed),
     total_received: formatAmount(BigInt(row[`${prefix}_received`] ?? "0")),
     success_rate: formatPercent(completed, orderCount),
+    final_count: Number(final),
+    paid_in_full_count: Number(paidInFull),
+    expired_count: Number(row[`${prefix}_expired`] ?? "0"),
+    paid_in_full_rate: formatPercent(paidInFull, final),
   };
 }
 
-/** order_count, completed_count and total_received of the rollup rows matching `where`. */
+/** The block's counts and total_received from the rollup rows matching `where`. */
 function figures(name: string, where: ReturnType<typeof sql>) {
+  const col = (suffix: string) => sql.raw(`${name}_${suffix}`);
   return sql`
+    (coalesce(sum(order_count) FILTER (WHERE ${where} AND (${hasOutcomeSql} OR status = 'expired')), 0))::text
+      AS ${col("final")},
+    (coalesce(sum(paid_in_full_count) FILTER (WHERE ${where} AND ${hasOutcomeSql}), 0))::text AS ${col("full")},
+    (coalesce(sum(order_count) FILTER (WHERE ${where} AND status = 'expired'), 0))::text AS ${col("expired")},
     (coalesce(sum(order_count) FILTER (WHERE ${where}), 0))::text AS ${sql.raw(`${name}_orders`)},
     (coalesce(sum(order_count) FILTER (WHERE ${where} AND status = 'completed'), 0))::text
       AS ${sql.raw(`${name}_completed`)},

@@ -1,6 +1,7 @@
 /**
- * Wallet status for operators (SPEC.md 2.7): hot wallet balance, cold wallet, address pool, sweep
- * queue and the system settings. Never a private key; the node URL is shown without credentials.
+ * Wallet status for operators (SPEC.md 2.7): hot wallet balances (TRX and USDT), the cold wallet's
+ * USDT, address pool, sweep queue and the system settings. A node that does not answer leaves a
+ * balance null with balance_error, never an error reply. Never a private key; the node URL is shown without credentials.
  */
 import { sql } from "drizzle-orm";
 import type { WalletStatus } from "../admin/api-shapes.js";
@@ -8,10 +9,11 @@ import { withoutCredentials } from "../config.js";
 import type { Context } from "../context.js";
 import { localSlot } from "../local-state.js";
 import { settlements } from "../db/schema.js";
-import { formatSun } from "../money.js";
+import { formatAmount, formatSun } from "../money.js";
 import { getSweepCosts } from "../sweeps/get-sweep-costs.js";
 import { getAddressPoolCounts } from "./get-address-pool-counts.js";
 import { readHotWalletStake } from "./read-hot-wallet-stake.js";
+import { readUsdtBalance } from "../payouts/usdt-balance.js";
 
 const SUN_PER_TRX = 1_000_000n;
 /** Dashboards poll; the balance is read from the node at most this often. */
@@ -22,22 +24,30 @@ export type { WalletStatus };
 interface CachedBalance {
   address: string;
   sun: bigint;
+  /** null: no USDT contract configured, or its read failed (usdtError). */
+  usdt: bigint | null;
+  usdtError: boolean;
   at: number;
 }
 // This process's last reading, shared by every request.
 const balanceCache = localSlot("hot wallet balance", (): { last?: CachedBalance } => ({}));
+const coldBalanceCache = localSlot(
+  "cold wallet balance",
+  (): { last?: { address: string; usdt: bigint | null; at: number } } => ({}),
+);
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
-  const [pool, queue, hot, costs] = await Promise.all([
+  const [pool, queue, hot, cold, costs] = await Promise.all([
     getAddressPoolCounts(ctx),
     sweepQueue(ctx),
     hotWallet(ctx),
+    coldWallet(ctx),
     getSweepCosts(ctx),
   ]);
   return {
     hot_wallet: hot,
-    cold_wallet: config.coldWalletAddress ? { address: config.coldWalletAddress } : null,
+    cold_wallet: cold,
     address_pool: pool,
     sweep_queue: queue,
     // Burn mode stakes nothing; a node that just failed the balance read is not asked again.
@@ -77,23 +87,53 @@ async function hotWallet(ctx: Context): Promise<WalletStatus["hot_wallet"]> {
   const cache = ctx.local.get(balanceCache);
   const cached = cache.last;
   const now = ctx.clock.now().getTime();
+  const reading = (sun: bigint, usdt: bigint | null, usdtError: boolean) => ({
+    address,
+    trx_balance: formatSun(sun),
+    usdt_balance: usdt === null ? null : formatAmount(usdt),
+    is_low_balance: sun < threshold,
+    ...(usdtError ? { balance_error: "USDT balance unavailable" } : {}),
+  });
   if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
-    return { address, trx_balance: formatSun(cached.sun), is_low_balance: cached.sun < threshold };
+    return reading(cached.sun, cached.usdt, cached.usdtError);
   }
   try {
-    const account = await ctx.chain.client.getAccount(address);
+    const [account, usdt] = await Promise.all([
+      ctx.chain.client.getAccount(address),
+      readUsdtBalance(ctx, address).catch((error: unknown) => {
+        ctx.log.warn({ err: error }, "hot wallet USDT balance unavailable");
+        return "error" as const;
+      }),
+    ]);
     // java-tron prints balances as JSON integers (exact below 2^53); converted to bigint at once.
     const sun = BigInt(account?.balance ?? 0);
-    cache.last = { address, sun, at: now };
-    return { address, trx_balance: formatSun(sun), is_low_balance: sun < threshold };
+    const usdtError = usdt === "error";
+    const micro = usdt === "error" ? null : (usdt ?? null);
+    cache.last = { address, sun, usdt: micro, usdtError, at: now };
+    return reading(sun, micro, usdtError);
   } catch (error) {
     ctx.log.warn({ err: error }, "hot wallet balance unavailable");
     const sun = cached?.address === address ? cached.sun : 0n;
-    return {
-      address,
-      trx_balance: formatSun(sun),
-      is_low_balance: sun < threshold,
-      balance_error: "TRON node unreachable",
-    };
+    return { ...reading(sun, null, false), balance_error: "TRON node unreachable" };
+  }
+}
+
+/** The cold wallet's USDT, read from the node like the hot wallet's (and cached as long). */
+async function coldWallet(ctx: Context): Promise<WalletStatus["cold_wallet"]> {
+  const address = ctx.config.coldWalletAddress;
+  if (!address) return null;
+  const cache = ctx.local.get(coldBalanceCache);
+  const now = ctx.clock.now().getTime();
+  const cached = cache.last;
+  if (cached && cached.address === address && now - cached.at < BALANCE_CACHE_MS) {
+    return { address, usdt_balance: cached.usdt === null ? null : formatAmount(cached.usdt) };
+  }
+  try {
+    const usdt = (await readUsdtBalance(ctx, address)) ?? null;
+    cache.last = { address, usdt, at: now };
+    return { address, usdt_balance: usdt === null ? null : formatAmount(usdt) };
+  } catch (error) {
+    ctx.log.warn({ err: error }, "cold wallet balance unavailable");
+    return { address, usdt_balance: null, balance_error: "TRON node unreachable" };
   }
 }

@@ -5,6 +5,7 @@ import { orders } from "../../src/db/schema.js";
 import { newId } from "../../src/ids.js";
 import { parseAmount } from "../../src/money.js";
 import { appendOrderEvent, transitionOrder, type OrderEventType } from "../../src/orders/transitions.js";
+import { checkRollups } from "../../src/stats/check-rollups.js";
 import { fillAddressPool } from "../../src/wallet/fill-address-pool.js";
 import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -82,6 +83,13 @@ async function fixtureOrder(
   return id;
 }
 
+const paidInFull = (final: number, full: number, expired: number, rate: string) => ({
+  final_count: final,
+  paid_in_full_count: full,
+  expired_count: expired,
+  paid_in_full_rate: rate,
+});
+
 beforeAll(async () => {
   // "now" is 2026-01-15T12:00:00Z: today = 01-15, the week = 01-09 .. 01-15.
   t = await createTestApp({ env: { POOL_MIN_FREE: "4" } });
@@ -118,15 +126,29 @@ describe("GET /api/v1/admin/stats", () => {
     const res = await get("/api/v1/admin/stats");
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      // 10 + 4.5 + 1.5; 1 of 3 completed
-      today: { order_count: 3, completed_count: 1, total_received: "16.000000", success_rate: "33.33" },
-      // + 25 (overpaid, completed) + 3 (callback_failed) + 0.333333 (overpaid); detected 8 not counted
-      week: { order_count: 9, completed_count: 2, total_received: "44.333333", success_rate: "22.22" },
+      // 10 + 4.5 + 1.5; 1 of 3 completed; paid in full: 10 and 1.5, not the underpaid 4.5
+      today: {
+        order_count: 3,
+        completed_count: 1,
+        total_received: "16.000000",
+        success_rate: "33.33",
+        ...paidInFull(3, 2, 0, "66.67"),
+      },
+      // + 25 (overpaid, completed) + 3 (callback_failed) + 0.333333 (overpaid); detected 8 not counted.
+      // Final: those 6 and the expired order; the pending and detected ones are not final.
+      week: {
+        order_count: 9,
+        completed_count: 2,
+        total_received: "44.333333",
+        success_rate: "22.22",
+        ...paidInFull(7, 5, 1, "71.43"),
+      },
       total: {
         order_count: 10,
         completed_count: 3,
         total_received: "144.333333",
         success_rate: "30.00",
+        ...paidInFull(8, 6, 1, "75.00"),
         merchant_count: 3,
       },
       address_pool: { total: 4, free: 4, allocated: 0 },
@@ -160,12 +182,36 @@ describe("GET /api/v1/admin/stats", () => {
         completed_count: 0,
         total_received: "0.000000",
         success_rate: "0.00",
+        ...paidInFull(0, 0, 0, "0.00"),
       });
       expect(body.week.order_count).toBe(0);
       expect(body.total.order_count).toBe(10);
     } finally {
       t.clock.set("2026-01-15T12:00:00.000Z");
     }
+  });
+
+  it("counts an accepted underpaid order as final but short, and a cancelled one not at all", async () => {
+    const before = (await get("/api/v1/admin/stats")).json().total;
+    await fixtureOrder(alpha, "2025-06-01T00:00:00.000Z", "9", "0", "cancelled");
+    // Underpaid, then accepted by hand: confirmed at 8 of 9, so still not paid in full.
+    await fixtureOrder(alpha, "2025-06-01T01:00:00.000Z", "9", "8", "confirmed", [
+      ...PATHS.underpaid,
+      ["confirmed", "manually_resolved"],
+    ]);
+    // Overpaid, then its webhook delivered: paid in full.
+    await fixtureOrder(beta, "2025-06-01T02:00:00.000Z", "9", "9.5", "completed", [
+      ...PATHS.overpaid,
+      ["completed", "order_completed"],
+    ]);
+    const after = (await get("/api/v1/admin/stats")).json().total;
+    expect(after.order_count - before.order_count).toBe(3);
+    expect(after.final_count - before.final_count).toBe(2);
+    expect(after.paid_in_full_count - before.paid_in_full_count).toBe(1);
+    expect(after.expired_count).toBe(before.expired_count);
+    // 7 of 10
+    expect(after.paid_in_full_rate).toBe("70.00");
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 
   it("needs the admin cookie", async () => {

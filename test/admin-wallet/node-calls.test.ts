@@ -106,6 +106,9 @@ describe("GET /api/v1/admin/wallet in delegate mode", () => {
         "/wallet/getaccountresource",
         "/wallet/getcandelegatedmaxsize",
         "/wallet/getdelegatedresourceaccountindexv2",
+        // USDT balanceOf of the hot and the cold wallet
+        "/wallet/triggerconstantcontract",
+        "/wallet/triggerconstantcontract",
       ].sort(),
     );
     expect(first.body.stake).toMatchObject({ staked_trx: "1000.000000", delegations_open: 0 });
@@ -121,6 +124,6 @@ describe("GET /api/v1/admin/wallet in delegate mode", () => {
 
     // 10 s after the first reading the node is asked again (the clock, not the wall clock, decides).
     t.clock.advance(1_000);
-    expect((await wallet()).calls).toHaveLength(5);
+    expect((await wallet()).calls).toHaveLength(7);
   });
 });

@@ -15,9 +15,20 @@ beforeAll(async () => {
   const res = await fetch(`${devnet.url}/devnet/fund`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ address: addressFromPrivateKey(HOT_KEY), trx: "250.5", solidify: true }),
+    body: JSON.stringify({
+      address: addressFromPrivateKey(HOT_KEY),
+      trx: "250.5",
+      usdt: "12.5",
+      solidify: true,
+    }),
   });
   expect(res.status).toBe(200);
+  const cold = await fetch(`${devnet.url}/devnet/fund`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ address: COLD, usdt: "1000.000001", solidify: true }),
+  });
+  expect(cold.status).toBe(200);
 });
 afterAll(() => devnet.close());
 
@@ -54,9 +65,10 @@ describe("GET /api/v1/admin/wallet", () => {
     expect(body.hot_wallet).toEqual({
       address: addressFromPrivateKey(HOT_KEY),
       trx_balance: "250.500000",
+      usdt_balance: "12.500000",
       is_low_balance: false,
     });
-    expect(body.cold_wallet).toEqual({ address: COLD });
+    expect(body.cold_wallet).toEqual({ address: COLD, usdt_balance: "1000.000001" });
     expect(body.address_pool).toEqual({ total: 0, free: 0, allocated: 0 });
     expect(body.sweep_queue).toEqual({ waiting: 0, active: 0, failed: 0 });
     // Added fields (delegate mode): burn mode stakes nothing, and no sweep has cost anything yet.
@@ -99,12 +111,23 @@ describe("wallet status edge cases", () => {
     const t = await createTestApp({
       env: {
         TRON_NODE_URL: "http://user:secret-token@127.0.0.1:1/?apikey=k3y",
+        USDT_CONTRACT: devnet.usdtContract,
         HOT_WALLET_PRIVATE_KEY: HOT_KEY,
+        COLD_WALLET_ADDRESS: COLD,
       },
     });
     try {
       const { body, raw } = await walletOf(t);
-      expect(body.hot_wallet).toMatchObject({ balance_error: "TRON node unreachable", is_low_balance: true });
+      expect(body.hot_wallet).toMatchObject({
+        balance_error: "TRON node unreachable",
+        usdt_balance: null,
+        is_low_balance: true,
+      });
+      expect(body.cold_wallet).toEqual({
+        address: COLD,
+        usdt_balance: null,
+        balance_error: "TRON node unreachable",
+      });
       expect(body.system.node_api_url).toBe("http://127.0.0.1:1");
       expect(raw).not.toContain("secret-token");
       expect(raw).not.toContain("k3y");

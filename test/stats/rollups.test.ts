@@ -181,8 +181,8 @@ describe("order rollups", { timeout: 120_000 }, () => {
       {
         table: "order_rollups_daily",
         key: { day: "2026-03-05", merchant_id: shop.id, status: "expired" },
-        stored: ["21", "0"],
-        actual: ["20", "0"],
+        stored: ["21", "0", "0"],
+        actual: ["20", "0", "0"],
       },
       { table: "merchant_incidents", key: { merchant_id: other.id }, stored: ["0"], actual: ["1"] },
     ]);
@@ -192,6 +192,24 @@ describe("order rollups", { timeout: 120_000 }, () => {
     );
     await t.ctx.db.execute(sql`INSERT INTO merchant_incidents (event_id, merchant_id, created_at)
       SELECT id, ${other.id}::uuid, created_at FROM order_events WHERE id = ${eventId}::uuid`);
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
+    // A paid-in-full count (migration 0028) that differs is reported too.
+    await t.ctx.db.execute(
+      sql`UPDATE order_rollups_total SET paid_in_full_count = paid_in_full_count + 1
+        WHERE merchant_id = ${shop.id}::uuid AND status = 'expired'`,
+    );
+    expect(await checkRollups(t.ctx.db)).toEqual([
+      {
+        table: "order_rollups_total",
+        key: { merchant_id: shop.id, status: "expired" },
+        stored: [expect.any(String), "0", "1"],
+        actual: [expect.any(String), "0", "0"],
+      },
+    ]);
+    await t.ctx.db.execute(
+      sql`UPDATE order_rollups_total SET paid_in_full_count = paid_in_full_count - 1
+        WHERE merchant_id = ${shop.id}::uuid AND status = 'expired'`,
+    );
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 });

@@ -148,6 +148,8 @@ describe("operator dashboard", () => {
   it("shows the wallet, flags the empty hot wallet, and logs out", async () => {
     await page.getByTestId("nav-wallet").click();
     await expect.poll(() => text("hot-balance")).toBe("0.000000 TRX");
+    // The hot wallet's USDT beside its TRX, read from the devnet.
+    expect(await text("hot-usdt")).toBe("0.000000 USDT for payouts");
     expect(await text("low-balance")).toContain("under the 100 TRX alert");
     expect(await text("system")).toContain("Sweeping");
     expect(await page.content()).not.toContain(t.config.hotWalletPrivateKey as string);

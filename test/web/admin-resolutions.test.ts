@@ -90,6 +90,9 @@ describe("resolutions in the dashboard", () => {
     await page.getByTestId("cancel-order").click();
     await expect.poll(() => page.getByTestId("resolutions").innerText()).toContain("customer asked");
     expect((await t.orderRow(pending.id)).status).toBe("cancelled");
+    // The server's actions follow: a cancelled order offers neither Cancel nor Accept.
+    await expect.poll(() => page.getByTestId("cancel-order").count()).toBe(0);
+    expect(await page.getByTestId("accept-order").count()).toBe(0);
 
     // Accept an underpaid one.
     const short = await t.order("10");
@@ -98,8 +101,10 @@ describe("resolutions in the dashboard", () => {
     await t.finalize();
     await page.goto(`${base}/admin/orders/${short.id}`);
     await page.getByTestId("resolution-reason").fill("close enough");
+    expect(await page.getByTestId("cancel-order").count()).toBe(0);
     await page.getByTestId("accept-order").click();
     await expect.poll(async () => (await t.orderRow(short.id)).status).toBe("confirmed");
+    await expect.poll(() => page.getByTestId("accept-order").count()).toBe(0);
 
     // Attach the stray to the order it was meant for.
     const meant = await t.order("4");

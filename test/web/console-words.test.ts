@@ -1,18 +1,13 @@
 /**
- * The console's pure parts: which order actions a state allows (and why not), when an order's
- * webhook is failing, and the words and formats every page uses.
+ * The console's pure parts: when an order's webhook is failing, an outcome its status hides, and the
+ * words and formats every page uses. Which actions an order allows is the server's
+ * (test/orders/order-actions.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import type { OrderDetail } from "../../web/src/api-types.js";
 import { formatUsdt, shortId } from "../../web/src/admin/format.js";
 import { actorLabel, fieldLabel, statusLabel } from "../../web/src/admin/labels.js";
-import {
-  amountOutcome,
-  failingWebhook,
-  retrySweepState,
-  retryWebhookState,
-  simulateState,
-} from "../../web/src/admin/orders/order-actions.js";
+import { amountOutcome, failingWebhook } from "../../web/src/admin/orders/order-actions.js";
 import { describeChange, describePayload } from "../../web/src/admin/describe.js";
 import { formatDate, relativeTime } from "../../web/src/dates.js";
 
@@ -33,49 +28,8 @@ const delivery = (over: Partial<Delivery>): Delivery => ({
   ...over,
 });
 const order = (status: OrderDetail["order"]["status"]) => ({ status }) as OrderDetail["order"];
-const meta = (sweep_enabled: boolean) => ({ sweep_enabled }) as OrderDetail["meta"];
-const settlement = (status: string) => ({ status }) as NonNullable<OrderDetail["settlement"]>;
 
 describe("order actions follow the order's state", () => {
-  it("offers Retry webhook only while the merchant has not received the latest webhook", () => {
-    expect(retryWebhookState({ order: order("pending"), webhooks: [] }).enabled).toBe(false);
-    expect(retryWebhookState({ order: order("confirmed"), webhooks: [delivery({})] })).toEqual({
-      enabled: true,
-      why: null,
-    });
-    const delivered = retryWebhookState({
-      order: order("completed"),
-      webhooks: [delivery({ status: "delivered", last_status_code: 200 })],
-    });
-    expect(delivered).toEqual({ enabled: false, why: "The merchant received the latest webhook." });
-    // A newer outcome's webhook not yet delivered: retry is offered again.
-    expect(
-      retryWebhookState({
-        order: order("overpaid"),
-        webhooks: [
-          delivery({ id: "a", status: "delivered" }),
-          delivery({ id: "b", created_at: "2026-01-02T00:00:00.000Z", status: "failed" }),
-        ],
-      }).enabled,
-    ).toBe(true);
-  });
-
-  it("offers Retry sweep only on a failed sweep, and Simulate payment only on an order awaiting payment", () => {
-    expect(retrySweepState({ settlement: settlement("failed"), meta: meta(true) }).enabled).toBe(true);
-    expect(retrySweepState({ settlement: settlement("completed"), meta: meta(true) }).why).toBe(
-      "Already swept to the cold wallet.",
-    );
-    expect(retrySweepState({ settlement: settlement("waiting"), meta: meta(true) }).enabled).toBe(false);
-    expect(retrySweepState({ settlement: null, meta: meta(true) }).enabled).toBe(false);
-    expect(retrySweepState({ settlement: settlement("failed"), meta: meta(false) }).why).toContain(
-      "turned off",
-    );
-    expect(simulateState({ order: order("pending") }).enabled).toBe(true);
-    for (const s of ["completed", "confirmed", "expired"] as const) {
-      expect(simulateState({ order: order(s) }).enabled).toBe(false);
-    }
-  });
-
   it("keeps an underpaid or overpaid outcome visible once the order is completed", () => {
     const o = (status: OrderDetail["order"]["status"], received: string) => ({
       status,

@@ -8522,6 +8522,25 @@ export interface operations {
                             /** @description USDT held by refunds and payouts not yet completed */
                             reserved: string;
                         };
+                        /** @description how the balance is made, from the double-entry ledger; signed 6-decimal strings that add up to available */
+                        balance_breakdown: {
+                            /** @description confirmed order payments, and stray transfers attached to an order */
+                            payments: string;
+                            /** @description confirmed deposits to static addresses */
+                            deposits: string;
+                            /** @description stray transfers credited to be refunded */
+                            stray_transfers: string;
+                            /** @description refunds sent (negative) */
+                            refunds: string;
+                            /** @description payouts sent (negative) */
+                            payouts: string;
+                            /** @description any other ledger entry */
+                            adjustments: string;
+                            /** @description refunds and payouts reserved, not yet sent (negative: -reserved) */
+                            pending: string;
+                            /** @description the sum of the lines above: the available balance */
+                            available: string;
+                        };
                         recent_orders: {
                             id: string;
                             external_id: string;
@@ -9887,11 +9906,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -10321,19 +10343,46 @@ export interface operations {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                         };
                         week: {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                         };
                         total: {
                             order_count: number;
                             completed_count: number;
                             total_received: string;
+                            /** @description completed / order_count x 100 (DESIGN.md 8) */
                             success_rate: string;
+                            /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                            final_count: number;
+                            /** @description final orders that received at least the expected amount */
+                            paid_in_full_count: number;
+                            /** @description final orders that expired unpaid */
+                            expired_count: number;
+                            /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                            paid_in_full_rate: string;
                             merchant_count: number;
                         };
                         address_pool: {
@@ -10969,11 +11018,17 @@ export interface operations {
                         hot_wallet: {
                             address: string;
                             trx_balance: string;
+                            /** @description USDT read from the node; null when it did not answer */
+                            usdt_balance: string | null;
                             is_low_balance: boolean;
                             balance_error?: string;
                         } | null;
                         cold_wallet: {
                             address: string;
+                            /** @description USDT read from the node; null when it did not answer */
+                            usdt_balance: string | null;
+                            /** @description present when the node could not be asked */
+                            balance_error?: string;
                         } | null;
                         address_pool: {
                             total: number;
@@ -19696,11 +19751,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -20076,11 +20134,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };
@@ -20456,11 +20517,14 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description what the operator reading it may do now, each with the reason when not */
                         actions: {
-                            cancel: boolean;
-                            accept: boolean;
-                            attach: boolean;
-                        };
+                            /** @enum {string} */
+                            action: "retry_webhook" | "retry_sweep" | "simulate_payment" | "cancel" | "accept" | "attach_transfer";
+                            allowed: boolean;
+                            /** @description why not, in words; null when allowed */
+                            reason: string | null;
+                        }[];
                     };
                 };
             };

@@ -1,3 +1,4 @@
+import { ORDER_ACTIONS } from "../../orders/order-actions.js";
 /** Schemas of the admin order routes (SPEC.md 4.4, 4.5; DESIGN.md 8). */
 import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { z } from "zod";
@@ -152,7 +153,15 @@ export const adminOrderDetailReply = z.object({
   }),
   webhooks: z.array(webhookDeliveryReply),
   resolutions: z.array(resolutionReply),
-  actions: z.object({ cancel: z.boolean(), accept: z.boolean(), attach: z.boolean() }),
+  actions: z
+    .array(
+      z.object({
+        action: z.enum(ORDER_ACTIONS),
+        allowed: z.boolean(),
+        reason: z.string().nullable().describe("why not, in words; null when allowed"),
+      }),
+    )
+    .describe("what the operator reading it may do now, each with the reason when not"),
 });
 
 export const getAdminOrderSchema = {

@@ -8,7 +8,19 @@ const statsBlock = z.object({
   order_count: z.number().int(),
   completed_count: z.number().int(),
   total_received: z.string(),
-  success_rate: z.string(),
+  success_rate: z.string().meta({ description: "completed / order_count x 100 (DESIGN.md 8)" }),
+  final_count: z.number().int().meta({
+    description:
+      "orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired",
+  }),
+  paid_in_full_count: z
+    .number()
+    .int()
+    .meta({ description: "final orders that received at least the expected amount" }),
+  expired_count: z.number().int().meta({ description: "final orders that expired unpaid" }),
+  paid_in_full_rate: z.string().meta({
+    description: "paid_in_full_count / final_count x 100, two decimals; the console's success rate",
+  }),
 });
 
 const depositStatsBlock = z.object({ deposit_count: z.number().int(), total_received: z.string() });

@@ -10,11 +10,18 @@ const walletStatusReply = z.object({
     .object({
       address: z.string(),
       trx_balance: z.string(),
+      usdt_balance: z.string().nullable().describe("USDT read from the node; null when it did not answer"),
       is_low_balance: z.boolean(),
       balance_error: z.string().optional(),
     })
     .nullable(),
-  cold_wallet: z.object({ address: z.string() }).nullable(),
+  cold_wallet: z
+    .object({
+      address: z.string(),
+      usdt_balance: z.string().nullable().describe("USDT read from the node; null when it did not answer"),
+      balance_error: z.string().optional().describe("present when the node could not be asked"),
+    })
+    .nullable(),
   address_pool: z.object({ total: z.number().int(), free: z.number().int(), allocated: z.number().int() }),
   sweep_queue: z.object({ waiting: z.number().int(), active: z.number().int(), failed: z.number().int() }),
   stake: z

@@ -43,6 +43,20 @@ export const merchantDetailReply = merchantSummary.extend({
   success_rate: z.string(),
   incident_count: z.number().int(),
   balance: merchantBalanceReply,
+  balance_breakdown: z
+    .object({
+      payments: z.string().describe("confirmed order payments, and stray transfers attached to an order"),
+      deposits: z.string().describe("confirmed deposits to static addresses"),
+      stray_transfers: z.string().describe("stray transfers credited to be refunded"),
+      refunds: z.string().describe("refunds sent (negative)"),
+      payouts: z.string().describe("payouts sent (negative)"),
+      adjustments: z.string().describe("any other ledger entry"),
+      pending: z.string().describe("refunds and payouts reserved, not yet sent (negative: -reserved)"),
+      available: z.string().describe("the sum of the lines above: the available balance"),
+    })
+    .describe(
+      "how the balance is made, from the double-entry ledger; signed 6-decimal strings that add up to available",
+    ),
   recent_orders: z.array(adminOrderReply),
   recent_incidents: z.array(incidentReply),
 });

@@ -11,6 +11,7 @@ export function formatTime(iso: string | null | undefined): string {
 /** "9.500000 USDT": every amount in the console, six decimals and its unit. */
 export function formatUsdt(amount: string | null | undefined, unit = "USDT"): string {
   if (amount === null || amount === undefined || amount === "") return "—";
+  if (amount.startsWith("-")) return `−${formatUsdt(amount.slice(1), unit)}`;
   const micro = toMicro(amount);
   if (micro === null) return `${amount} ${unit}`;
   const whole = micro / 1_000_000n;

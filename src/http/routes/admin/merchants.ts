@@ -66,12 +66,10 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/merchants/:id",
     { schema: getMerchantDetailSchema, config: { permission: "merchants.read" } },
     async (request) => {
-      const { merchant, stats, recentOrders, recentIncidents, balance } = await getMerchantDetail(
-        request.ctx,
-        {
+      const { merchant, stats, recentOrders, recentIncidents, balance, balanceBreakdown } =
+        await getMerchantDetail(request.ctx, {
           id: request.params.id,
-        },
-      );
+        });
       return {
         ...toMerchantSummary(merchant),
         order_count: stats.orderCount,
@@ -83,6 +81,9 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
         success_rate: formatPercent(stats.completedCount, stats.orderCount),
         incident_count: stats.incidentCount,
         balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
+        balance_breakdown: Object.fromEntries(
+          Object.entries(balanceBreakdown).map(([line, amount]) => [line, formatAmount(amount)]),
+        ) as Record<keyof typeof balanceBreakdown, string>,
         recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
         recent_incidents: recentIncidents.map((incident) => ({
           id: incident.id,

@@ -31,7 +31,7 @@ export const adminOrderRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
   app.get(
     "/api/v1/admin/orders/:id",
     { schema: getAdminOrderSchema, config: { permission: "orders.read" } },
-    async (request) => getAdminOrder(request.ctx, request.params.id),
+    async (request) => getAdminOrder(request.ctx, request.params.id, request.operator.role),
   );
 
   // Sandbox (devnet only; NOT_FOUND elsewhere): the dashboard's "Simulate payment".

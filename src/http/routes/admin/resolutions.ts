@@ -24,36 +24,48 @@ export const adminResolutionRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = as
     "/api/v1/admin/orders/:id/cancel",
     { schema: adminCancelOrderSchema, config: { permission: "orders.cancel" } },
     async (request) =>
-      resolveAdminOrder(request.ctx, {
-        kind: "cancel",
-        input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
-      }),
+      resolveAdminOrder(
+        request.ctx,
+        {
+          kind: "cancel",
+          input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
+        },
+        request.operator.role,
+      ),
   );
 
   app.post(
     "/api/v1/admin/orders/:id/resolve",
     { schema: resolveOrderSchema, config: { permission: "orders.resolve" } },
     async (request) =>
-      resolveAdminOrder(request.ctx, {
-        kind: "accept",
-        input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
-      }),
+      resolveAdminOrder(
+        request.ctx,
+        {
+          kind: "accept",
+          input: { orderId: request.params.id, ...resolutionBy(request), reason: request.body.reason },
+        },
+        request.operator.role,
+      ),
   );
 
   app.post(
     "/api/v1/admin/orders/:id/attach-transfer",
     { schema: attachTransferSchema, config: { permission: "orders.resolve" } },
     async (request) =>
-      resolveAdminOrder(request.ctx, {
-        kind: "attach",
-        input: {
-          orderId: request.params.id,
-          txHash: request.body.tx_hash,
-          logIndex: request.body.log_index,
-          ...resolutionBy(request),
-          reason: request.body.reason,
+      resolveAdminOrder(
+        request.ctx,
+        {
+          kind: "attach",
+          input: {
+            orderId: request.params.id,
+            txHash: request.body.tx_hash,
+            logIndex: request.body.log_index,
+            ...resolutionBy(request),
+            reason: request.body.reason,
+          },
         },
-      }),
+        request.operator.role,
+      ),
   );
 
   app.get(

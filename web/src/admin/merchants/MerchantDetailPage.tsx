@@ -34,6 +34,7 @@ export function MerchantDetailPage({ id }: { id: string }) {
             <dd data-testid="balance-reserved">{formatUsdt(m.balance.reserved)}</dd>
           </dl>
           <p className="muted">Reserved: refunds and payouts created but not yet completed.</p>
+          <BalanceBreakdown breakdown={m.balance_breakdown} />
         </section>
         <section className="panel">
           <h2>Orders</h2>
@@ -46,8 +47,8 @@ export function MerchantDetailPage({ id }: { id: string }) {
             <dd>{m.active_order_count}</dd>
             <dt>Received</dt>
             <dd>{formatUsdt(m.total_received)}</dd>
-            <dt>Success rate</dt>
-            <dd>{m.success_rate}</dd>
+            <dt>Completed share</dt>
+            <dd>{m.success_rate}%</dd>
           </dl>
         </section>
       </div>
@@ -83,5 +84,44 @@ export function MerchantDetailPage({ id }: { id: string }) {
         )}
       </section>
     </>
+  );
+}
+
+const BREAKDOWN_LINES: [keyof MerchantDetail["balance_breakdown"], string][] = [
+  ["payments", "Payments credited"],
+  ["deposits", "Deposits"],
+  ["stray_transfers", "Stray transfers"],
+  ["refunds", "Refunds sent"],
+  ["payouts", "Payouts sent"],
+  ["adjustments", "Adjustments"],
+  ["pending", "Pending refunds and payouts"],
+];
+
+/** How the available balance is made, line by line from the ledger; the lines add up to it. */
+function BalanceBreakdown({ breakdown }: { breakdown: MerchantDetail["balance_breakdown"] }) {
+  return (
+    <div className="table-scroll" tabIndex={0}>
+      <table data-testid="balance-breakdown">
+        <caption className="muted">How the balance is made (from the ledger)</caption>
+        <tbody>
+          {BREAKDOWN_LINES.filter(([line]) => line === "payments" || !/^-?0\.0+$/.test(breakdown[line])).map(
+            ([line, label]) => (
+              <tr key={line}>
+                <th scope="row">{label}</th>
+                <td className="num nowrap" data-testid={`breakdown-${line}`}>
+                  {formatUsdt(breakdown[line])}
+                </td>
+              </tr>
+            ),
+          )}
+          <tr className="total">
+            <th scope="row">Available</th>
+            <td className="num nowrap" data-testid="breakdown-available">
+              {formatUsdt(breakdown.available)}
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -6,14 +6,7 @@ import { EventTimeline } from "../ui/EventTimeline.js";
 import { FieldList } from "../ui/FieldList.js";
 import { StatusBadge } from "../ui/StatusBadge.js";
 import { When } from "../ui/When.js";
-import {
-  amountOutcome,
-  failingWebhook,
-  retrySweepState,
-  retryWebhookState,
-  simulateState,
-  type ActionState,
-} from "./order-actions.js";
+import { actionState, amountOutcome, failingWebhook, type OrderActionState } from "./order-actions.js";
 import { OutcomeLine, useOutcome } from "../ui/Outcome.js";
 import { useApi } from "../useApi.js";
 import { OrderStatusBadge } from "./OrderStatusBadge.js";
@@ -42,9 +35,9 @@ export function OrderDetailPage({ id }: { id: string }) {
         : `${label}: queued.`;
     }, label);
 
-  const webhookAction = retryWebhookState(detail.data);
-  const sweepAction = retrySweepState(detail.data);
-  const simulateAction = simulateState(detail.data);
+  const webhookAction = actionState(detail.data, "retry_webhook");
+  const sweepAction = actionState(detail.data, "retry_sweep");
+  const simulateAction = actionState(detail.data, "simulate_payment");
   const failing = failingWebhook(detail.data);
   const paidOff = amountOutcome(order);
 
@@ -138,7 +131,7 @@ export function OrderDetailPage({ id }: { id: string }) {
   );
 }
 
-/** An action button the state may not allow: disabled, with the reason under it. */
+/** An action button the server may not allow: disabled, with its reason under it. */
 function Action({
   label,
   testId,
@@ -148,7 +141,7 @@ function Action({
 }: {
   label: string;
   testId: string;
-  state: ActionState;
+  state: OrderActionState;
   title?: string;
   onClick: () => void;
 }) {
@@ -158,16 +151,16 @@ function Action({
       <button
         type="button"
         data-testid={testId}
-        disabled={!state.enabled}
+        disabled={!state.allowed}
         title={title}
-        aria-describedby={state.why ? whyId : undefined}
+        aria-describedby={state.reason ? whyId : undefined}
         onClick={onClick}
       >
         {label}
       </button>
-      {state.why && (
+      {state.reason && (
         <p className="why-not" id={whyId} data-testid={whyId}>
-          {state.why}
+          {state.reason}
         </p>
       )}
     </div>

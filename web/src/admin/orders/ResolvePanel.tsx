@@ -4,19 +4,23 @@ import { api } from "../api.js";
 import { formatTime, formatUsdt } from "../format.js";
 import { actorLabel } from "../labels.js";
 import { Field } from "../ui/Field.js";
+import { actionState } from "./order-actions.js";
 import { OutcomeLine, useOutcome } from "../ui/Outcome.js";
 
 /**
  * The order page's resolutions: cancel a pending order, accept an underpaid outcome, attach a stray
- * transfer (picked from the unresolved strays, or by its hash). Every action needs a reason; the
- * buttons follow the order's `actions` and say why one is not available.
+ * transfer (picked from the unresolved strays, or by its hash). Every action needs a reason; Cancel
+ * and Accept appear only when the order's `actions` (decided by the server) allow them.
  */
 export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: () => void }) {
   const [reason, setReason] = useState("");
   const [txHash, setTxHash] = useState("");
   const { outcome, setOutcome, report } = useOutcome();
-  const { order, actions, resolutions } = detail;
-  const strays = useUnresolvedStrays(actions.attach);
+  const { order, resolutions } = detail;
+  const cancel = actionState(detail, "cancel");
+  const accept = actionState(detail, "accept");
+  const attach = actionState(detail, "attach_transfer");
+  const strays = useUnresolvedStrays(attach.allowed);
 
   const act = async (label: string, path: string, body: Record<string, unknown>) => {
     if (reason.trim() === "") {
@@ -42,34 +46,28 @@ export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: 
           onChange={setReason}
           testId="resolution-reason"
         />
-        <p className="actions">
-          <button
-            type="button"
-            disabled={!actions.cancel}
-            data-testid="cancel-order"
-            title={actions.cancel ? "Cancel this order" : "Only an order awaiting payment can be cancelled"}
-            onClick={() => void act("Cancel", `/orders/${order.id}/cancel`, {})}
-          >
-            Cancel order
-          </button>
-          <button
-            type="button"
-            disabled={!actions.accept}
-            data-testid="accept-order"
-            title={
-              actions.accept
-                ? "Make an underpaid outcome confirmed at the amount received"
-                : "Only an underpaid outcome can be accepted"
-            }
-            onClick={() => void act("Accept", `/orders/${order.id}/resolve`, { action: "accept" })}
-          >
-            Accept {formatUsdt(order.amount_received)}
-          </button>
-        </p>
-        {!actions.cancel && !actions.accept && (
-          <p className="why-not">
-            Cancel is for an order still awaiting payment; Accept is for an underpaid one. Neither applies to
-            this order.
+        {(cancel.allowed || accept.allowed) && (
+          <p className="actions">
+            {cancel.allowed && (
+              <button
+                type="button"
+                data-testid="cancel-order"
+                title="Withdraw this order: its address stops accepting payment"
+                onClick={() => void act("Cancel", `/orders/${order.id}/cancel`, {})}
+              >
+                Cancel order
+              </button>
+            )}
+            {accept.allowed && (
+              <button
+                type="button"
+                data-testid="accept-order"
+                title="Make an underpaid outcome confirmed at the amount received"
+                onClick={() => void act("Accept", `/orders/${order.id}/resolve`, { action: "accept" })}
+              >
+                Accept {formatUsdt(order.amount_received)}
+              </button>
+            )}
           </p>
         )}
         {strays.length > 0 && (
@@ -101,7 +99,7 @@ export function ResolvePanel({ detail, onDone }: { detail: OrderDetail; onDone: 
         <p className="actions">
           <button
             type="button"
-            disabled={!actions.attach || txHash === ""}
+            disabled={!attach.allowed || txHash === ""}
             data-testid="attach-transfer"
             onClick={() => void act("Attach", `/orders/${order.id}/attach-transfer`, { tx_hash: txHash })}
           >

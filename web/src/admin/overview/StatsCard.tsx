@@ -1,6 +1,13 @@
 import type { Stats } from "../../api-types.js";
 import { formatUsdt } from "../format.js";
 
+/** The parts of the success rate: paid in full of the finished orders, the rest short or expired. */
+function successParts(block: Stats["today"]): string {
+  if (block.final_count === 0) return "(no finished orders)";
+  const short = block.final_count - block.paid_in_full_count - block.expired_count;
+  return `(${block.paid_in_full_count} of ${block.final_count} finished paid in full, ${short} short, ${block.expired_count} expired)`;
+}
+
 /** One window of the order stats (today, 7 days, all time); all time also counts the merchants. */
 export function StatsCard({
   title,
@@ -21,7 +28,9 @@ export function StatsCard({
         <dt>Completed</dt>
         <dd>{block.completed_count}</dd>
         <dt>Success rate</dt>
-        <dd>{block.success_rate}%</dd>
+        <dd data-testid={`${testId}-success`}>
+          {block.paid_in_full_rate}%<span className="muted small"> {successParts(block)}</span>
+        </dd>
         {block.merchant_count !== undefined && (
           <>
             <dt>Merchants</dt>

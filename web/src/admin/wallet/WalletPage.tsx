@@ -39,6 +39,11 @@ export function WalletPage() {
               <p className="big" data-testid="hot-balance">
                 {formatUsdt(hot.trx_balance, "TRX")}
               </p>
+              <p data-testid="hot-usdt">
+                {hot.usdt_balance === null
+                  ? "USDT unavailable"
+                  : `${formatUsdt(hot.usdt_balance)} for payouts`}
+              </p>
               <p>
                 <Ident value={hot.address} />
               </p>
@@ -51,9 +56,15 @@ export function WalletPage() {
         <section className="panel">
           <h2>Cold wallet</h2>
           {cold ? (
-            <p>
-              <Ident value={cold.address} />
-            </p>
+            <>
+              <p className="big" data-testid="cold-usdt">
+                {cold.usdt_balance === null ? "Balance unavailable" : formatUsdt(cold.usdt_balance)}
+              </p>
+              <p>
+                <Ident value={cold.address} />
+              </p>
+              {cold.balance_error && <p className="error">Balance unavailable: {cold.balance_error}</p>}
+            </>
           ) : (
             <p className="muted">
               Not configured: set <code data-verbatim>COLD_WALLET_ADDRESS</code> to sweep payments to it.
