@@ -11,6 +11,7 @@ import { runCheckRollups } from "./stats/run-check-rollups.js";
 import { runVerifyAudit } from "./audit/run-verify-audit.js";
 import { runCheckLedger } from "./ledger/run-check-ledger.js";
 import { startService } from "./server.js";
+import { DEMO_FINALITY_DEPTH, type EmbeddedEvmDevnet } from "./chains/evm/embedded-devnet.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -83,7 +84,7 @@ async function serve(config: Config, args: string[]): Promise<number> {
   const started = performance.now();
   const service = await startService(config, role);
   printBanner(config, role, service.url, performance.now() - started);
-  if (service.devnet) printDevnetHint(service.ctx.config, service.devnet);
+  if (service.devnet) printDevnetHint(service.ctx.config, service.devnet, service.evmDevnets);
   let stopping = false;
   signals.shutdown = (signal: string) => {
     if (stopping) return;
@@ -132,11 +133,19 @@ function printBanner(config: Config, role: Role, url: string | undefined, startu
 }
 
 /** The embedded demo chain: where it listens and how to pay an order on it. */
-function printDevnetHint(config: Config, devnet: { url: string; usdtContract: string }): void {
+function printDevnetHint(
+  config: Config,
+  devnet: { url: string; usdtContract: string },
+  evm: readonly EmbeddedEvmDevnet[],
+): void {
   const lines = [
     `  devnet (in-process): ${devnet.url}   USDT ${devnet.usdtContract}`,
     `  ${config.confirmations} confirmations at ~${config.devnet.blockTimeMs} ms per block; state in ${config.dataDir}`,
-    `  pay an order:     npm run demo:pay -- <order_id> [amount]`,
+    ...evm.map(
+      (e) =>
+        `  ${e.chain} devnet (Anvil): ${e.devnet.rpcUrl}   chain id ${e.devnet.chainId}; final ${DEMO_FINALITY_DEPTH} blocks behind the head`,
+    ),
+    `  pay an order:     npm run demo:pay -- <order_id> [amount]   (on the order's own chain)`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Devnet } from "@stablegate/devnet";
-import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./chains/tron/embedded-devnet.js";
-import { checkSweeperSecrets, reloadConfig, type Config, type Env } from "./config.js";
+import { startEmbeddedDevnets, type EmbeddedDevnets } from "./chains/embedded-devnets.js";
+import type { EmbeddedEvmDevnet } from "./chains/evm/embedded-devnet.js";
+import { checkSweeperSecrets, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import type { Workers } from "./workers/index.js";
 import { startMetricsSnapshotReader } from "./workers/metrics-loops.js";
@@ -22,6 +23,8 @@ export interface RunningService {
   url: string | undefined;
   /** The in-process devnet of the embedded demo (TRON_NETWORK=devnet without TRON_NODE_URL). */
   devnet: Devnet | undefined;
+  /** The embedded demo's EVM devnets (EVM chains on `devnet` without an endpoint). */
+  evmDevnets: EmbeddedEvmDevnet[];
   stop(): Promise<void>;
 }
 
@@ -35,24 +38,19 @@ export async function startService(
   role: Role,
   options: ServiceOptions = {},
 ): Promise<RunningService> {
-  let config = initialConfig;
   // Only processes that run the sweeper need the signing secrets (DESIGN.md 2).
-  if (role !== "api") checkSweeperSecrets(config);
-  let devnet: Devnet | undefined;
-  if (needsEmbeddedDevnet(config)) {
-    devnet = await startEmbeddedDevnet(config, (message) => process.stderr.write(`warning: ${message}\n`));
-    try {
-      config = reloadConfig(devnetEnv(devnet), options.env);
-    } catch (error) {
-      await devnet.close();
-      throw error;
-    }
-  }
+  if (role !== "api") checkSweeperSecrets(initialConfig);
+  const devnets: EmbeddedDevnets = await startEmbeddedDevnets(
+    initialConfig,
+    options.env ?? process.env,
+    (message) => process.stderr.write(`warning: ${message}\n`),
+  );
+  const config = devnets.config;
   let ctx: Context;
   try {
     ctx = await createContext(config, { role });
   } catch (error) {
-    await devnet?.close();
+    await devnets.close();
     throw error;
   }
   let app: FastifyInstance | undefined;
@@ -77,7 +75,7 @@ export async function startService(
     await workers?.stop();
     await ctx.database.close();
     await ctx.chains.close();
-    await devnet?.close();
+    await devnets.close();
     throw error;
   }
   let stopping: Promise<void> | undefined;
@@ -85,7 +83,8 @@ export async function startService(
     ctx,
     app,
     url,
-    devnet,
+    devnet: devnets.tron,
+    evmDevnets: devnets.evm,
     stop() {
       stopping ??= (async () => {
         await app?.close();
@@ -94,7 +93,7 @@ export async function startService(
         await stopAddressDeriver();
         await ctx.database.close();
         await ctx.chains.close();
-        await devnet?.close();
+        await devnets.close();
       })();
       return stopping;
     },

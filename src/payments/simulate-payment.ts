@@ -14,6 +14,7 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import { isNodeCallError } from "../chains/node-call-error.js";
+import { isChainId, isCurrency } from "../chains/chain-types.js";
 
 export interface SimulatedPayment {
   order_id: string;
@@ -35,20 +36,35 @@ export async function simulatePayment(
   input: { orderId: string; merchantId?: string; amount?: string },
   origin?: AuditOrigin,
 ): Promise<SimulatedPayment> {
-  const chain = ctx.chains.primary;
-  const faucet = chain.faucet;
-  if (!faucet) {
+  if (!ctx.chains.list.some((c) => c.faucet)) {
     throw new AppError("NOT_FOUND", "simulated payments exist only on the devnet (TRON_NETWORK=devnet)");
   }
   const conditions: SQL[] = [eq(orders.id, input.orderId)];
   if (input.merchantId !== undefined) conditions.push(eq(orders.merchantId, input.merchantId));
   const [order] = isUuid(input.orderId)
     ? await ctx.db
-        .select({ id: orders.id, address: orders.address, amountExpected: orders.amountExpected })
+        .select({
+          id: orders.id,
+          address: orders.address,
+          amountExpected: orders.amountExpected,
+          chain: orders.chain,
+          currency: orders.currency,
+        })
         .from(orders)
         .where(and(...conditions))
     : [];
   if (!order) throw new AppError("NOT_FOUND", "order not found");
+  // The order's own chain and token: a payment on another would be a stray.
+  const chain = isChainId(order.chain) ? ctx.chains.get(order.chain) : undefined;
+  const faucet = chain?.faucet;
+  if (!chain || !faucet) {
+    throw new AppError(
+      "NOT_FOUND",
+      `simulated payments exist only on a devnet; ${order.chain} is not one here`,
+    );
+  }
+  if (!isCurrency(order.currency))
+    throw new AppError("NOT_FOUND", `no ${order.currency} token on ${chain.id}`);
   const micro = input.amount === undefined ? order.amountExpected : parseAmount(input.amount);
   if (micro === null || micro <= 0n) {
     throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
@@ -56,7 +72,7 @@ export async function simulatePayment(
   if (chain.tokens.length === 0)
     throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
   try {
-    const sent = await faucet.pay(order.address, "USDT", micro);
+    const sent = await faucet.pay(order.address, order.currency, micro);
     ctx.log.info(
       { orderId: order.id, txHash: sent.txHash, amount: formatAmount(micro) },
       "payment simulated",

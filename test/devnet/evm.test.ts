@@ -15,7 +15,10 @@ import {
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { anvil } from "viem/chains";
 import { describe, expect, it } from "vitest";
-import { EVM_FAUCET_ADDRESS } from "@stablegate/devnet";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EVM_FAUCET_ADDRESS, startEvmDevnet } from "@stablegate/devnet";
 import {
   TRANSFER_TOPIC,
   addressTopic,
@@ -314,5 +317,49 @@ describe("the EVM devnet", () => {
     const replaced = await d.rpc<{ hash: string }>("eth_getBlockByNumber", [receipt.blockNumber, false]);
     expect(replaced.hash).not.toBe(receipt.blockHash);
     expect(await balanceOf(d.usdtContract, to)).toBe(0n);
+  });
+});
+
+describe("the EVM devnet with a state file", () => {
+  it("starts again on the same chain: blocks, hashes, balances and token addresses as they were", async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), "sg-evm-state-")), "chain.json");
+    const first = await startEvmDevnet({ port: 0, blockTimeMs: 0, finalityDepth: 2, stateFile });
+    const to = freshAddress();
+    let before: { number: number; hash: string; usdt: string };
+    try {
+      const usdt = new Contract(
+        first.usdtContract,
+        USDT_ABI,
+        new Wallet(first.faucetPrivateKey, new JsonRpcProvider(first.rpcUrl)),
+      );
+      const tx = (await usdt.getFunction("transfer")(to, 7_250_000n)) as { hash: string };
+      const receipt = await minedReceipt(first, tx.hash);
+      await first.mine(3);
+      before = {
+        number: Number(BigInt(receipt.blockNumber)),
+        hash: receipt.blockHash,
+        usdt: first.usdtContract,
+      };
+    } finally {
+      await first.close();
+    }
+    const again = await startEvmDevnet({ port: 0, blockTimeMs: 0, finalityDepth: 2, stateFile });
+    try {
+      expect(again.usdtContract).toBe(before.usdt);
+      expect([again.usdcContract, again.usdt18Contract]).toEqual([first.usdcContract, first.usdt18Contract]);
+      const block = await again.rpc<{ hash: string }>("eth_getBlockByNumber", [
+        "0x" + before.number.toString(16),
+        false,
+      ]);
+      expect(block.hash).toBe(before.hash);
+      const balance = await again.rpc<string>("eth_call", [
+        { to: again.usdtContract, data: "0x70a08231" + to.slice(2).toLowerCase().padStart(64, "0") },
+        "latest",
+      ]);
+      expect(BigInt(balance)).toBe(7_250_000n);
+      expect(await again.mine(1)).toBe(before.number + 4);
+    } finally {
+      await again.close();
+    }
   });
 });

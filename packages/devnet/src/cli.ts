@@ -3,14 +3,13 @@
 //                    [--faucet-key HEX] [--state-file path] [--quiet] [--extra-port P]...
 //                    [--total-energy-limit N] [--total-energy-weight N] [--unfreeze-delay-ms N]
 // npm run devnet -- --evm [--port 8545] [--host 127.0.0.1] [--chain-id 31337] [--block-time-ms 2000]
-//                    [--finality-depth 64] [--quiet]
+//                    [--finality-depth 64] [--state-file path] [--quiet]
 import { parseArgs } from "node:util";
 import { startDevnet, startEvmDevnet } from "./index.js";
 
 const TRON_ONLY = [
   "solidify-after",
   "faucet-key",
-  "state-file",
   "extra-port",
   "total-energy-limit",
   "total-energy-weight",
@@ -75,6 +74,7 @@ if (values.evm) {
     chainId,
     blockTimeMs: int(values["block-time-ms"], "block-time-ms", 2000),
     finalityDepth,
+    ...(values["state-file"] ? { stateFile: values["state-file"] } : {}),
     verbose: !(values.quiet ?? false),
   });
   console.log("devnet ready " + JSON.stringify(evm.readyInfo()));

@@ -11,6 +11,9 @@ import { EVM_TOKENS } from "./evm-tokens.js";
 export const EVM_FAUCET_PRIVATE_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 export const EVM_FAUCET_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 
+/** How often a devnet with a state file writes it (Anvil also writes it on exit). */
+const STATE_INTERVAL_S = 5;
+
 /** Whole tokens each contract mints to the faucet at deployment. */
 const INITIAL_WHOLE_TOKENS = 1_000_000_000n;
 
@@ -28,6 +31,12 @@ export interface EvmDevnetOptions {
    * devnet passes `--slots-in-an-epoch` = N / 2 (and `safe` lags by N / 2).
    */
   finalityDepth?: number;
+  /**
+   * Keep the chain in this file: Anvil loads it at start (blocks, hashes and balances as they
+   * were) and writes it every few seconds and on exit; the tokens found there are used, not
+   * deployed again.
+   */
+  stateFile?: string;
   /** Forward Anvil's stderr to ours (default: quiet). */
   verbose?: boolean;
 }
@@ -90,6 +99,7 @@ export async function startEvmDevnet(opts: EvmDevnetOptions = {}): Promise<EvmDe
     "--slots-in-an-epoch",
     String(finalityDepth / 2),
     ...(blockTimeMs > 0 ? ["--block-time", String(blockTimeMs / 1000)] : ["--no-mining"]),
+    ...(opts.stateFile ? ["--state", opts.stateFile, "--state-interval", String(STATE_INTERVAL_S)] : []),
   ];
   const log = opts.verbose ? (line: string) => console.error(line) : () => {};
   const anvil = await spawnAnvil(args, log);
@@ -174,6 +184,18 @@ async function deployTokens(
     { artifact: EVM_TOKENS.usdc, decimals: 6n },
     { artifact: EVM_TOKENS.usdt18, decimals: 18n },
   ];
+  // A chain loaded from a state file holds the tokens already, at the faucet's first three nonces.
+  const sent = Number(await rpc<string>("eth_getTransactionCount", [EVM_FAUCET_ADDRESS, "latest"]));
+  if (sent >= deployments.length) {
+    const found = deployments.map((_, nonce) => createdAddress(EVM_FAUCET_ADDRESS, nonce));
+    for (const [i, address] of found.entries()) {
+      const code = await rpc<string>("eth_getCode", [address, "latest"]);
+      if (code === "0x")
+        throw new Error(`the loaded chain has no ${deployments[i]?.artifact.contract} at ${address}`);
+    }
+    const [usdtContract, usdcContract, usdt18Contract] = found as [string, string, string];
+    return { usdtContract, usdcContract, usdt18Contract };
+  }
   const hashes: string[] = [];
   for (const [nonce, d] of deployments.entries()) {
     const supply = INITIAL_WHOLE_TOKENS * 10n ** d.decimals;
@@ -202,6 +224,21 @@ async function deployTokens(
   }
   const [usdtContract, usdcContract, usdt18Contract] = addresses as [string, string, string];
   return { usdtContract, usdcContract, usdt18Contract };
+}
+
+/**
+ * The address a CREATE from `sender` at `nonce` (0 to 127) deploys to: the last 20 bytes of
+ * keccak256(rlp([sender, nonce])), EIP-55 spelt.
+ */
+function createdAddress(sender: string, nonce: number): string {
+  if (!Number.isInteger(nonce) || nonce < 0 || nonce > 127) throw new RangeError("nonce must be 0 to 127");
+  const list = Buffer.concat([
+    Buffer.from([0x94]),
+    Buffer.from(sender.replace(/^0x/, ""), "hex"),
+    Buffer.from([nonce === 0 ? 0x80 : nonce]),
+  ]);
+  const encoded = Buffer.concat([Buffer.from([0xc0 + list.length]), list]);
+  return toChecksumAddress("0x" + Buffer.from(keccak256(encoded)).toString("hex").slice(24));
 }
 
 /** EIP-55 mixed-case checksum spelling of a 20-byte hex address. */

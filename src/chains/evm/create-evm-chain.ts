@@ -2,6 +2,7 @@
  * Builds an EVM chain from its configuration: its RPC endpoints as one pool with failover, its
  * enabled tokens' contracts and its finality. Creating it never connects.
  */
+import { EVM_FAUCET_PRIVATE_KEY } from "@stablegate/devnet/evm";
 import type { Clock } from "../../clock.js";
 import type { Config, EvmChainConfig } from "../../config.js";
 import { ConfigError } from "../../config/env-values.js";
@@ -23,7 +24,7 @@ export interface EvmChainDependencies {
   /** Contracts of the caller's (a devnet's own), instead of the configured ones. */
   contracts?: readonly { currency: Currency; contract: string }[] | undefined;
   pool?: NodePoolOptions | undefined;
-  /** A devnet's faucet key (sandbox payments); only on a devnet network. */
+  /** A devnet's faucet key (sandbox payments; default the EVM devnet's own); only on a devnet network. */
   faucetPrivateKey?: string | undefined;
 }
 
@@ -62,7 +63,8 @@ export function buildEvmChain(
     finality: chain.finality,
     finalityFallback: chain.finalityFallback,
     maxRange: chain.logRange,
-    faucetPrivateKey: chain.network === "devnet" ? deps.faucetPrivateKey : undefined,
+    faucetPrivateKey:
+      chain.network === "devnet" ? (deps.faucetPrivateKey ?? EVM_FAUCET_PRIVATE_KEY) : undefined,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });
 }
