@@ -11,7 +11,7 @@ import { runCheckRollups } from "./stats/run-check-rollups.js";
 import { runVerifyAudit } from "./audit/run-verify-audit.js";
 import { runCheckLedger } from "./ledger/run-check-ledger.js";
 import { startService } from "./server.js";
-import { DEMO_FINALITY_DEPTH, type EmbeddedEvmDevnet } from "./chains/evm/embedded-devnet.js";
+import { DEMO_FINALITY_DEPTH, type EmbeddedEvmDevnet } from "./chains/embedded-devnets.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 

@@ -4,8 +4,11 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Devnet } from "@stablegate/devnet";
-import { startEmbeddedDevnets, type EmbeddedDevnets } from "./chains/embedded-devnets.js";
-import type { EmbeddedEvmDevnet } from "./chains/evm/embedded-devnet.js";
+import {
+  startEmbeddedDevnets,
+  type EmbeddedDevnets,
+  type EmbeddedEvmDevnet,
+} from "./chains/embedded-devnets.js";
 import { checkSweeperSecrets, type Config, type Env } from "./config.js";
 import { createContext, type Context } from "./context.js";
 import type { Workers } from "./workers/index.js";

@@ -8,12 +8,15 @@
 import type { Devnet } from "@stablegate/devnet";
 import { reloadConfig, type Config, type Env } from "../config.js";
 import {
+  DEMO_FINALITY_DEPTH,
   embeddedChainList,
   embeddedEvmChains,
   startEmbeddedEvmDevnet,
   type EmbeddedEvmDevnet,
 } from "./evm/embedded-devnet.js";
 import { devnetEnv, needsEmbeddedDevnet, startEmbeddedDevnet } from "./tron/embedded-devnet.js";
+
+export { DEMO_FINALITY_DEPTH, type EmbeddedEvmDevnet };
 
 export interface EmbeddedDevnets {
   /** The configuration pointed at every started devnet. */
