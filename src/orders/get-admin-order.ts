@@ -11,13 +11,15 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, formatSun } from "../money.js";
 import { addressExplorerUrl, txExplorerUrl } from "../payments/explorer.js";
-import { confirmationsSql, checkoutUrl, USDT_CURSOR } from "../payments/merchant-order.js";
+import { confirmationsSql, checkoutUrl } from "../payments/merchant-order.js";
+import { cursorName } from "../chain/cursor.js";
 import { listOrderEvents, type OrderEventView } from "../payments/order-events.js";
 import { scannerCursor } from "../db/schema.js";
 import { listOrderWebhooks, type WebhookDeliveryView } from "../webhooks/list-order-webhooks.js";
 import type { OperatorRole } from "../admin/operator-types.js";
 import { orderActions, type OrderActionState } from "./order-actions.js";
 import { orderResolutions, type ResolutionView } from "./order-resolutions.js";
+import { displayAddress } from "../chains/address-display.js";
 
 export interface AdminOrderView {
   id: string;
@@ -148,7 +150,7 @@ export async function getAdminOrder(
     ctx.db
       .select({ blockNumber: scannerCursor.blockNumber })
       .from(scannerCursor)
-      .where(eq(scannerCursor.name, USDT_CURSOR)),
+      .where(eq(scannerCursor.name, cursorName(order.chain as ChainId))),
     listOrderWebhooks(ctx, orderId),
   ]);
   const confirmationsOf = (blockNumber: number) =>
@@ -172,7 +174,7 @@ export async function getAdminOrder(
       external_id: order.externalId,
       merchant_id: order.merchantId,
       merchant_name: row.merchantName,
-      address: order.address,
+      address: displayAddress(order.chain, order.address),
       amount_expected: formatAmount(order.amountExpected),
       amount_received: formatAmount(order.amountReceived),
       currency: order.currency as Currency,

@@ -8,6 +8,7 @@ import { formatAmount } from "../money.js";
 import { orderListConditions, pagination, type Page } from "../payments/list-orders.js";
 import { countOrders } from "./count-orders.js";
 import { orderPageKeys } from "./order-page-keys.js";
+import { displayAddress } from "../chains/address-display.js";
 
 export interface AdminOrderFilter {
   page: number;
@@ -32,7 +33,7 @@ export function toAdminOrderSummary(
     external_id: order.externalId,
     merchant_id: order.merchantId,
     merchant_name: merchantName,
-    address: order.address,
+    address: displayAddress(order.chain, order.address),
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
     chain: order.chain as ChainId,

@@ -3,13 +3,15 @@
  * from the scanner's cursor: cursor block - first transfer's block + 1 (0 before any payment).
  */
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
-import type { ChainId, Currency } from "../chains/chain-types.js";
+import { CHAIN_IDS, type ChainId, type Currency } from "../chains/chain-types.js";
+import { cursorName } from "../chain/cursor.js";
 import type { Config } from "../config.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { orders, type OrderStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { orderPageKeys } from "../orders/order-page-keys.js";
+import { displayAddress } from "../chains/address-display.js";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -33,8 +35,13 @@ export interface MerchantOrder {
   metadata: Record<string, unknown> | null;
 }
 
-/** The scanner's cursor name for the USDT contract. */
+/** The TRON scanner's cursor name (the name it had before there were chains). */
 export const USDT_CURSOR = "usdt";
+
+/** The scanner_cursor row of the order's own chain (cursor.ts, cursorName), as SQL. */
+const orderCursorName = sql.raw(
+  `CASE "orders"."chain" ${CHAIN_IDS.map((id) => `WHEN '${id}' THEN '${cursorName(id)}'`).join(" ")} END`,
+);
 
 /**
  * SQL for the confirmations of the order's first transfer, clamped at 0. The outer reference is
@@ -42,7 +49,7 @@ export const USDT_CURSOR = "usdt";
  * a bare "id" would resolve to the subquery's own table.
  */
 export const confirmationsSql: SQL.Aliased<number> = sql<number>`greatest(0, coalesce(
-    (SELECT c.block_number FROM scanner_cursor c WHERE c.name = ${USDT_CURSOR})
+    (SELECT c.block_number FROM scanner_cursor c WHERE c.name = ${orderCursorName})
     - (SELECT t.block_number FROM transfers t WHERE t.order_id = "orders"."id"
        ORDER BY t.block_number, t.log_index LIMIT 1)
     + 1, 0))::int`
@@ -57,7 +64,7 @@ export function toMerchantOrder(config: Config, order: OrderRow, confirmations: 
   return {
     id: order.id,
     external_id: order.externalId,
-    address: order.address,
+    address: displayAddress(order.chain, order.address),
     amount_expected: formatAmount(order.amountExpected),
     amount_received: formatAmount(order.amountReceived),
     currency: order.currency as Currency,

@@ -11,6 +11,7 @@ import { formatAmount } from "../money.js";
 import { newId } from "../ids.js";
 import type { OutcomeEvent, WebhookPayload } from "@stablegate/sdk/webhook-payload";
 import type { ChainId, Currency } from "../chains/chain-types.js";
+import { displayAddress } from "../chains/address-display.js";
 
 export { OUTCOME_EVENTS, type OutcomeEvent, type WebhookPayload } from "@stablegate/sdk/webhook-payload";
 
@@ -32,8 +33,8 @@ export function buildWebhookPayload(
     chain: order.chain as ChainId,
     network: order.network,
     tx_hash: order.txHash,
-    from_address: order.fromAddress,
-    to_address: order.address,
+    from_address: displayAddress(order.chain, order.fromAddress),
+    to_address: displayAddress(order.chain, order.address),
     status: order.status,
     timestamp: at.toISOString(),
     ...(resolution ? { resolution } : {}),
