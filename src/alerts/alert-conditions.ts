@@ -17,6 +17,7 @@ export const CONDITION_ALERTS = [
   "hot_wallet_low",
   "scanner_lag",
   "node_down",
+  "finality_fallback",
   "pool_low",
   "payout_float_low",
 ] as const;

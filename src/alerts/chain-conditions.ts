@@ -1,6 +1,7 @@
 /**
- * The alert conditions of one chain: scanner_lag (its scanner behind its head) and node_down (no
- * node of the chain answered for ALERT_NODE_DOWN_SECONDS), keyed `<alert>:<chain>` so each chain's
+ * The alert conditions of one chain: scanner_lag (its scanner behind its head), node_down (no
+ * node of the chain answered for ALERT_NODE_DOWN_SECONDS) and finality_fallback (its finality
+ * signal stalled and a fallback depth of confirmations stands in: BSC's, docs/chains.md), keyed `<alert>:<chain>` so each chain's
  * alert fires and resolves on its own, with `chain` in the details. Node calls: none when this
  * process saw the chain's head in the last few seconds (the scanner's process) or the chain's
  * scanner published a recent one (chain-status.ts, any other worker), else one head call per
@@ -36,6 +37,10 @@ export async function readChainConditions(
   const name = CHAIN_LABELS[chain.id].name;
 
   const lag = head !== undefined && cursor ? Math.max(0, head - cursor.number) : undefined;
+  // The scanner's process knows it first-hand; any other reads what that process published.
+  const fallback =
+    chain.finalityFallback() ||
+    ((await readChainStatus(ctx, chain.id).catch(() => undefined))?.finalityFallback ?? false);
   const silentFor = Math.max(0, Math.floor((now - answeredAt) / 1000));
   return [
     {
@@ -52,6 +57,15 @@ export async function readChainConditions(
         scanned: cursor?.number ?? null,
         threshold_blocks: alerts.scannerLagBlocks,
       },
+    },
+    {
+      alert: "finality_fallback",
+      key: `finality_fallback:${chain.id}`,
+      severity: "warning",
+      firing: fallback,
+      text: `${name}'s finalized block has stalled: payments are final only after the fallback depth of confirmations, so outcomes come later`,
+      resolvedText: `${name}'s finalized block moves again`,
+      details: { chain: chain.id },
     },
     {
       alert: "node_down",

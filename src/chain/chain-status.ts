@@ -41,6 +41,8 @@ export interface PublishedChainStatus {
   headAt: number | null;
   /** The newest final block when it was published; null when the chain did not answer in time. */
   finalized?: number | null;
+  /** The final block came from a fallback depth because the chain's finality signal stalled. */
+  finalityFallback?: boolean;
   nodes: PublishedNode[];
 }
 
@@ -52,6 +54,7 @@ export async function publishChainStatus(ctx: Context, chain: Chain): Promise<vo
     head: seen?.number ?? null,
     headAt: seen?.at ?? null,
     finalized,
+    finalityFallback: chain.finalityFallback(),
     // lastError is left out: a driver message may quote a node URL with its provider key.
     nodes: chain.nodes().map((n) => ({
       index: n.index,
