@@ -153,7 +153,7 @@ describe("destinations checked for the chain", () => {
       ?.derivation.deriveAddress(t.ctx.config.evmWallet.xpub ?? "", 5, 0);
     expect(derived).toMatch(/^0x[0-9a-f]{40}$/);
     await t.ctx.db.execute(
-      sql`INSERT INTO addresses (derivation_index, address, status, created_at) VALUES (900000, ${derived}, 'free', now())`,
+      sql`INSERT INTO addresses (family, derivation_index, address, status, created_at) VALUES ('evm', 900000, ${derived}, 'free', now())`,
     );
     const cases: [string, string, string, string][] = [
       ["ethereum", badChecksum(), "INVALID_ADDRESS", "EIP-55"],
