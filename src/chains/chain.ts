@@ -35,6 +35,10 @@ export interface AddressFormat {
   normalise(address: string): string | undefined;
   /** The form shown to people (TRON: base58; EVM: EIP-55 checksummed). */
   display(stored: string): string;
+  /** The format in words, for a refusal ("base58check, starting with T"). */
+  readonly rule: string;
+  /** The stored-form address of a secp256k1 private key (hex, without 0x) on this family. */
+  fromPrivateKey(privateKeyHex: string): string;
 }
 
 /** Branch 0: the order pool's addresses; branch 1: static deposit addresses. */

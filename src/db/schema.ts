@@ -3,6 +3,7 @@
  * production); test/db/schema.test.ts checks that every column declared here exists in the
  * migrated database with a compatible type.
  */
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import {
   bigint,
   boolean,
@@ -385,6 +386,11 @@ export const payouts = pgTable("payouts", {
   orderId: uuid("order_id").references(() => orders.id),
   strayTransferId: uuid("stray_transfer_id"),
   amount: money("amount").notNull(),
+  /** The chain it is paid on and the currency it draws (migration 0029). */
+  chain: text("chain").$type<ChainId>().notNull().default("tron"),
+  currency: text("currency").$type<Currency>().notNull().default("USDT"),
+  /** The chain's network name at creation; null on rows older than 0029 (TRON's network). */
+  network: text("network"),
   address: text("address"),
   reason: text("reason"),
   callbackUrl: text("callback_url"),

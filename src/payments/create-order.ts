@@ -89,7 +89,7 @@ interface Prepared {
  * The enabled chain an order on `chainName` in `currency` is paid on: one the deployment enables
  * (ctx.chains) with a token of that currency, else UNSUPPORTED_CURRENCY.
  */
-function orderChain(ctx: Context, chainName: string | undefined, currency: Currency): Chain {
+export function orderChain(ctx: Context, chainName: string | undefined, currency: Currency): Chain {
   const chain =
     chainName === undefined
       ? ctx.chains.primary

@@ -20,7 +20,10 @@ import { AppError } from "../errors.js";
 import { isUuid, newId } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import { assertCallbackUrlAccepted } from "../payments/callback-url.js";
+import type { Chain } from "../chains/chain.js";
+import type { Currency } from "../chains/chain-types.js";
 import { checkDestination } from "./destination.js";
+import { payoutChain, refundChain, storedAddress, DEFAULT_PAYOUT_CURRENCY } from "./payout-currency.js";
 import { CLAIM_TTL_MS, LIVE_STATUSES, type PayoutActor, type PayoutRow } from "./payout-types.js";
 import { reservePayout } from "./transition-payout.js";
 
@@ -28,6 +31,10 @@ export interface CreatePayoutInput {
   external_id: string;
   amount: string;
   address: string;
+  /** Default: the primary chain (tron). */
+  chain?: string | undefined;
+  /** Default: USDT. */
+  currency?: string | undefined;
   callback_url?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
@@ -35,6 +42,9 @@ export interface CreatePayoutInput {
 export interface CreateRefundInput {
   amount: string;
   address?: string | undefined;
+  /** Default: the chain the money came on; the currency is always the one it came in. */
+  chain?: string | undefined;
+  currency?: string | undefined;
   reason?: string | undefined;
   callback_url?: string | undefined;
 }
@@ -180,13 +190,15 @@ export async function createPayout(
   const replay = (row: PayoutRow): Created => {
     const same =
       row.amount === amount &&
-      row.address === input.address &&
+      row.chain === (input.chain ?? ctx.chains.primary.id) &&
+      row.currency === (input.currency ?? DEFAULT_PAYOUT_CURRENCY) &&
+      row.address === storedAddress(ctx, row, input.address) &&
       row.callbackUrl === (input.callback_url ?? null) &&
       JSON.stringify(row.metadata ?? null) === JSON.stringify(input.metadata ?? null);
     if (!same) {
       throw new AppError(
         "EXTERNAL_ID_CONFLICT",
-        `external_id ${input.external_id} was already used with a different amount, address, callback_url or metadata`,
+        `external_id ${input.external_id} was already used with a different amount, chain, currency, address, callback_url or metadata`,
       );
     }
     return { payout: row, created: false };
@@ -194,7 +206,8 @@ export async function createPayout(
   // A replay answers before any other check: the payout exists whatever the balance is now.
   const before = await existing(ctx.db);
   if (before) return replay(before);
-  const address = await checkDestination(ctx, ctx.db, input.address);
+  const { chain, currency } = payoutChain(ctx, input);
+  const address = await checkDestination(ctx, ctx.db, chain, input.address);
   try {
     return await ctx.db.transaction(async (tx) => {
       const row = await insertPayout(
@@ -207,6 +220,7 @@ export async function createPayout(
           status: "pending_approval",
           externalId: input.external_id,
           amount,
+          ...chainColumns({ chain, currency }),
           address,
           callbackUrl: input.callback_url ?? null,
           metadata: input.metadata ?? null,
@@ -253,27 +267,30 @@ export async function createRefund(
 ): Promise<Created> {
   if (!isUuid(target.orderId)) throw new AppError("NOT_FOUND", "order not found");
   const amount = amountOf(input.amount);
-  const destination = await refundDestination(ctx, input);
+  const ofOrder =
+    target.merchantId === undefined
+      ? eq(orders.id, target.orderId)
+      : and(eq(orders.id, target.orderId), eq(orders.merchantId, target.merchantId));
+  // The order's chain and currency never change: read before the checks, locked below for the sum.
+  const [source] = await ctx.db
+    .select({ chain: orders.chain, currency: orders.currency })
+    .from(orders)
+    .where(ofOrder);
+  if (!source) throw new AppError("NOT_FOUND", "order not found");
+  const paid = refundChain(ctx, source, input);
+  const destination = await refundDestination(ctx, paid.chain, input);
   return ctx.db.transaction(async (tx) => {
-    const [order] = await tx
-      .select()
-      .from(orders)
-      .where(
-        target.merchantId === undefined
-          ? eq(orders.id, target.orderId)
-          : and(eq(orders.id, target.orderId), eq(orders.merchantId, target.merchantId)),
-      )
-      .for("update");
+    const [order] = await tx.select().from(orders).where(ofOrder).for("update");
     if (!order) throw new AppError("NOT_FOUND", "order not found");
     const refunded = await refundedSoFar(tx, sql`order_id = ${order.id}::uuid`);
     if (refunded + amount > order.amountReceived) {
       throw new AppError(
         "REFUND_EXCEEDS_RECEIVED",
-        `the order received ${formatAmount(order.amountReceived)} USDT and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(order.amountReceived - refunded)} more can be refunded`,
+        `the order received ${formatAmount(order.amountReceived)} ${paid.currency} and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(order.amountReceived - refunded)} more can be refunded`,
       );
     }
     return insertRefund(ctx, tx, {
-      values: { merchantId: order.merchantId, orderId: order.id },
+      values: { merchantId: order.merchantId, orderId: order.id, ...chainColumns(paid) },
       amount,
       destination,
       input,
@@ -284,13 +301,20 @@ export async function createRefund(
   });
 }
 
+/** The payout row's chain, currency and network name. */
+export function chainColumns(paid: { chain: Chain; currency: Currency }) {
+  return { chain: paid.chain.id, currency: paid.currency, network: paid.chain.network };
+}
+
 /** Where a refund goes: a checked address, or none and a fresh claim token for the payer's page. */
 export async function refundDestination(
   ctx: Context,
+  chain: Chain,
   input: Pick<CreateRefundInput, "address" | "callback_url">,
 ): Promise<{ address: string | null; token: string | undefined }> {
   if (input.callback_url !== undefined) assertCallbackUrlAccepted(ctx.config, input.callback_url);
-  const address = input.address === undefined ? null : await checkDestination(ctx, ctx.db, input.address);
+  const address =
+    input.address === undefined ? null : await checkDestination(ctx, ctx.db, chain, input.address);
   return { address, token: address === null ? randomBytes(32).toString("base64url") : undefined };
 }
 
@@ -341,7 +365,10 @@ export async function insertRefund(
   ctx: Context,
   tx: Executor,
   refund: {
-    values: Pick<typeof payouts.$inferInsert, "merchantId" | "orderId" | "strayTransferId">;
+    values: Pick<
+      typeof payouts.$inferInsert,
+      "merchantId" | "orderId" | "strayTransferId" | "chain" | "currency" | "network"
+    >;
     amount: bigint;
     destination: { address: string | null; token: string | undefined };
     input: Pick<CreateRefundInput, "reason" | "callback_url">;

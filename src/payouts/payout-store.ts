@@ -47,7 +47,7 @@ export async function claimDuePayouts(
           lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
         WHERE id IN (
           SELECT id FROM payouts
-          WHERE status IN ('approved', 'sending')
+          WHERE status IN ('approved', 'sending') AND chain = 'tron'
             AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
             AND (lease_expires_at IS NULL OR lease_expires_at <= ${now.toISOString()}::timestamptz)
           ORDER BY approved_at

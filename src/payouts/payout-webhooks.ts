@@ -12,6 +12,7 @@ import { webhookDeliveries } from "../db/schema.js";
 import { AppError } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
+import { displayAddress, payoutNetwork } from "./payout-currency.js";
 import type { PayoutRow } from "./payout-types.js";
 import { getPayout } from "./read-payouts.js";
 import type { PayoutWebhookEvent, PayoutWebhookPayload } from "@stablegate/sdk/webhook-payload";
@@ -34,9 +35,10 @@ export function buildPayoutWebhookPayload(
     order_id: row.orderId,
     external_id: row.externalId,
     amount: formatAmount(row.amount),
-    currency: "USDT",
-    network: ctx.config.tronNetwork,
-    address: row.address,
+    currency: row.currency,
+    chain: row.chain,
+    network: payoutNetwork(ctx, row),
+    address: displayAddress(ctx, row),
     status: row.status,
     tx_hash: row.txHash,
     timestamp: at.toISOString(),

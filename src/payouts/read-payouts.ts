@@ -9,6 +9,7 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { txExplorerUrl } from "../payments/explorer.js";
+import { displayAddress, payoutNetwork } from "./payout-currency.js";
 import type { PayoutKind, PayoutRow, PayoutStatus } from "./payout-types.js";
 
 export async function getPayout(ctx: Context, id: string, merchantId?: string): Promise<PayoutRow> {
@@ -92,9 +93,10 @@ export function toPayoutReply(ctx: Context, row: PayoutRow) {
     stray_transfer_id: row.strayTransferId,
     merchant_id: row.merchantId,
     amount: formatAmount(row.amount),
-    currency: "USDT" as const,
-    network: ctx.config.tronNetwork,
-    address: row.address,
+    currency: row.currency,
+    chain: row.chain,
+    network: payoutNetwork(ctx, row),
+    address: displayAddress(ctx, row),
     reason: row.reason,
     callback_url: row.callbackUrl,
     metadata: row.metadata,

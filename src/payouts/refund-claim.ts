@@ -1,11 +1,12 @@
 /**
  * The payer's side of a refund without an address (DESIGN.md 14): the public page /refund/:token
  * reads the refund by its claim token (only the token's sha256 is stored) and, once, takes the
- * TRON address the payer types. The link expires after 7 days; after use it keeps showing the
+ * address the payer types, on the refund's chain (checked in that chain's format). The link expires after 7 days; after use it keeps showing the
  * refund's progress but accepts no second address. Setting the address decides where money goes:
  * an audit row (actor: the payer, by the claim page; the client's address) in the same transaction.
  */
 import { eq } from "drizzle-orm";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { appendAudit } from "../audit/append-audit.js";
 import { merchants, orders, payouts } from "../db/schema.js";
@@ -14,6 +15,7 @@ import { formatAmount } from "../money.js";
 import { txExplorerUrl } from "../payments/explorer.js";
 import { autoApproves, claimTokenHash } from "./create-payout.js";
 import { checkDestination } from "./destination.js";
+import { chainOfPayout, displayAddress, payoutNetwork } from "./payout-currency.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout } from "./transition-payout.js";
 
@@ -25,8 +27,12 @@ export function claimUrl(ctx: Context, token: string | undefined): string | null
 export interface RefundClaimView {
   status: PayoutRow["status"];
   amount: string;
-  currency: "USDT";
+  currency: Currency;
+  /** The chain the refund is paid on; the page asks for an address of it. */
+  chain: ChainId;
   network: string;
+  /** The address format of the chain, in words, for the page's hint. */
+  address_format: string;
   /** the merchant's name, as the checkout page shows it */
   merchant_name: string;
   merchant_order: string | null;
@@ -65,11 +71,13 @@ export async function getRefundClaim(ctx: Context, token: string): Promise<Refun
   return {
     status: row.status,
     amount: formatAmount(row.amount),
-    currency: "USDT",
-    network: ctx.config.tronNetwork,
+    currency: row.currency,
+    chain: row.chain,
+    network: payoutNetwork(ctx, row),
+    address_format: chainOfPayout(ctx, row)?.address.rule ?? "",
     merchant_name: merchant?.name ?? "",
     merchant_order: order?.externalId ?? null,
-    address: row.address,
+    address: displayAddress(ctx, row),
     tx_hash: row.txHash,
     tx_explorer_url: row.txHash ? txExplorerUrl(ctx.config, row.txHash) : null,
     claim_expires_at: row.claimExpiresAt?.toISOString() ?? null,
@@ -89,7 +97,14 @@ export async function submitRefundClaim(
   }
   if (expired(ctx, found))
     throw new AppError("CLAIM_EXPIRED", "this refund link has expired; ask the merchant");
-  const destination = await checkDestination(ctx, ctx.db, address);
+  const chain = chainOfPayout(ctx, found);
+  if (!chain) {
+    throw new AppError(
+      "UNSUPPORTED_CURRENCY",
+      `this refund is paid on ${found.chain}, which is not enabled now`,
+    );
+  }
+  const destination = await checkDestination(ctx, ctx.db, chain, address);
   await ctx.db.transaction(async (tx) => {
     const [row] = await tx.select().from(payouts).where(eq(payouts.id, found.id)).for("update");
     if (!row || row.status !== "awaiting_address") {

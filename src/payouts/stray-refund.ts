@@ -24,6 +24,7 @@ import { formatAmount } from "../money.js";
 import { actorRecord } from "../orders/resolution-actor.js";
 import {
   amountOf,
+  chainColumns,
   insertRefund,
   refundDestination,
   refundedSoFar,
@@ -31,6 +32,7 @@ import {
   type CreateRefundInput,
 } from "./create-payout.js";
 import { ensureHouseAccount, HOUSE_MERCHANT_ID } from "./house-account.js";
+import { refundChain } from "./payout-currency.js";
 import type { PayoutActor } from "./payout-types.js";
 
 export interface StrayRefundInput extends Omit<CreateRefundInput, "amount"> {
@@ -49,7 +51,15 @@ export async function createStrayRefund(
   const notFound = new AppError("NOT_FOUND", "stray transfer not found");
   if (!isUuid(strayId)) throw notFound;
   const requested = input.amount === undefined ? undefined : amountOf(input.amount);
-  const destination = await refundDestination(ctx, input);
+  // The stray's chain never changes: read before the checks, locked below. Strays do not record
+  // their token yet: the operator names the currency (default USDT).
+  const [source] = await ctx.db
+    .select({ chain: strayTransfers.chain })
+    .from(strayTransfers)
+    .where(eq(strayTransfers.id, strayId));
+  if (!source) throw notFound;
+  const paid = refundChain(ctx, { chain: source.chain, currency: input.currency ?? "USDT" }, input);
+  const destination = await refundDestination(ctx, paid.chain, input);
   return ctx.db.transaction(async (tx) => {
     const [stray] = await tx
       .select()
@@ -72,7 +82,7 @@ export async function createStrayRefund(
     if (amount <= 0n || amount > left) {
       throw new AppError(
         "REFUND_EXCEEDS_RECEIVED",
-        `the stray transfer brought ${formatAmount(stray.amount)} USDT and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(left > 0n ? left : 0n)} more can be refunded`,
+        `the stray transfer brought ${formatAmount(stray.amount)} ${paid.currency} and has ${formatAmount(refunded)} refunded or being refunded; at most ${formatAmount(left > 0n ? left : 0n)} more can be refunded`,
       );
     }
     const now = ctx.clock.now();
@@ -98,7 +108,7 @@ export async function createStrayRefund(
       });
     }
     return insertRefund(ctx, tx, {
-      values: { merchantId: HOUSE_MERCHANT_ID, strayTransferId: stray.id },
+      values: { merchantId: HOUSE_MERCHANT_ID, strayTransferId: stray.id, ...chainColumns(paid) },
       amount,
       destination,
       input,

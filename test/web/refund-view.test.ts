@@ -15,12 +15,15 @@ import {
   refusalText,
   viewOf,
 } from "../../web/src/refund/view.js";
+import { addressFieldLabel, CHAIN_TEXT } from "../../web/src/refund/chains.js";
 
 const claim = (over: Partial<RefundClaimView>): RefundClaimView => ({
   status: "awaiting_address",
   amount: "5.000000",
   currency: "USDT",
+  chain: "tron",
   network: "devnet",
+  address_format: "base58check, starting with T",
   merchant_name: "Shop",
   merchant_order: "order-1",
   address: null,
@@ -49,6 +52,18 @@ describe("refund claim view", () => {
     expect(refusalText("ADDRESS_NOT_ALLOWED", "x")).toContain("belongs to the payment service");
     expect(refusalText("CLAIM_EXPIRED", "x")).toContain("expired");
     expect(refusalText("SOMETHING_ELSE", "the reason")).toContain("the reason");
+  });
+
+  it("asks for an address on the refund's chain, in its token", () => {
+    const onPolygon = claim({ chain: "polygon", currency: "USDC" });
+    expect(addressFieldLabel(onPolygon)).toBe("Your Polygon address (USDC, ERC-20)");
+    expect(addressFieldLabel(claim({}))).toBe("Your TRON address (USDT, TRC20)");
+    expect(viewOf(onPolygon, Date.parse("2026-01-20T12:00:00.000Z")).detail).toContain(
+      "Give a Polygon address that can receive USDC",
+    );
+    expect(CHAIN_TEXT.polygon.looksLike("0x" + "aB".repeat(20))).toBe(true);
+    expect(CHAIN_TEXT.polygon.looksLike("TJRabPrwbZy45sbavfcjinPJC18kjpRTv8")).toBe(false);
+    expect(refusalText("INVALID_ADDRESS", "x", "bsc")).toContain("not a valid BNB Smart Chain address");
   });
 
   it("says what each state means, and stops polling at the final ones", () => {

@@ -2039,8 +2039,12 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
+                        /** @description the chain's address format in words */
+                        address_format: string;
                         merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
@@ -2191,7 +2195,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    /**
+                     * @description an address of the chain: TRON base58check, or EVM 0x hex (EIP-55 where mixed case)
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
                     address: string;
                 };
             };
@@ -2208,8 +2215,12 @@ export interface operations {
                         status: "awaiting_address" | "pending_approval" | "approved" | "sending" | "completed" | "failed" | "rejected" | "cancelled";
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
+                        /** @description the chain's address format in words */
+                        address_format: string;
                         merchant_name: string;
                         merchant_order: string | null;
                         address: string | null;
@@ -2220,7 +2231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2234,7 +2245,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -6062,7 +6073,9 @@ export interface operations {
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
-                            currency: "USDT";
+                            currency: "USDT" | "USDC";
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             address: string | null;
                             reason: string | null;
@@ -6264,8 +6277,21 @@ export interface operations {
                     external_id: string;
                     /** @example 10.5 */
                     amount: string;
-                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    /**
+                     * @description an address of the chain: TRON base58check, or EVM 0x hex (EIP-55 where mixed case)
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
                     address: string;
+                    /**
+                     * @description the chain to pay on (default: the primary chain, tron)
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /**
+                     * @description the balance it draws and the token it pays (default USDT)
+                     * @enum {string}
+                     */
+                    currency?: "USDT" | "USDC";
                     /** Format: uri */
                     callback_url?: string;
                     metadata?: {
@@ -6294,7 +6320,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -6336,7 +6364,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -6359,7 +6389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6373,7 +6403,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -6607,7 +6637,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -6826,8 +6858,21 @@ export interface operations {
                 "application/json": {
                     /** @example 10.5 */
                     amount: string;
-                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    /**
+                     * @description an address of the chain: TRON base58check, or EVM 0x hex (EIP-55 where mixed case)
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
                     address?: string;
+                    /**
+                     * @description the chain to refund on (default: the one the money came on)
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /**
+                     * @description the currency the money came in (another is refused)
+                     * @enum {string}
+                     */
+                    currency?: "USDT" | "USDC";
                     reason?: string;
                     /** Format: uri */
                     callback_url?: string;
@@ -6854,7 +6899,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -6879,7 +6926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6893,7 +6940,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -16963,7 +17010,9 @@ export interface operations {
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
-                            currency: "USDT";
+                            currency: "USDT" | "USDC";
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             address: string | null;
                             reason: string | null;
@@ -17355,7 +17404,9 @@ export interface operations {
                             merchant_id: string;
                             amount: string;
                             /** @enum {string} */
-                            currency: "USDT";
+                            currency: "USDT" | "USDC";
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                             network: string;
                             address: string | null;
                             reason: string | null;
@@ -17890,7 +17941,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -18206,7 +18259,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -18522,7 +18577,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -19035,8 +19092,21 @@ export interface operations {
                 "application/json": {
                     /** @example 10.5 */
                     amount: string;
-                    /** @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8 */
+                    /**
+                     * @description an address of the chain: TRON base58check, or EVM 0x hex (EIP-55 where mixed case)
+                     * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+                     */
                     address?: string;
+                    /**
+                     * @description the chain to refund on (default: the one the money came on)
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /**
+                     * @description the currency the money came in (another is refused)
+                     * @enum {string}
+                     */
+                    currency?: "USDT" | "USDC";
                     reason?: string;
                     /** Format: uri */
                     callback_url?: string;
@@ -19063,7 +19133,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -19088,7 +19160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19102,7 +19174,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -19328,6 +19400,16 @@ export interface operations {
                      * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
                      */
                     address?: string;
+                    /**
+                     * @description the chain to refund on (default: the one the money came on)
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /**
+                     * @description the currency the money came in (another is refused)
+                     * @enum {string}
+                     */
+                    currency?: "USDT" | "USDC";
                     /** @description why (kept in the order's events and the audit log) */
                     reason: string;
                     /** Format: uri */
@@ -19355,7 +19437,9 @@ export interface operations {
                         merchant_id: string;
                         amount: string;
                         /** @enum {string} */
-                        currency: "USDT";
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
                         network: string;
                         address: string | null;
                         reason: string | null;
@@ -19380,7 +19464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, VALIDATION_ERROR, INVALID_ADDRESS, ADDRESS_NOT_ALLOWED, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19394,7 +19478,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "VALIDATION_ERROR" | "INVALID_ADDRESS" | "ADDRESS_NOT_ALLOWED" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -23335,6 +23419,7 @@ export interface operations {
                  *       "external_id": null,
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                  *       "status": "completed",
@@ -23355,11 +23440,16 @@ export interface operations {
                     external_id: string | null;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain it is paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
-                    /** @description the recipient's TRON address */
+                    /** @description the recipient's address on the chain (EIP-55 checksummed on EVM chains) */
                     address: string | null;
                     /** @enum {string} */
                     status: "completed" | "failed";
@@ -23408,6 +23498,7 @@ export interface operations {
                  *       "external_id": null,
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                  *       "status": "failed",
@@ -23428,11 +23519,16 @@ export interface operations {
                     external_id: string | null;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain it is paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
-                    /** @description the recipient's TRON address */
+                    /** @description the recipient's address on the chain (EIP-55 checksummed on EVM chains) */
                     address: string | null;
                     /** @enum {string} */
                     status: "completed" | "failed";
@@ -23481,6 +23577,7 @@ export interface operations {
                  *       "external_id": "affiliate-2026-11-42",
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                  *       "status": "completed",
@@ -23501,11 +23598,16 @@ export interface operations {
                     external_id: string | null;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain it is paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
-                    /** @description the recipient's TRON address */
+                    /** @description the recipient's address on the chain (EIP-55 checksummed on EVM chains) */
                     address: string | null;
                     /** @enum {string} */
                     status: "completed" | "failed";
@@ -23554,6 +23656,7 @@ export interface operations {
                  *       "external_id": "affiliate-2026-11-42",
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
                  *       "status": "failed",
@@ -23574,11 +23677,16 @@ export interface operations {
                     external_id: string | null;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /** @enum {string} */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain it is paid on
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
-                    /** @description the recipient's TRON address */
+                    /** @description the recipient's address on the chain (EIP-55 checksummed on EVM chains) */
                     address: string | null;
                     /** @enum {string} */
                     status: "completed" | "failed";

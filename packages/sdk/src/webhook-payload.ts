@@ -73,7 +73,11 @@ export interface PayoutWebhookPayload {
   /** The merchant's own id of a payout; null for refunds. */
   external_id: string | null;
   amount: string;
-  currency: "USDT";
+  /** USDT or USDC. */
+  currency: string;
+  /** The chain it is paid on: tron, ethereum, bsc, polygon, arbitrum or base. */
+  chain: string;
+  /** The chain's network name (mainnet, a testnet's, devnet). */
   network: string;
   address: string | null;
   status: string;

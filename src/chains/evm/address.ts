@@ -28,6 +28,8 @@ export const evmAddressFormat: AddressFormat = {
   display(stored) {
     return getAddress(stored);
   },
+  rule: "0x and 40 hex digits; mixed case must be a correct EIP-55 checksum",
+  fromPrivateKey: (key) => computeAddress("0x" + key.replace(/^0x/, "")).toLowerCase(),
 };
 
 function normalise(address: string): string | undefined {

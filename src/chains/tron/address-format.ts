@@ -3,13 +3,15 @@
  * The scanner reads recipients as 20-byte hex from the logs; base58 costs microseconds per address
  * (a double SHA-256), so the conversion is cached for the addresses a process keeps meeting.
  */
-import { hexToBase58, isValidAddress } from "@stablegate/tron/address";
+import { addressFromPrivateKey, hexToBase58, isValidAddress } from "@stablegate/tron/address";
 import type { AddressFormat } from "../chain.js";
 
 export const tronAddressFormat: AddressFormat = {
   isValid: (address) => isValidAddress(address),
   normalise: (address) => (isValidAddress(address) ? address : undefined),
   display: (stored) => stored,
+  rule: "base58check, starting with T",
+  fromPrivateKey: (key) => addressFromPrivateKey(key),
 };
 
 /** 20-byte hex -> base58, remembering up to 50,000 answers (then starting over). */

@@ -1,5 +1,6 @@
 /** Schemas of refunds and payouts (DESIGN.md 14), merchant and admin. */
 import { z } from "zod";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { PAYOUT_ACTIONS } from "../../payouts/payout-actions.js";
 import { PAYOUT_STATUSES } from "../../payouts/payout-types.js";
 import { parseAmount } from "../../money.js";
@@ -27,10 +28,21 @@ const amount = z
   .string(typeError(AMOUNT_MESSAGE))
   .refine((value) => (parseAmount(value) ?? 0n) > 0n, AMOUNT_MESSAGE)
   .meta({ pattern: "^(0|[1-9][0-9]*)(\\.[0-9]{1,6})?$", example: "10.5" });
-const address = z
+const address = z.string(typeError("must be a string")).max(64, "must be an address of the chain").meta({
+  example: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+  description: "an address of the chain: TRON base58check, or EVM 0x hex (EIP-55 where mixed case)",
+});
+// Any string: a pair this deployment does not enable is UNSUPPORTED_CURRENCY.
+const chain = z
   .string(typeError("must be a string"))
-  .max(64, "must be a TRON address")
-  .meta({ example: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8" });
+  .min(1, "must be a chain name")
+  .max(32, "must be a chain name")
+  .meta({ enum: [...CHAIN_IDS] });
+const currency = z
+  .string(typeError("must be a string"))
+  .min(1, "must be a currency")
+  .max(16, "must be a currency")
+  .meta({ enum: [...CURRENCIES] });
 const callbackUrl = z
   .string(typeError("must be a string"))
   .max(2048, "must be at most 2048 characters")
@@ -44,6 +56,8 @@ export const createPayoutBody = z.object({
     .max(128, "must be 1 to 128 characters"),
   amount,
   address,
+  chain: chain.optional().describe("the chain to pay on (default: the primary chain, tron)"),
+  currency: currency.optional().describe("the balance it draws and the token it pays (default USDT)"),
   callback_url: callbackUrl.optional(),
   metadata: z
     .record(z.string(), z.unknown(), { error: "must be a JSON object" })
@@ -54,9 +68,15 @@ export const createPayoutBody = z.object({
     .optional(),
 });
 
+const refundChoice = {
+  chain: chain.optional().describe("the chain to refund on (default: the one the money came on)"),
+  currency: currency.optional().describe("the currency the money came in (another is refused)"),
+};
+
 export const createRefundBody = z.object({
   amount,
   address: address.optional(),
+  ...refundChoice,
   reason: z.string(typeError("must be a string")).max(500, "must be at most 500 characters").optional(),
   callback_url: callbackUrl.optional(),
 });
@@ -73,7 +93,8 @@ export const payoutReply = z.object({
     .describe("a refund of a stray transfer: the stray (its merchant is the house account)"),
   merchant_id: z.string(),
   amount: z.string(),
-  currency: z.literal("USDT"),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS),
   network: z.string(),
   address: z.string().nullable(),
   reason: z.string().nullable(),
@@ -268,6 +289,7 @@ export const adminCreateStrayRefundSchema = {
   body: z.object({
     amount: amount.optional().describe("default: the stray's amount less its live and completed refunds"),
     address: address.optional().describe("without one, the reply's claim_url is the payer's page"),
+    ...refundChoice,
     reason: reasonField,
     callback_url: callbackUrl.optional(),
   }),
@@ -297,8 +319,10 @@ export const adminPayoutFloatSchema = {
 const claimReply = z.object({
   status: z.enum(PAYOUT_STATUSES),
   amount: z.string(),
-  currency: z.literal("USDT"),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS),
   network: z.string(),
+  address_format: z.string().describe("the chain's address format in words"),
   merchant_name: z.string(),
   merchant_order: z.string().nullable(),
   address: z.string().nullable(),

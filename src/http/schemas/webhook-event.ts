@@ -161,9 +161,13 @@ export const payoutWebhookPayloadSchema = z.object({
     .nullable()
     .meta({ description: "the merchant's own id of a payout; null for refunds" }),
   amount: z.string().meta({ example: "25.000000" }),
-  currency: z.literal("USDT"),
-  network: z.string().meta({ description: "mainnet, nile, shasta or devnet" }),
-  address: z.string().nullable().meta({ description: "the recipient's TRON address" }),
+  currency: z.enum(CURRENCIES),
+  chain: z.enum(CHAIN_IDS).meta({ description: "the chain it is paid on" }),
+  network: z.string().meta({ description: "the chain's network: mainnet, a testnet's name, or devnet" }),
+  address: z
+    .string()
+    .nullable()
+    .meta({ description: "the recipient's address on the chain (EIP-55 checksummed on EVM chains)" }),
   status: z.enum(["completed", "failed"]),
   tx_hash: z
     .string()
@@ -192,6 +196,7 @@ function payoutExample(event: PayoutWebhookEvent): PayoutWebhookPayload {
     external_id: refund ? null : "affiliate-2026-11-42",
     amount: "25.000000",
     currency: "USDT",
+    chain: "tron",
     network: "mainnet",
     address: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
     status: completed ? "completed" : "failed",

@@ -1,24 +1,26 @@
 import { useState, type FormEvent } from "react";
 import { submitAddress, type RefundClaimView } from "./api.js";
-import { looksLikeTronAddress, refusalText } from "./view.js";
+import { addressFieldLabel, CHAIN_TEXT } from "./chains.js";
+import { refusalText } from "./view.js";
 
 /** The payer's address for the refund: checked as typed, refused in the payer's words. */
 export function AddressForm({
   token,
+  claim,
   onClaimed,
 }: {
   token: string;
+  /** The refund as last read: its chain and currency name the address asked for. */
+  claim: Pick<RefundClaimView, "chain" | "currency">;
   onClaimed: (claim: RefundClaimView) => void;
 }) {
+  const text = CHAIN_TEXT[claim.chain];
   const [address, setAddress] = useState("");
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const trimmed = address.trim();
-  const hint =
-    touched && trimmed !== "" && !looksLikeTronAddress(trimmed)
-      ? "A TRON address starts with T and has 34 letters and digits (no 0, O, I or l)."
-      : null;
+  const hint = touched && trimmed !== "" && !text.looksLike(trimmed) ? text.hint : null;
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
@@ -27,11 +29,11 @@ export function AddressForm({
     const result = await submitAddress(token, trimmed);
     setBusy(false);
     if (result.kind === "ok") onClaimed(result.claim);
-    else setError(refusalText(result.code, result.message));
+    else setError(refusalText(result.code, result.message, claim.chain));
   };
   return (
     <form className="stack claim-form" onSubmit={(event) => void submit(event)} noValidate>
-      <label htmlFor="refund-address">Your TRON address (USDT, TRC20)</label>
+      <label htmlFor="refund-address">{addressFieldLabel(claim)}</label>
       <input
         id="refund-address"
         className="mono"
@@ -43,7 +45,7 @@ export function AddressForm({
         onBlur={() => setTouched(true)}
         autoComplete="off"
         spellCheck={false}
-        placeholder="T…"
+        placeholder={text.placeholder}
         maxLength={64}
         aria-invalid={hint !== null || error !== null}
         aria-describedby="refund-address-help"

@@ -97,7 +97,7 @@ export function RefundClaimPage({ token }: { token: string }) {
           {expiry}
         </p>
       )}
-      {claim.claimable && <AddressForm token={token} onClaimed={replace} />}
+      {claim.claimable && <AddressForm token={token} claim={claim} onClaimed={replace} />}
 
       <Steps status={claim.status} />
 

@@ -4,6 +4,7 @@
  */
 import { formatDate, relativeTime } from "../dates.js";
 import type { RefundClaimView } from "./api.js";
+import { CHAIN_TEXT } from "./chains.js";
 
 export type Status = RefundClaimView["status"];
 
@@ -29,7 +30,7 @@ export function viewOf(claim: RefundClaimView, now: number): ClaimView {
       return claim.claimable
         ? {
             headline: "Enter the address for your refund",
-            detail: "Give a TRON address that can receive USDT (TRC20). It cannot be changed afterwards.",
+            detail: `Give a ${CHAIN_TEXT[claim.chain].name} address that can receive ${claim.currency} (${CHAIN_TEXT[claim.chain].standard}). It cannot be changed afterwards.`,
             tone: "waiting",
           }
         : {
@@ -57,7 +58,7 @@ export function viewOf(claim: RefundClaimView, now: number): ClaimView {
     case "completed":
       return {
         headline: "Refund completed",
-        detail: "The USDT has been sent to your address.",
+        detail: `The ${claim.currency} has been sent to your address.`,
         tone: "done",
       };
     case "failed":
@@ -74,7 +75,7 @@ export function viewOf(claim: RefundClaimView, now: number): ClaimView {
 }
 
 /**
- * The label of the payer's address: "Sent to" only once USDT left for it. Before that the refund
+ * The label of the payer's address: "Sent to" only once the money left for it. Before that the refund
  * may still be declined, so the page says where it will go, not where it went.
  */
 export function addressLabel(status: Status): string {
@@ -107,15 +108,15 @@ export function nextDelay(previous: number, changed: boolean): number {
 
 /** A TRON base58 address as the payer types it (the server checks the checksum). */
 export function looksLikeTronAddress(value: string): boolean {
-  return /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(value);
+  return CHAIN_TEXT.tron.looksLike(value);
 }
 
-/** The server's refusal, in the payer's words. */
-export function refusalText(code: string, message: string): string {
+/** The server's refusal, in the payer's words; `chain` names the refund's chain (default TRON). */
+export function refusalText(code: string, message: string, chain: RefundClaimView["chain"] = "tron"): string {
   switch (code) {
     case "INVALID_ADDRESS":
     case "INVALID_BODY":
-      return "This is not a valid TRON address. Check it and try again.";
+      return `This is not a valid ${CHAIN_TEXT[chain].name} address. Check it and try again.`;
     case "ADDRESS_NOT_ALLOWED":
       return "This address belongs to the payment service itself and cannot receive a refund. Use your own wallet's address.";
     case "CLAIM_EXPIRED":
