@@ -106,8 +106,12 @@ describe("GET /api/v1/checkout/:id/status", () => {
       amount_received: "0.000000",
       currency: "USDT",
       chain: "tron",
+      chain_name: "TRON",
+      token_standard: "TRC20",
       network: "devnet",
       address: order.address,
+      // On TRON the payer's wallet scans the bare address, as before chains.
+      payment_uri: order.address,
       tx_hash: null,
       confirmations: 0,
       confirmations_required: 19,
