@@ -7,7 +7,7 @@
  * memory (VmRSS) is sampled every second for SAMPLE_MS and the median kept. Prints the median per
  * setting and the difference per added chain. Goal: each chain adds < 30 MB.
  *
- *   npx tsx bench/evm-chain-memory.ts [rounds=2]
+ *   npx tsx bench/evm-chain-memory.ts [rounds=4]
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -19,7 +19,7 @@ import pg from "pg";
 import { startEvmDevnet, type EvmDevnet } from "@stablegate/devnet";
 import { ADMIN_URL, benchBaseEnv, spawnDevnet } from "./chain-lib.js";
 
-const ROUNDS = Number(process.argv[2] ?? 2);
+const ROUNDS = Number(process.argv[2] ?? 4);
 const SETTLE_MS = 15_000;
 const SAMPLE_MS = 5_000;
 const ROOT = resolve(import.meta.dirname, "..");
@@ -28,7 +28,13 @@ const MB = 1024 * 1024;
 
 const rss = (pid: number) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function freePort(): Promise<number> {
@@ -121,8 +127,9 @@ try {
   for (const [k, m] of medians.entries()) {
     const chains = settings[k]?.CHAINS;
     const added =
-      k === 0 ? "baseline" : `+${((m - (medians[0] as number)) / MB / k).toFixed(1)} MB per EVM chain`;
-    console.log(`  CHAINS=${chains}: ${(m / MB).toFixed(1)} MB (${added})`);
+      k === 0 ? "baseline" : `${((m - (medians[0] as number)) / MB / k).toFixed(1)} MB per EVM chain`;
+    const runs = (results[k] as number[]).map((r) => (r / MB).toFixed(0)).join(", ");
+    console.log(`  CHAINS=${chains}: ${(m / MB).toFixed(1)} MB (${added}; starts: ${runs} MB)`);
   }
   const perChain = ((medians[3] as number) - (medians[0] as number)) / 3 / MB;
   console.log(
