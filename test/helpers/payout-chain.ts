@@ -6,12 +6,36 @@
 import { eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { payouts } from "../../src/db/schema.js";
+import { createPayout } from "../../src/payouts/create-payout.js";
+import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { SOLIDIFY_AFTER, type ChainTest } from "../chain/helpers.js";
 
 export async function newTronAccount(): Promise<{ privateKey: string; address: string }> {
   const account = await TronWeb.createAccount();
   return { privateKey: account.privateKey, address: account.address.base58 as string };
+}
+
+/** A payout the merchant (labelled `label`) creates and a second operator approves; its id. */
+export async function approvedPayout(
+  t: ChainTest,
+  label: string,
+  to: string,
+  externalId: string,
+  amount: string,
+): Promise<string> {
+  const { payout } = await createPayout(
+    t.ctx,
+    t.merchantId,
+    { kind: "merchant", id: t.merchantId, label },
+    { external_id: externalId, amount, address: to },
+  );
+  await decidePayout(t.ctx, {
+    id: payout.id,
+    decision: "approve",
+    actor: { kind: "operator", id: "op-2", label: "second" },
+  });
+  return payout.id;
 }
 
 export async function payoutRow(t: ChainTest, id: string) {

@@ -7,12 +7,11 @@
  *    energy missing, and exactly what the hot wallet lost is recorded as burnt.
  * PGlite or PostgreSQL (TEST_DATABASE_URL).
  */
+import { approvedPayout as approvedPayoutOf } from "../helpers/payout-chain.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payouts, payoutTransactions } from "../../src/db/schema.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
-import { createPayout } from "../../src/payouts/create-payout.js";
-import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { newAccount, stake, trxBalance } from "../sweeps/delegate-helpers.js";
@@ -38,20 +37,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-async function approvedPayout(to: string, externalId: string, amount: string): Promise<string> {
-  const { payout } = await createPayout(
-    t.ctx,
-    t.merchantId,
-    { kind: "merchant", id: t.merchantId, label: "sg_test_delegate" },
-    { external_id: externalId, amount, address: to },
-  );
-  await decidePayout(t.ctx, {
-    id: payout.id,
-    decision: "approve",
-    actor: { kind: "operator", id: "op-2", label: "second" },
-  });
-  return payout.id;
-}
+const approvedPayout = (to: string, externalId: string, amount: string) =>
+  approvedPayoutOf(t, "sg_test_delegate", to, externalId, amount);
 
 async function sendUntilDone(id: string) {
   for (let i = 0; i < 20; i++) {

@@ -8,13 +8,12 @@
  *  - broadcast and dropped (a fork forgets the block holding it): the same, once expired.
  * PGlite or PostgreSQL (TEST_DATABASE_URL), the devnet over HTTP.
  */
+import { approvedPayout as approvedPayoutOf } from "../helpers/payout-chain.js";
 import { asc, eq } from "drizzle-orm";
 import { TronWeb } from "tronweb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { payouts, payoutTransactions } from "../../src/db/schema.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
-import { createPayout } from "../../src/payouts/create-payout.js";
-import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { runDuePayouts } from "../../src/payouts/send-payouts.js";
 import { evmHex } from "@stablegate/tron/address";
 import { SOLIDIFY_AFTER, startChainTest, type ChainTest } from "../chain/helpers.js";
@@ -40,20 +39,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-async function approvedPayout(to: string, externalId: string, amount: string): Promise<string> {
-  const { payout } = await createPayout(
-    t.ctx,
-    t.merchantId,
-    { kind: "merchant", id: t.merchantId, label: "sg_test_expiry" },
-    { external_id: externalId, amount, address: to },
-  );
-  await decidePayout(t.ctx, {
-    id: payout.id,
-    decision: "approve",
-    actor: { kind: "operator", id: "op-2", label: "second" },
-  });
-  return payout.id;
-}
+const approvedPayout = (to: string, externalId: string, amount: string) =>
+  approvedPayoutOf(t, "sg_test_expiry", to, externalId, amount);
 
 /** USDT Transfer events from the hot wallet to `to` in the chain as it stands. */
 async function transfersOut(to: string): Promise<number> {

@@ -8,12 +8,11 @@
  * recipient's balance on chain and the payout's transactions.
  * PGlite or PostgreSQL (TEST_DATABASE_URL), the devnet over HTTP.
  */
+import { approvedPayout as approvedPayoutOf } from "../helpers/payout-chain.js";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DevnetListener } from "@stablegate/devnet";
 import { payoutTransactions } from "../../src/db/schema.js";
-import { createPayout } from "../../src/payouts/create-payout.js";
-import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { newSendRound } from "../../src/payouts/payout-chain.js";
 import { claimDuePayouts } from "../../src/payouts/payout-store.js";
 import { advancePayout, payoutDeps, runDuePayouts } from "../../src/payouts/send-payouts.js";
@@ -47,20 +46,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
-async function approvedPayout(to: string, externalId: string, amount: string): Promise<string> {
-  const { payout } = await createPayout(
-    t.ctx,
-    t.merchantId,
-    { kind: "merchant", id: t.merchantId, label: "sg_test_lag" },
-    { external_id: externalId, amount, address: to },
-  );
-  await decidePayout(t.ctx, {
-    id: payout.id,
-    decision: "approve",
-    actor: { kind: "operator", id: "op-2", label: "second" },
-  });
-  return payout.id;
-}
+const approvedPayout = (to: string, externalId: string, amount: string) =>
+  approvedPayoutOf(t, "sg_test_lag", to, externalId, amount);
 
 const txsOf = (id: string) =>
   t.ctx.db
