@@ -208,6 +208,17 @@ export interface NonceSending {
   /** True when the node has the transaction, in its pool or in a block. */
   known(hash: string): Promise<boolean>;
   receipt(hash: string): Promise<NonceReceipt | undefined>;
+  /** The account's native balance (wei) at the newest block. */
+  nativeBalance(address: string): Promise<bigint>;
+  /** An ERC-20 balance in the token's own units at the newest block (`contract` in stored form). */
+  tokenBalance(contract: string, holder: string): Promise<bigint>;
+  /**
+   * The call data of ERC-20 `transfer(to, units)`. Nothing relies on its returned bool (Ethereum's
+   * USDT returns none): success is the receipt's status and the Transfer log.
+   */
+  transferData(to: string, units: bigint): string;
+  /** The gas the node estimates for a call from `from` (one attempt). */
+  estimateGas(call: { from: string; to: string; data?: string; value?: bigint }): Promise<bigint>;
 }
 
 /** One enabled chain. */

@@ -382,3 +382,41 @@ describe("the devnet's faucet", () => {
     ]);
   });
 });
+
+describe("balances and call data for money out", () => {
+  it("reads native and token balances and encodes transfer() as viem does, gas estimated by the node", async () => {
+    const d = devnet();
+    const chain = chainOn([d.rpcUrl]);
+    const nonces = chain.nonces;
+    if (!nonces) throw new Error("an EVM chain sends by nonce");
+    const [holder] = await chain.derivation.deriveAddresses(XPUB, 720, 1, 0);
+    const to = holder as string;
+    const usdc = d.usdcContract.toLowerCase();
+    const usdt18 = d.usdt18Contract.toLowerCase();
+    expect(await nonces.tokenBalance(usdc, to)).toBe(0n);
+    await send(usdc, to, 1_234_567n);
+    await send(usdt18, to, 5n * 10n ** 17n + 3n);
+    await d.rpc("anvil_setBalance", [to, "0x1234"]);
+    await d.mine(1);
+    expect(await nonces.tokenBalance(usdc, to)).toBe(1_234_567n);
+    expect(await nonces.tokenBalance(usdt18, to)).toBe(5n * 10n ** 17n + 3n);
+    expect(await nonces.nativeBalance(to)).toBe(0x1234n);
+
+    const data = nonces.transferData(d.faucetAddress.toLowerCase(), 77n);
+    const { encodeFunctionData, parseAbi } = await import("viem");
+    expect(data).toBe(
+      encodeFunctionData({
+        abi: parseAbi(["function transfer(address to, uint256 value)"]),
+        args: [getAddress(d.faucetAddress), 77n],
+      }).toLowerCase(),
+    );
+    const client = createPublicClient({ transport: http(d.rpcUrl) });
+    const viemGas = await client.estimateGas({
+      account: getAddress(to),
+      to: getAddress(usdc),
+      data: data as Hex,
+    });
+    expect(await nonces.estimateGas({ from: to, to: usdc, data })).toBe(viemGas);
+    await expect(nonces.tokenBalance(to, to)).rejects.toThrow(/balanceOf/);
+  });
+});

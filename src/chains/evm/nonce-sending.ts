@@ -5,13 +5,21 @@
  * low" says the nonce is used on the chain, by these bytes or others, which the outbox tells apart
  * by receipts.
  */
-import { keccak256, Wallet } from "ethers";
+import { Interface, keccak256, Wallet } from "ethers";
 import type { BroadcastResult, NonceReceipt, NonceSending, TransactionSigner } from "../chain.js";
 import { EvmRpcError } from "./rpc-client.js";
 import type { RpcPool } from "./rpc-pool.js";
 
 const KNOWN = /already known|known transaction|already imported|already in (the )?(tx)?pool|already exists/i;
 const NONCE_USED = /nonce too low|nonce has already been used|old nonce/i;
+
+// No outputs on transfer: Ethereum's USDT returns nothing, and nothing here reads a returned bool.
+const ERC20 = new Interface([
+  "function transfer(address to, uint256 value)",
+  "function balanceOf(address holder) view returns (uint256)",
+]);
+
+const quantity = (n: bigint) => "0x" + n.toString(16);
 
 /** The suggested tip where a node has no eth_maxPriorityFeePerGas: 1 gwei. */
 const DEFAULT_TIP = 1_000_000_000n;
@@ -95,6 +103,29 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
         gasUsed: BigInt(r.gasUsed),
         effectiveGasPrice: BigInt(r.effectiveGasPrice ?? "0x0"),
       };
+    },
+
+    async nativeBalance(address) {
+      return BigInt(await rpc.call<string>("eth_getBalance", [address, "latest"]));
+    },
+
+    async tokenBalance(contract, holder) {
+      const data = ERC20.encodeFunctionData("balanceOf", [holder]);
+      const raw = await rpc.call<string>("eth_call", [{ to: contract, data }, "latest"]);
+      if (typeof raw !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(raw))
+        throw new Error(`${contract} answered balanceOf() with no number; is it an ERC-20 token?`);
+      return BigInt(raw);
+    },
+
+    transferData(to, units) {
+      return ERC20.encodeFunctionData("transfer", [to, units]).toLowerCase();
+    },
+
+    async estimateGas(call) {
+      const tx: Record<string, string> = { from: call.from, to: call.to };
+      if (call.data !== undefined) tx["data"] = call.data;
+      if (call.value !== undefined) tx["value"] = quantity(call.value);
+      return BigInt(await rpc.call<string>("eth_estimateGas", [tx]));
     },
   };
 }
