@@ -18,6 +18,7 @@ import type { ChainId } from "../../src/chains/chain-types.js";
 import { createScanner, type Scanner } from "../../src/chain/scanner.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
+import { staticSweepsDue } from "../../src/deposits/sweep-static-addresses.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
@@ -88,6 +89,7 @@ beforeAll(async () => {
       CHAINS: "ethereum,bsc",
       CONFIRMATIONS: "1",
       SWEEP_ENABLED: "false",
+      SWEEP_MIN_USDT: "6",
       ...evmChainEnv("ethereum", eth()),
       // bsc's USDT is the 18-decimal token, as on BSC.
       ...evmChainEnv("bsc", bsc(), bsc().usdt18Contract),
@@ -238,6 +240,14 @@ describe("static deposit addresses on EVM chains", () => {
     );
     for (const d of detail.recent_deposits)
       expect(d.confirmations).toBeGreaterThanOrEqual(eth().finalityDepth);
+  });
+
+  it("counts an EVM address's unswept balance per chain for the sweep by balance", async () => {
+    // SWEEP_MIN_USDT is 6: ethereum holds 7.25 (due), bsc 5.5 (not due), though they sum to 12.75.
+    const due = await t.ctx.db.transaction((tx) => staticSweepsDue(t.ctx, tx, [id]));
+    expect(due).toEqual([
+      { addressId: expect.any(Number), address: address.toLowerCase(), chain: "ethereum" },
+    ]);
   });
 
   it("reverts a deposit a reorganisation removes before finality, and never reports it confirmed", async () => {
