@@ -482,6 +482,14 @@ export const depositAddresses = pgTable("deposit_addresses", {
     .notNull()
     .references(() => merchants.id),
   customerRef: text("customer_ref").notNull(),
+  /**
+   * The chain family whose static branch derived it (migration 0032): one address per customer per
+   * family, serving every enabled chain of the family.
+   */
+  family: text("family", { enum: CHAIN_FAMILIES }).notNull().default("tron"),
+  /** The chain and currency it was asked for at creation (migration 0032). */
+  chain: text("chain").notNull().default("tron"),
+  currency: text("currency").notNull().default("USDT"),
   addressId: bigint("address_id", { mode: "number" })
     .notNull()
     .unique()
@@ -514,6 +522,8 @@ export const deposits = pgTable("deposits", {
   amount: money("amount").notNull(),
   /** The chain the deposit was seen on (migration 0021). */
   chain: text("chain").notNull().default("tron"),
+  /** The token it was paid in (migration 0032). */
+  currency: text("currency").notNull().default("USDT"),
   status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
   belowMinimum: boolean("below_minimum").notNull(),
   addressStatus: text("address_status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull(),

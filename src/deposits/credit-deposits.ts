@@ -1,7 +1,8 @@
 /**
- * The scanner's side of static addresses: a USDT transfer to a static address is a deposit,
- * recorded in the scanner's transaction (with the cursor advance), once per (tx_hash, log_index)
- * among the deposits not reverted. A replay inserts nothing and changes nothing.
+ * The scanner's side of static addresses: a watched-token transfer to a static address is a deposit
+ * in that token's currency on the chain it was seen on, recorded in the scanner's transaction (with
+ * the cursor advance), once per (chain, tx_hash, log_index) among the deposits not reverted. A
+ * replay inserts nothing and changes nothing; one EVM address paid on two chains has two deposits.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -84,6 +85,7 @@ export async function creditDeposits(
       toAddress: t.to,
       amount: t.amount,
       chain: t.chain,
+      currency: t.currency,
       status: "detected" as const,
       belowMinimum: t.amount < ctx.config.depositMinUsdt,
       addressStatus: holder.status,
@@ -98,7 +100,7 @@ export async function creditDeposits(
       .insert(deposits)
       .values(rows.slice(i, i + 1000))
       .onConflictDoNothing({
-        target: [deposits.txHash, deposits.logIndex],
+        target: [deposits.chain, deposits.txHash, deposits.logIndex],
         where: sql`status <> 'reverted'`,
       })
       .returning();
@@ -112,6 +114,8 @@ export async function creditDeposits(
     const payload = {
       tx_hash: deposit.txHash,
       amount: formatAmount(deposit.amount),
+      currency: deposit.currency,
+      chain: deposit.chain,
       from_address: deposit.fromAddress,
       block_number: deposit.blockNumber,
       below_minimum: deposit.belowMinimum,
@@ -147,7 +151,13 @@ export async function creditDeposits(
       });
     }
     ctx.log.info(
-      { depositId: deposit.id, txHash: deposit.txHash, amount: formatAmount(deposit.amount) },
+      {
+        depositId: deposit.id,
+        chain: deposit.chain,
+        txHash: deposit.txHash,
+        amount: formatAmount(deposit.amount),
+        currency: deposit.currency,
+      },
       "deposit detected",
     );
   }

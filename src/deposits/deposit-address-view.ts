@@ -1,14 +1,39 @@
 /**
  * Static deposit addresses and deposits as the merchant and admin APIs show them, and the queries
- * that read them. Confirmations of a deposit come from the scanner's cursor (cursor block - deposit
- * block + 1), like an order's.
+ * that read them. Confirmations of a deposit come from its own chain's scanner cursor (cursor block
+ * - deposit block + 1), like an order's. Addresses are shown in their family's display form (EVM:
+ * EIP-55), stored as the scanner matches them (EVM: lowercase).
  */
 import { desc, eq, sql, type SQL } from "drizzle-orm";
+import { displayAddress } from "../chains/address-display.js";
+import {
+  CHAIN_IDS,
+  isChainId,
+  type ChainFamilyName,
+  type ChainId,
+  type Currency,
+} from "../chains/chain-types.js";
+import type { ChainRegistry } from "../chains/registry.js";
+import { cursorName } from "../chain/cursor.js";
 import type { Config } from "../config.js";
 import type { Executor } from "../db/connection.js";
 import { depositAddresses, deposits, type DepositAddressStatus, type DepositStatus } from "../db/schema.js";
 import { formatAmount } from "../money.js";
-import { USDT_CURSOR } from "../payments/merchant-order.js";
+
+/** What the views need of the context: the configuration and the enabled chains. */
+export interface ViewContext {
+  config: Config;
+  chains: ChainRegistry;
+}
+
+/**
+ * The network name of `chain` (SPEC's `network`): the enabled chain's; for a chain disabled since
+ * the row was written, TRON's configured network (rows from before chains were TRON's), as payouts do.
+ */
+export function chainNetwork(view: ViewContext, chain: string): string {
+  const enabled = isChainId(chain) ? view.chains.get(chain) : undefined;
+  return enabled?.network ?? view.config.tronNetwork;
+}
 
 export type DepositAddressRow = typeof depositAddresses.$inferSelect;
 export type DepositRow = typeof deposits.$inferSelect;
@@ -18,8 +43,14 @@ export interface DepositAddressView {
   customer_ref: string;
   address: string;
   status: DepositAddressStatus;
-  currency: string;
+  /** The chain and currency it was asked for at creation; `network` is that chain's network. */
+  chain: ChainId;
+  currency: Currency;
   network: string;
+  /** Every enabled chain of its family: deposits on each of them are credited to it. */
+  chains: ChainId[];
+  /** Every currency those chains take. */
+  currencies: Currency[];
   callback_url: string;
   notify_detected: boolean;
   metadata: Record<string, unknown> | null;
@@ -37,7 +68,9 @@ export interface DepositView {
   customer_ref: string;
   address: string;
   amount: string;
-  currency: string;
+  currency: Currency;
+  /** The chain the deposit was paid on; `network` is that chain's network. */
+  chain: ChainId;
   network: string;
   tx_hash: string;
   log_index: number;
@@ -54,7 +87,18 @@ export interface DepositView {
   created_at: string;
 }
 
-export const CURRENCY = "USDT";
+/** The enabled chains of `family`, and the currencies they take (in CURRENCIES order). */
+function familyReach(
+  view: ViewContext,
+  family: ChainFamilyName,
+): { chains: ChainId[]; currencies: Currency[] } {
+  const chains = view.chains.list.filter((c) => c.family === family);
+  const taken = new Set(chains.flatMap((c) => c.currencies));
+  return {
+    chains: chains.map((c) => c.id),
+    currencies: (["USDT", "USDC"] as const).filter((c) => taken.has(c)),
+  };
+}
 
 /** Confirmed deposit count and sum of the outer deposit_addresses row. */
 const totalsSql = sql<string>`(SELECT count(*)::text || ':' || coalesce(sum(d.amount), 0)::text
@@ -63,7 +107,7 @@ const totalsSql = sql<string>`(SELECT count(*)::text || ':' || coalesce(sum(d.am
 );
 
 export function toDepositAddressView(
-  config: Config,
+  view: ViewContext,
   row: DepositAddressRow,
   totals: string,
 ): DepositAddressView {
@@ -71,10 +115,12 @@ export function toDepositAddressView(
   return {
     id: row.id,
     customer_ref: row.customerRef,
-    address: row.address,
+    address: displayAddress(row.chain, row.address),
     status: row.status,
-    currency: CURRENCY,
-    network: config.tronNetwork,
+    chain: row.chain as ChainId,
+    currency: row.currency as Currency,
+    network: chainNetwork(view, row.chain),
+    ...familyReach(view, row.family),
     callback_url: row.callbackUrl,
     notify_detected: row.notifyDetected,
     metadata: row.metadata ?? null,
@@ -88,7 +134,7 @@ export function toDepositAddressView(
 
 export async function selectDepositAddresses(
   db: Executor,
-  config: Config,
+  view: ViewContext,
   where: SQL | undefined,
   page: { limit: number; offset: number } = { limit: 1, offset: 0 },
 ): Promise<(DepositAddressView & { merchant_id: string })[]> {
@@ -100,7 +146,7 @@ export async function selectDepositAddresses(
     .limit(page.limit)
     .offset(page.offset);
   return rows.map(({ row, totals }) => ({
-    ...toDepositAddressView(config, row, totals),
+    ...toDepositAddressView(view, row, totals),
     merchant_id: row.merchantId,
   }));
 }
@@ -113,14 +159,19 @@ export async function countDepositAddresses(db: Executor, where: SQL | undefined
   return Number(row?.n ?? "0");
 }
 
+/** The scanner_cursor row of the deposit's own chain (cursor.ts, cursorName), as SQL. */
+const depositCursorName = sql.raw(
+  `CASE "deposits"."chain" ${CHAIN_IDS.map((id) => `WHEN '${id}' THEN '${cursorName(id)}'`).join(" ")} END`,
+);
+
 const depositConfirmationsSql = sql<number>`greatest(0, coalesce(
-    (SELECT c.block_number FROM scanner_cursor c WHERE c.name = ${USDT_CURSOR})
+    (SELECT c.block_number FROM scanner_cursor c WHERE c.name = ${depositCursorName})
     - "deposits"."block_number" + 1, 0))::int`
   .mapWith(Number)
   .as("confirmations");
 
 export function toDepositView(
-  config: Config,
+  view: ViewContext,
   row: DepositRow,
   customerRef: string,
   confirmations: number,
@@ -129,13 +180,14 @@ export function toDepositView(
     id: row.id,
     deposit_address_id: row.depositAddressId,
     customer_ref: customerRef,
-    address: row.toAddress,
+    address: displayAddress(row.chain, row.toAddress),
     amount: formatAmount(row.amount),
-    currency: CURRENCY,
-    network: config.tronNetwork,
+    currency: row.currency as Currency,
+    chain: row.chain as ChainId,
+    network: chainNetwork(view, row.chain),
     tx_hash: row.txHash,
     log_index: row.logIndex,
-    from_address: row.fromAddress,
+    from_address: displayAddress(row.chain, row.fromAddress),
     block_number: row.blockNumber,
     status: row.status,
     // A reverted deposit is in no chain: it has no confirmations.
@@ -152,7 +204,7 @@ export function toDepositView(
 
 export async function selectDeposits(
   db: Executor,
-  config: Config,
+  view: ViewContext,
   where: SQL | undefined,
   page: { limit: number; offset: number } = { limit: 1, offset: 0 },
 ): Promise<(DepositView & { merchant_id: string })[]> {
@@ -169,7 +221,7 @@ export async function selectDeposits(
     .limit(page.limit)
     .offset(page.offset);
   return rows.map(({ row, customerRef, confirmations }) => ({
-    ...toDepositView(config, row, customerRef, confirmations),
+    ...toDepositView(view, row, customerRef, confirmations),
     merchant_id: row.merchantId,
   }));
 }

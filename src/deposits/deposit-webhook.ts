@@ -2,7 +2,7 @@
  * The outbox insert of a deposit webhook (deposit.detected, deposit.confirmed), in the transaction
  * that changes the deposit. It rides the order webhooks' machinery unchanged: the same table
  * (webhook_deliveries with deposit_id instead of order_id), the same sender, signature, headers,
- * 10 attempts and backoff (SPEC 6). The body is built once here; X-Idempotency-Key is
+ * 10 attempts and backoff (SPEC 6). The payload names the deposit's chain and currency (DESIGN.md 16). The body is built once here; X-Idempotency-Key is
  * evt_<deposit_id>_<event>_<ts>, ts = the deposit's detection or confirmation time in Unix ms.
  */
 import type { Context } from "../context.js";
@@ -11,7 +11,9 @@ import { webhookDeliveries } from "../db/schema.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
 import type { DepositEvent, DepositWebhookPayload } from "@stablegate/sdk/webhook-payload";
-import { CURRENCY, type DepositRow } from "./deposit-address-view.js";
+import { displayAddress } from "../chains/address-display.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
+import { chainNetwork, type DepositRow } from "./deposit-address-view.js";
 
 export function depositIdempotencyKey(depositId: string, event: DepositEvent, at: Date): string {
   return `evt_${depositId}_${event}_${at.getTime()}`;
@@ -31,11 +33,12 @@ export function buildDepositPayload(
     deposit_address_id: deposit.depositAddressId,
     customer_ref: customerRef,
     amount: formatAmount(deposit.amount),
-    currency: CURRENCY,
-    network: ctx.config.tronNetwork,
+    currency: deposit.currency as Currency,
+    chain: deposit.chain as ChainId,
+    network: chainNetwork(ctx, deposit.chain),
     tx_hash: deposit.txHash,
-    from_address: deposit.fromAddress,
-    to_address: deposit.toAddress,
+    from_address: displayAddress(deposit.chain, deposit.fromAddress),
+    to_address: displayAddress(deposit.chain, deposit.toAddress),
     status: event === "deposit.confirmed" ? "confirmed" : "detected",
     confirmations,
     below_minimum: deposit.belowMinimum,

@@ -30,9 +30,9 @@ export async function getDepositAddress(
   if (!isUuid(id)) throw new AppError("NOT_FOUND", "deposit address not found");
   const scope: SQL[] = [eq(depositAddresses.id, id)];
   if (merchantId !== undefined) scope.push(eq(depositAddresses.merchantId, merchantId));
-  const [found] = await selectDepositAddresses(ctx.db, ctx.config, and(...scope));
+  const [found] = await selectDepositAddresses(ctx.db, ctx, and(...scope));
   if (!found) throw new AppError("NOT_FOUND", "deposit address not found");
-  const recent = await selectDeposits(ctx.db, ctx.config, eq(deposits.depositAddressId, id), {
+  const recent = await selectDeposits(ctx.db, ctx, eq(deposits.depositAddressId, id), {
     limit: RECENT_DEPOSITS,
     offset: 0,
   });

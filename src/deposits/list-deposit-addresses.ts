@@ -28,7 +28,7 @@ export async function listDepositAddresses(
   if (filter.status !== undefined) conditions.push(eq(depositAddresses.status, filter.status));
   const where = and(...conditions);
   const [data, total] = await Promise.all([
-    selectDepositAddresses(ctx.db, ctx.config, where, {
+    selectDepositAddresses(ctx.db, ctx, where, {
       limit: filter.limit,
       offset: (filter.page - 1) * filter.limit,
     }),

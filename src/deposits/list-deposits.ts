@@ -33,7 +33,7 @@ export async function listDeposits(
   if (filter.status !== undefined) conditions.push(eq(deposits.status, filter.status));
   const where = and(...conditions);
   const [data, total] = await Promise.all([
-    selectDeposits(ctx.db, ctx.config, where, {
+    selectDeposits(ctx.db, ctx, where, {
       limit: filter.limit,
       offset: (filter.page - 1) * filter.limit,
     }),
@@ -51,7 +51,7 @@ export async function getDeposit(
   if (!isUuid(id)) throw new AppError("NOT_FOUND", "deposit not found");
   const scope: SQL[] = [eq(deposits.id, id)];
   if (merchantId !== undefined) scope.push(eq(deposits.merchantId, merchantId));
-  const [found] = await selectDeposits(ctx.db, ctx.config, and(...scope));
+  const [found] = await selectDeposits(ctx.db, ctx, and(...scope));
   if (!found) throw new AppError("NOT_FOUND", "deposit not found");
   return found;
 }
@@ -67,7 +67,7 @@ export async function listDisabledDepositIncidents(
 ): Promise<(DepositView & { merchant_id: string })[]> {
   return selectDeposits(
     ctx.db,
-    ctx.config,
+    ctx,
     and(
       sql`${deposits.id} IN (SELECT e.deposit_id FROM deposit_events e
             WHERE e.event_type = 'deposit_to_disabled_address'

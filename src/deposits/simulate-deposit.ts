@@ -1,6 +1,7 @@
 /**
- * Sandbox deposits (devnet only, like simulatePayment): send a real signed USDT transfer from the
- * devnet faucet to one of the merchant's static addresses. The scanner then sees it as any
+ * Sandbox deposits (devnet only, like simulatePayment): send a real signed transfer of the address's
+ * currency on the address's chain from that chain's devnet faucet to one of the merchant's static
+ * addresses. The scanner then sees it as any
  * customer's deposit: detected, confirmed, webhooks. Any other network: NOT_FOUND.
  */
 import { and, eq, type SQL } from "drizzle-orm";
@@ -12,6 +13,8 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount, parseAmount } from "../money.js";
 import { isNodeCallError } from "../chains/node-call-error.js";
+import { displayAddress } from "../chains/address-display.js";
+import { isChainId, type ChainId, type Currency } from "../chains/chain-types.js";
 
 export interface SimulatedDeposit {
   deposit_address_id: string;
@@ -19,6 +22,8 @@ export interface SimulatedDeposit {
   amount: string;
   from_address: string;
   to_address: string;
+  chain: ChainId;
+  currency: Currency;
   network: "devnet";
 }
 
@@ -27,26 +32,35 @@ export async function simulateDeposit(
   input: { depositAddressId: string; merchantId?: string; amount: string },
   origin?: AuditOrigin,
 ): Promise<SimulatedDeposit> {
-  const chain = ctx.chains.primary;
-  const faucet = chain.faucet;
-  if (!faucet)
-    throw new AppError("NOT_FOUND", "simulated deposits exist only on the devnet (TRON_NETWORK=devnet)");
   const conditions: SQL[] = [eq(depositAddresses.id, input.depositAddressId)];
   if (input.merchantId !== undefined) conditions.push(eq(depositAddresses.merchantId, input.merchantId));
   const [found] = isUuid(input.depositAddressId)
     ? await ctx.db
-        .select({ id: depositAddresses.id, address: depositAddresses.address })
+        .select({
+          id: depositAddresses.id,
+          address: depositAddresses.address,
+          chain: depositAddresses.chain,
+          currency: depositAddresses.currency,
+        })
         .from(depositAddresses)
         .where(and(...conditions))
     : [];
   if (!found) throw new AppError("NOT_FOUND", "deposit address not found");
+  const chain = isChainId(found.chain) ? ctx.chains.get(found.chain) : undefined;
+  const faucet = chain?.faucet;
+  if (!chain || !faucet)
+    throw new AppError(
+      "NOT_FOUND",
+      "simulated deposits exist only on a devnet chain (<CHAIN>_NETWORK=devnet)",
+    );
+  const currency = found.currency as Currency;
   const micro = parseAmount(input.amount);
   if (micro === null || micro <= 0n)
     throw new AppError("VALIDATION_ERROR", "amount must be a decimal string greater than 0");
   if (chain.tokens.length === 0)
     throw new AppError("SERVICE_UNAVAILABLE", "the devnet is not running", { retryAfter: 5 });
   try {
-    const sent = await faucet.pay(found.address, "USDT", micro);
+    const sent = await faucet.pay(found.address, currency, micro);
     ctx.log.info({ depositAddressId: found.id, txHash: sent.txHash }, "deposit simulated");
     // As simulatePayment: the change is a devnet transfer, its audit row follows the broadcast.
     if (origin) {
@@ -64,7 +78,9 @@ export async function simulateDeposit(
       tx_hash: sent.txHash,
       amount: formatAmount(micro),
       from_address: sent.from,
-      to_address: found.address,
+      to_address: displayAddress(chain.id, found.address),
+      chain: chain.id,
+      currency,
       network: "devnet",
     };
   } catch (error) {

@@ -56,6 +56,7 @@ const REAUTH: ErrorCode[] = ["INVALID_PASSWORD", "INVALID_STATE", ...STEP_UP];
 /** Codes a route's own logic answers, by operation (method and path). */
 const BY_OPERATION: Record<string, ErrorCode[]> = {
   "post /api/v1/payments": ["VALIDATION_ERROR", "UNSUPPORTED_CURRENCY", "EXTERNAL_ID_CONFLICT"],
+  "post /api/v1/deposit-addresses": ["UNSUPPORTED_CURRENCY"],
   "post /api/v1/admin/auth/login": ["INVALID_PASSWORD", "VALIDATION_ERROR", ...STEP_UP],
   "post /api/v1/admin/auth/accept-invitation": ["NOT_FOUND"],
   "post /api/v1/admin/merchants/{id}/rotate-api-key": STEP_UP,

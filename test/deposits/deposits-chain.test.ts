@@ -200,6 +200,7 @@ describe("deposits to one static address", () => {
       customer_ref: "player-7",
       amount: "2.000000",
       currency: "USDT",
+      chain: "tron",
       network: "devnet",
       tx_hash: late,
       from_address: t.devnet.faucetAddress,

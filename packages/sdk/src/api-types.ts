@@ -242,7 +242,7 @@ export interface paths {
         put?: never;
         /**
          * Send a deposit to one of your static addresses from the devnet faucet (sandbox; devnet only)
-         * @description A real signed USDT transfer from the devnet faucet, answered once the node accepted it (202). The deposit is then detected and confirmed, with its webhooks, as a customer's would be. 404 on any network other than the devnet.
+         * @description A real signed transfer of the address's currency on the address's chain from that chain's devnet faucet, answered once the node accepted it (202). The deposit is then detected and confirmed, with its webhooks, as a customer's would be. 404 on any network other than the devnet.
          */
         post: operations["postDepositAddressesIdSimulate"];
         delete?: never;
@@ -1450,7 +1450,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * deposit.detected: a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)
+         * deposit.detected: a token transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)
          * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
          */
         post: operations["webhook_deposit_detected"];
@@ -1470,7 +1470,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * deposit.confirmed: a deposit reached the confirmations and the solidified chain: final, credit it
+         * deposit.confirmed: a deposit reached the confirmations and its chain's final chain (TRON's solidified chain, an EVM chain's finality): final, credit it
          * @description POSTed to the static deposit address's callback_url, signed, timed out and retried exactly as the payment webhooks (10 attempts, 2^n s backoff capped at 1 h); at least once: dedupe on X-Idempotency-Key. A deposit to a disabled address, or below DEPOSIT_MIN_USDT, is reported all the same, flagged.
          */
         post: operations["webhook_deposit_confirmed"];
@@ -4006,11 +4006,26 @@ export interface operations {
                         data: {
                             id: string;
                             customer_ref: string;
+                            /** @description EIP-55 checksummed on EVM chains */
                             address: string;
                             /** @enum {string} */
                             status: "active" | "disabled";
-                            currency: string;
+                            /**
+                             * @description the chain it was asked for at creation
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /**
+                             * @description the currency it was asked for at creation
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /** @description the network of `chain` */
                             network: string;
+                            /** @description every enabled chain of its family: deposits on each are credited to it */
+                            chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                            /** @description every currency those chains take */
+                            currencies: ("USDT" | "USDC")[];
                             callback_url: string;
                             notify_detected: boolean;
                             metadata: {
@@ -4220,6 +4235,16 @@ export interface operations {
                         [key: string]: unknown;
                     } | null;
                     notify_detected?: boolean;
+                    /**
+                     * @description the chain the customer pays on (default: the primary chain, tron); an EVM address serves every enabled EVM chain, and a customer asking for a second EVM chain gets the same address
+                     * @enum {string}
+                     */
+                    chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /**
+                     * @description the token the customer is told to send (default USDT where the chain has it); every enabled token of the address's chains is credited all the same
+                     * @enum {string}
+                     */
+                    currency?: "USDT" | "USDC";
                 };
             };
         };
@@ -4233,11 +4258,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -4264,11 +4304,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -4286,7 +4341,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY */
+            /** @description Error. code: BAD_REQUEST, INVALID_QUERY, INVALID_BODY, UNSUPPORTED_CURRENCY */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4300,7 +4355,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY";
+                        code?: "BAD_REQUEST" | "INVALID_QUERY" | "INVALID_BODY" | "UNSUPPORTED_CURRENCY";
                     };
                 };
             };
@@ -4506,11 +4561,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -4533,7 +4603,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -4762,11 +4842,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -4789,7 +4884,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -5054,11 +5159,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -5081,7 +5201,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -5357,6 +5487,10 @@ export interface operations {
                         from_address: string;
                         to_address: string;
                         /** @enum {string} */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /** @enum {string} */
+                        currency: "USDT" | "USDC";
+                        /** @enum {string} */
                         network: "devnet";
                     };
                 };
@@ -5608,7 +5742,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -5829,7 +5973,17 @@ export interface operations {
                         /** @description the static address the deposit reached */
                         address: string;
                         amount: string;
-                        currency: string;
+                        /**
+                         * @description the token the deposit was paid in
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /**
+                         * @description the chain the deposit was paid on
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /** @description the chain's network: mainnet, a testnet's name, or devnet */
                         network: string;
                         tx_hash: string;
                         log_index: number;
@@ -10848,7 +11002,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -21607,11 +21771,26 @@ export interface operations {
                         data: {
                             id: string;
                             customer_ref: string;
+                            /** @description EIP-55 checksummed on EVM chains */
                             address: string;
                             /** @enum {string} */
                             status: "active" | "disabled";
-                            currency: string;
+                            /**
+                             * @description the chain it was asked for at creation
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /**
+                             * @description the currency it was asked for at creation
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /** @description the network of `chain` */
                             network: string;
+                            /** @description every enabled chain of its family: deposits on each are credited to it */
+                            chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                            /** @description every currency those chains take */
+                            currencies: ("USDT" | "USDC")[];
                             callback_url: string;
                             notify_detected: boolean;
                             metadata: {
@@ -21803,11 +21982,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -21830,7 +22024,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -22042,11 +22246,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -22069,7 +22288,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -22317,11 +22546,26 @@ export interface operations {
                     "application/json": {
                         id: string;
                         customer_ref: string;
+                        /** @description EIP-55 checksummed on EVM chains */
                         address: string;
                         /** @enum {string} */
                         status: "active" | "disabled";
-                        currency: string;
+                        /**
+                         * @description the chain it was asked for at creation
+                         * @enum {string}
+                         */
+                        chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                        /**
+                         * @description the currency it was asked for at creation
+                         * @enum {string}
+                         */
+                        currency: "USDT" | "USDC";
+                        /** @description the network of `chain` */
                         network: string;
+                        /** @description every enabled chain of its family: deposits on each are credited to it */
+                        chains: ("tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base")[];
+                        /** @description every currency those chains take */
+                        currencies: ("USDT" | "USDC")[];
                         callback_url: string;
                         notify_detected: boolean;
                         metadata: {
@@ -22344,7 +22588,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -22602,7 +22856,17 @@ export interface operations {
                             /** @description the static address the deposit reached */
                             address: string;
                             amount: string;
-                            currency: string;
+                            /**
+                             * @description the token the deposit was paid in
+                             * @enum {string}
+                             */
+                            currency: "USDT" | "USDC";
+                            /**
+                             * @description the chain the deposit was paid on
+                             * @enum {string}
+                             */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @description the chain's network: mainnet, a testnet's name, or devnet */
                             network: string;
                             tx_hash: string;
                             log_index: number;
@@ -23254,6 +23518,7 @@ export interface operations {
                  *       "customer_ref": "player-42",
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
                  *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
@@ -23276,13 +23541,21 @@ export interface operations {
                     customer_ref: string;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /**
+                     * @description the token the deposit was paid in
+                     * @enum {string}
+                     */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain the deposit was paid on (one EVM address is paid on every enabled EVM chain)
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
                     tx_hash: string;
                     from_address: string;
-                    /** @description the static deposit address */
+                    /** @description the static deposit address (EIP-55 checksummed on EVM chains) */
                     to_address: string;
                     /** @enum {string} */
                     status: "detected" | "confirmed";
@@ -23336,6 +23609,7 @@ export interface operations {
                  *       "customer_ref": "player-42",
                  *       "amount": "25.000000",
                  *       "currency": "USDT",
+                 *       "chain": "tron",
                  *       "network": "mainnet",
                  *       "tx_hash": "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
                  *       "from_address": "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",
@@ -23358,13 +23632,21 @@ export interface operations {
                     customer_ref: string;
                     /** @example 25.000000 */
                     amount: string;
-                    /** @constant */
-                    currency: "USDT";
-                    /** @description mainnet, nile, shasta or devnet */
+                    /**
+                     * @description the token the deposit was paid in
+                     * @enum {string}
+                     */
+                    currency: "USDT" | "USDC";
+                    /**
+                     * @description the chain the deposit was paid on (one EVM address is paid on every enabled EVM chain)
+                     * @enum {string}
+                     */
+                    chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                    /** @description the chain's network: mainnet, a testnet's name, or devnet */
                     network: string;
                     tx_hash: string;
                     from_address: string;
-                    /** @description the static deposit address */
+                    /** @description the static deposit address (EIP-55 checksummed on EVM chains) */
                     to_address: string;
                     /** @enum {string} */
                     status: "detected" | "confirmed";

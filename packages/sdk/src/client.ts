@@ -74,9 +74,10 @@ export interface StablegateClient {
   simulatePayment(id: string, params?: SimulatePaymentParams): Promise<SimulatedPayment>;
   /**
    * A customer's permanent deposit address (static: every deposit to it is credited and reported
-   * by deposit.* webhooks to `callback_url`). Idempotent on customer_ref: asking again answers the
-   * existing address unchanged, so it is safe to call on every page view. Retries like
-   * createPayment.
+   * by deposit.* webhooks to `callback_url`, each with its chain and currency). `chain` (default
+   * tron) picks the chain family: one EVM address serves every enabled EVM chain. Idempotent on
+   * customer_ref within a family: asking again answers the existing address unchanged, so it is safe
+   * to call on every page view. Retries like createPayment.
    */
   createDepositAddress(params: CreateDepositAddressParams): Promise<DepositAddress>;
   /** One of your static addresses with its newest deposits; unknown ids throw NOT_FOUND. */

@@ -38,7 +38,11 @@ export interface DepositWebhookPayload {
   deposit_address_id: string;
   customer_ref: string;
   amount: string;
-  currency: string;
+  /** The token the deposit was paid in. */
+  currency: "USDT" | "USDC";
+  /** The chain the deposit was paid on (one EVM address is paid on every EVM chain). */
+  chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+  /** The chain's network name (mainnet, a testnet's, devnet). */
   network: string;
   tx_hash: string;
   from_address: string;

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { DEPOSIT_ADDRESS_STATUSES, DEPOSIT_STATUSES } from "../../deposits/deposit-statuses.js";
 import { isUuid } from "../../ids.js";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { METADATA_MAX_BYTES } from "../../payments/create-order.js";
 import { createPaymentBody } from "./payments.js";
 import { parseAmount } from "../../money.js";
@@ -35,6 +36,27 @@ export const createDepositAddressBody = z.object({
     .nullable()
     .optional(),
   notify_detected: z.boolean(typeError("must be a boolean")).optional(),
+  // Any string: a chain or pair this deployment does not enable is UNSUPPORTED_CURRENCY.
+  chain: z
+    .string(typeError("must be a string"))
+    .min(1, "must be a chain name")
+    .max(32, "must be a chain name")
+    .optional()
+    .meta({
+      enum: [...CHAIN_IDS],
+      description:
+        "the chain the customer pays on (default: the primary chain, tron); an EVM address serves every enabled EVM chain, and a customer asking for a second EVM chain gets the same address",
+    }),
+  currency: z
+    .string(typeError("must be a string"))
+    .min(1, "must be a currency")
+    .max(16, "must be a currency")
+    .optional()
+    .meta({
+      enum: [...CURRENCIES],
+      description:
+        "the token the customer is told to send (default USDT where the chain has it); every enabled token of the address's chains is credited all the same",
+    }),
 });
 
 export const depositReply = z.object({
@@ -43,8 +65,9 @@ export const depositReply = z.object({
   customer_ref: z.string(),
   address: z.string().meta({ description: "the static address the deposit reached" }),
   amount: z.string(),
-  currency: z.string(),
-  network: z.string(),
+  currency: z.enum(CURRENCIES).meta({ description: "the token the deposit was paid in" }),
+  chain: z.enum(CHAIN_IDS).meta({ description: "the chain the deposit was paid on" }),
+  network: z.string().meta({ description: "the chain's network: mainnet, a testnet's name, or devnet" }),
   tx_hash: z.string(),
   log_index: z.number().int(),
   from_address: z.string(),
@@ -67,10 +90,15 @@ export const depositReply = z.object({
 export const depositAddressReply = z.object({
   id: z.string(),
   customer_ref: z.string(),
-  address: z.string(),
+  address: z.string().meta({ description: "EIP-55 checksummed on EVM chains" }),
   status: z.enum(DEPOSIT_ADDRESS_STATUSES),
-  currency: z.string(),
-  network: z.string(),
+  chain: z.enum(CHAIN_IDS).meta({ description: "the chain it was asked for at creation" }),
+  currency: z.enum(CURRENCIES).meta({ description: "the currency it was asked for at creation" }),
+  network: z.string().meta({ description: "the network of `chain`" }),
+  chains: z.array(z.enum(CHAIN_IDS)).meta({
+    description: "every enabled chain of its family: deposits on each are credited to it",
+  }),
+  currencies: z.array(z.enum(CURRENCIES)).meta({ description: "every currency those chains take" }),
   callback_url: z.string(),
   notify_detected: z.boolean(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
@@ -228,7 +256,7 @@ export const simulateDepositSchema = {
   security: [{ apiKey: [] }],
   summary: "Send a deposit to one of your static addresses from the devnet faucet (sandbox; devnet only)",
   description:
-    "A real signed USDT transfer from the devnet faucet, answered once the node accepted it (202). " +
+    "A real signed transfer of the address's currency on the address's chain from that chain's devnet faucet, answered once the node accepted it (202). " +
     "The deposit is then detected and confirmed, with its webhooks, as a customer's would be. 404 on " +
     "any network other than the devnet.",
   params: idParams,
@@ -240,6 +268,8 @@ export const simulateDepositSchema = {
       amount: z.string(),
       from_address: z.string(),
       to_address: z.string(),
+      chain: z.enum(CHAIN_IDS),
+      currency: z.enum(CURRENCIES),
       network: z.literal("devnet"),
     }),
     400: errorReply,

@@ -107,11 +107,16 @@ export const depositWebhookPayloadSchema = z.object({
   deposit_address_id: z.string().meta({ format: "uuid" }),
   customer_ref: z.string().meta({ description: "the merchant's own reference of the customer" }),
   amount: z.string().meta({ example: "25.000000" }),
-  currency: z.literal("USDT"),
-  network: z.string().meta({ description: "mainnet, nile, shasta or devnet" }),
+  currency: z.enum(CURRENCIES).meta({ description: "the token the deposit was paid in" }),
+  chain: z.enum(CHAIN_IDS).meta({
+    description: "the chain the deposit was paid on (one EVM address is paid on every enabled EVM chain)",
+  }),
+  network: z.string().meta({ description: "the chain's network: mainnet, a testnet's name, or devnet" }),
   tx_hash: z.string(),
   from_address: z.string(),
-  to_address: z.string().meta({ description: "the static deposit address" }),
+  to_address: z
+    .string()
+    .meta({ description: "the static deposit address (EIP-55 checksummed on EVM chains)" }),
   status: z.enum(["detected", "confirmed"]),
   confirmations: z.number().int(),
   below_minimum: z.boolean().meta({ description: "amount < DEPOSIT_MIN_USDT; credited all the same" }),
@@ -123,8 +128,9 @@ export const depositWebhookPayloadSchema = z.object({
 
 const DEPOSIT_TRIGGER: Record<DepositEvent, string> = {
   "deposit.detected":
-    "a USDT transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)",
-  "deposit.confirmed": "a deposit reached the confirmations and the solidified chain: final, credit it",
+    "a token transfer to a static address was seen in a block (only for addresses created with notify_detected: true; not final, a fork may still drop it)",
+  "deposit.confirmed":
+    "a deposit reached the confirmations and its chain's final chain (TRON's solidified chain, an EVM chain's finality): final, credit it",
 };
 
 function depositExample(event: DepositEvent): DepositWebhookPayload {
@@ -135,6 +141,7 @@ function depositExample(event: DepositEvent): DepositWebhookPayload {
     customer_ref: "player-42",
     amount: "25.000000",
     currency: "USDT",
+    chain: "tron",
     network: "mainnet",
     tx_hash: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
     from_address: "TYBNgWfhGuNzdLtjKtxXTfskAhTbMcqbaG",

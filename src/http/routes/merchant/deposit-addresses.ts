@@ -33,6 +33,8 @@ export const depositAddressRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asy
         callbackUrl: body.callback_url,
         metadata: body.metadata,
         notifyDetected: body.notify_detected,
+        chain: body.chain,
+        currency: body.currency,
       },
       auditOriginOf(request),
     );
