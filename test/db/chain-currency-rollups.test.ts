@@ -36,6 +36,14 @@ describe("migration 0033 (rollups per chain and currency)", () => {
           [merchant],
         ),
       );
+      // A pool_low firing under the family-less key of before 0033.
+      await database.session((s) =>
+        s.query(
+          `INSERT INTO alerts (id, alert, key, kind, severity, state, text, fired_at)
+           VALUES ($1, 'pool_low', 'pool_low', 'condition', 'warning', 'firing', 'low', now())`,
+          [randomUUID()],
+        ),
+      );
       await order("tron", "USDT", 5_000_000, 5_000_000, "confirmed");
       await order("ethereum", "USDC", 7_000_000, 7_000_000, "confirmed");
       await order("ethereum", "USDT", 3_000_000, 2_000_000, "underpaid");
@@ -67,6 +75,11 @@ describe("migration 0033 (rollups per chain and currency)", () => {
       expect((await read("order_rollups_total")).rows).toEqual(expected);
       expect((await read("order_rollups_daily")).rows).toEqual(expected);
       expect(await checkRollups(database.db)).toEqual([]);
+      // pool_low is per family from now on (pool_low:tron, pool_low:evm): the old key is resolved.
+      const alerts = await database.session((s) =>
+        s.query<{ key: string; state: string }>("SELECT key, state FROM alerts"),
+      );
+      expect(alerts.rows).toEqual([{ key: "pool_low", state: "resolved" }]);
 
       // The triggers: a new order and a status change move the right (chain, currency) rows only.
       await order("bsc", "USDT", 1_000_000, 0, "pending");
