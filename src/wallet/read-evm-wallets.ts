@@ -5,7 +5,9 @@
  * (`Chain.nonces.nativeBalance` / `tokenBalance`). A chain's reading is kept in the process state
  * (ctx.local) for BALANCE_CACHE_MS, as the TRON reads are, so dashboards that poll do not each ask
  * the node; a node that fails is reported on that chain (`balance_error`, the last good figures
- * kept), never as an error reply.
+ * kept), never as an error reply. Token balances are read for the chain's known tokens
+ * (`Chain.tokens`: filled once the chain has read its contracts' decimals, on its scanner's first
+ * pass or a checkout); before that a token's balance is null.
  */
 import type { Chain } from "../chains/chain.js";
 import { CHAIN_LABELS } from "../chains/chain-types.js";
