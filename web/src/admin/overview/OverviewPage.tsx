@@ -53,7 +53,7 @@ export function OverviewPage() {
       </div>
       <ChainCurrencyStats rows={stats.by_chain_currency} />
       <ChainPanel chain={chain} />
-      <RevenueChart daily={daily} />
+      <RevenueChart daily={daily} currencies={stats.currencies} />
       <IncidentsPanel incidents={incidents} />
     </>
   );
