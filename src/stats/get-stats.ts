@@ -90,7 +90,17 @@ export interface AdminStats {
     dust_addresses: number;
     dust_amount: string;
   };
-  deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
+  deposits: {
+    today: DepositStatsBlock;
+    week: DepositStatsBlock;
+    total: DepositStatsBlock;
+    /**
+     * The currencies the deposit amounts may add up: every currency an enabled chain takes. The
+     * deposit rollups (migration 0012) are not split by currency, so this names what the sum can
+     * hold rather than what it holds.
+     */
+    currencies: string[];
+  };
 }
 
 /** `status IN (...)` of the statuses whose amount_received is confirmed. */
@@ -243,7 +253,10 @@ export async function getStats(ctx: Context, filter: StatsFilter = {}): Promise<
       dust_addresses: Number(dust?.n ?? "0"),
       dust_amount: formatAmount(BigInt(dust?.amount ?? "0")),
     },
-    deposits: depositStats,
+    deposits: {
+      ...depositStats,
+      currencies: [...new Set(ctx.chains.list.flatMap((chain) => chain.currencies))].sort(),
+    },
   };
 }
 
@@ -253,7 +266,7 @@ async function getDepositStats(
   today: string,
   weekStart: string,
   tomorrowStart: string,
-): Promise<AdminStats["deposits"]> {
+): Promise<Omit<AdminStats["deposits"], "currencies">> {
   const [[recent], [total]] = await Promise.all([
     queryRows<Row>(
       ctx.db,

@@ -164,6 +164,8 @@ describe("the console per chain", () => {
       expect(await row("tron", "USDT")).toMatch(/TRON\s+USDT\s+10\.000000 USDT/);
       // bsc is enabled and has no orders: its rows show zeros in their own currency.
       expect(await row("bsc", "USDT")).toMatch(/BNB Smart Chain\s+USDT\s+0\.000000 USDT/);
+      // Deposits may be in either currency once an EVM chain takes USDC: said beside their amounts.
+      expect(await page.getByTestId("stats-deposits-summed").innerText()).toBe("Sum across USDC and USDT.");
       // The 7-day chart adds the currencies too, and says so.
       expect(await page.getByText("Received, last 7 days (UTC), sum across USDC and USDT").count()).toBe(1);
       expect(await page.getByTestId("address-pool-evm").innerText()).toMatch(/Free\s+3/);

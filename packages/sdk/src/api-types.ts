@@ -10680,6 +10680,8 @@ export interface operations {
                                 deposit_count: number;
                                 total_received: string;
                             };
+                            /** @description the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies) */
+                            currencies: string[];
                         };
                     };
                 };

@@ -85,7 +85,15 @@ export const getStatsSchema = {
         dust_amount: z.string().meta({ description: "the USDT those addresses hold (6 decimals)" }),
       }),
       deposits: z
-        .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
+        .object({
+          today: depositStatsBlock,
+          week: depositStatsBlock,
+          total: depositStatsBlock,
+          currencies: z.array(z.string()).meta({
+            description:
+              "the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies)",
+          }),
+        })
         .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
     }),
     400: errorReply,
