@@ -8,6 +8,8 @@ import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { OrderStatus } from "../orders/order-statuses.js";
 
 /** SPEC.md 2.2. */
+import type { EvmWalletView } from "../wallet/read-evm-wallets.js";
+
 export interface AdminOrderSummary {
   id: string;
   external_id: string;
@@ -45,7 +47,12 @@ export interface StrayTransferView {
   /** our address it reached */
   address: string;
   from_address: string;
+  /** 6 decimals: what the transfer credits (or refunds) in micro-units */
   amount: string;
+  /** the chain it was seen on */
+  chain: string;
+  /** what an 18-decimal token carried below one micro-unit, in the token's decimals; never credited */
+  remainder: string;
   block_number: number;
   block_timestamp: string;
   /** seen: waiting for confirmations; confirmed: final */
@@ -78,6 +85,11 @@ export interface AddressPoolCounts {
   free: number;
   /** total - free: bound to an order, including addresses still in quarantine. */
   allocated: number;
+}
+
+/** One chain family's pool (tron, evm): its own indexes and counters (migration 0022). */
+export interface FamilyPoolCounts extends AddressPoolCounts {
+  family: string;
 }
 
 /** The hot wallet's Stake 2.0 energy (delegate mode); energy in units, TRX in 6 decimals. */
@@ -114,6 +126,10 @@ export interface WalletStatus {
   /** usdt_balance: read from the node; null with balance_error when the node could not be asked. */
   cold_wallet: { address: string; usdt_balance: string | null; balance_error?: string } | null;
   address_pool: AddressPoolCounts;
+  /** Each chain family's pool (tron, evm); address_pool is their sum. */
+  address_pools: FamilyPoolCounts[];
+  /** Each enabled EVM chain's hot and cold wallet balances (src/wallet/read-evm-wallets.ts). */
+  evm_wallets: EvmWalletView[];
   sweep_queue: { waiting: number; active: number; failed: number };
   /** null without a hot wallet, and in burn mode */
   stake: HotWalletStake | null;

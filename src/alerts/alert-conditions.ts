@@ -4,11 +4,11 @@
  * an unknown reading leaves the alert as it is. The chain conditions (scanner_lag, node_down) are
  * read per enabled chain (chain-conditions.ts).
  */
-import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
-import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
 import { waitingForFloat } from "../payouts/payout-float.js";
+import { addressPools } from "../wallet/address-pools.js";
+import { getFamilyPoolCounts } from "../wallet/get-address-pool-counts.js";
 import { readChainConditions } from "./chain-conditions.js";
 
 export type Severity = "info" | "warning" | "critical";
@@ -25,7 +25,7 @@ export type ConditionAlert = (typeof CONDITION_ALERTS)[number];
 
 export interface ConditionReading {
   alert: ConditionAlert;
-  /** What the alert is about: the alert's name, or `<alert>:<chain>` for a chain's (scanner_lag, node_down). */
+  /** What the alert is about: the alert's name, `<alert>:<chain>` for a chain's (scanner_lag, node_down), `pool_low:<family>`. */
   key: string;
   severity: Severity;
   firing: boolean | undefined;
@@ -39,12 +39,13 @@ export async function readAlertConditions(
   ctx: Context,
   options: { headFreshMs?: number } = {},
 ): Promise<ConditionReading[]> {
-  const [poolFree, snapshot, perChain] = await Promise.all([
-    freeAddresses(ctx),
+  const [pools, snapshot, perChain] = await Promise.all([
+    getFamilyPoolCounts(ctx),
     readMetricsSnapshot(ctx),
     Promise.all(ctx.chains.list.map((chain) => readChainConditions(ctx, chain, options))),
   ]);
   const { alerts } = ctx.config;
+  const enabledFamilies = new Set<string>(addressPools(ctx).map((pool) => pool.family));
   const readings: ConditionReading[] = perChain.flat();
 
   const threshold = ctx.config.hotWalletAlertTrx;
@@ -63,15 +64,20 @@ export async function readAlertConditions(
     },
   });
 
-  readings.push({
-    alert: "pool_low",
-    key: "pool_low",
-    severity: "warning",
-    firing: poolFree < alerts.poolMinFree,
-    text: `Only ${poolFree} deposit addresses are free in the pool (alert below ${alerts.poolMinFree}): order creation slows down when it runs out`,
-    resolvedText: `The address pool has ${poolFree} free addresses again`,
-    details: { free: poolFree, threshold: alerts.poolMinFree },
-  });
+  // One per enabled chain family's pool (tron, evm), keyed `pool_low:<family>` (migration 0033
+  // resolved the old family-less key): each pool serves its own chains' orders.
+  for (const pool of pools) {
+    if (!enabledFamilies.has(pool.family)) continue;
+    readings.push({
+      alert: "pool_low",
+      key: `pool_low:${pool.family}`,
+      severity: "warning",
+      firing: pool.free < alerts.poolMinFree,
+      text: `Only ${pool.free} deposit addresses are free in the ${pool.family} pool (alert below ${alerts.poolMinFree}): order creation on its chains slows down when it runs out`,
+      resolvedText: `The ${pool.family} address pool has ${pool.free} free addresses again`,
+      details: { family: pool.family, free: pool.free, threshold: alerts.poolMinFree },
+    });
+  }
 
   // DESIGN.md 14: approved refunds and payouts the hot wallet's USDT cannot cover wait for a top-up.
   const short = await waitingForFloat(ctx.db);
@@ -86,13 +92,4 @@ export async function readAlertConditions(
     details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
   return readings;
-}
-
-// The pool's counters (migration 0013): no index of addresses covers status since 0016.
-async function freeAddresses(ctx: Context): Promise<number> {
-  const rows = await queryRows<{ n: number }>(
-    ctx.db,
-    sql`SELECT coalesce(sum(free), 0)::int AS n FROM address_pool_counts`,
-  );
-  return Number(rows[0]?.n ?? 0);
 }

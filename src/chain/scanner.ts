@@ -248,6 +248,7 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
             chain: chain.id,
             currency: t.currency,
             remainder,
+            decimals: t.decimals,
           });
         }
         count = (await applyTransfers(ctx, tx, matched, owners)).credited;

@@ -29,16 +29,16 @@ export const FAMILY_OF: Readonly<Record<ChainId, ChainFamilyName>> = Object.free
  * How people name each chain and its token standard (the checkout page, the dashboard): "USDC
  * (ERC-20) on Ethereum". Data only; what a chain does differently lives behind chain.ts.
  */
-export const CHAIN_LABELS: Readonly<Record<ChainId, { name: string; tokenStandard: string }>> = Object.freeze(
-  {
-    tron: { name: "TRON", tokenStandard: "TRC20" },
-    ethereum: { name: "Ethereum", tokenStandard: "ERC-20" },
-    bsc: { name: "BNB Smart Chain", tokenStandard: "BEP-20" },
-    polygon: { name: "Polygon", tokenStandard: "ERC-20" },
-    arbitrum: { name: "Arbitrum One", tokenStandard: "ERC-20" },
-    base: { name: "Base", tokenStandard: "ERC-20" },
-  },
-);
+export const CHAIN_LABELS: Readonly<
+  Record<ChainId, { name: string; tokenStandard: string; /** the coin that pays gas */ nativeSymbol: string }>
+> = Object.freeze({
+  tron: { name: "TRON", tokenStandard: "TRC20", nativeSymbol: "TRX" },
+  ethereum: { name: "Ethereum", tokenStandard: "ERC-20", nativeSymbol: "ETH" },
+  bsc: { name: "BNB Smart Chain", tokenStandard: "BEP-20", nativeSymbol: "BNB" },
+  polygon: { name: "Polygon", tokenStandard: "ERC-20", nativeSymbol: "POL" },
+  arbitrum: { name: "Arbitrum One", tokenStandard: "ERC-20", nativeSymbol: "ETH" },
+  base: { name: "Base", tokenStandard: "ERC-20", nativeSymbol: "ETH" },
+});
 
 export function isChainId(value: string): value is ChainId {
   return (CHAIN_IDS as readonly string[]).includes(value);

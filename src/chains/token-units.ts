@@ -56,3 +56,16 @@ export function microToUnits(micro: bigint, decimals: number, remainder = 0n): b
   }
   return micro / scale;
 }
+
+/**
+ * `units` of a token (or a native coin) with `decimals` as an exact decimal string with all its
+ * decimals: 500000000000 of 18 decimals is "0.000000500000000000", 1.5 ETH in wei
+ * "1.500000000000000000". For display and replies; never parsed back into money.
+ */
+export function formatUnits(units: bigint, decimals: number): string {
+  checkDecimals(decimals);
+  if (units < 0n) throw new RangeError("a token amount is never negative");
+  if (decimals === 0) return units.toString();
+  const digits = units.toString().padStart(decimals + 1, "0");
+  return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}

@@ -12,6 +12,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  smallint,
   text,
   timestamp,
   uuid,
@@ -139,6 +140,10 @@ export const strayTransfers = pgTable("stray_transfers", {
   amount: money("amount").notNull(),
   /** The chain the transfer was seen on (migration 0021). */
   chain: text("chain").notNull().default("tron"),
+  /** What an 18-decimal transfer carried below one micro-unit, in token units (migration 0033); never credited. */
+  remainder: money("remainder").notNull().default(0n),
+  /** The token's decimals (migration 0033): the remainder is in units of 10^-token_decimals. */
+  tokenDecimals: smallint("token_decimals").notNull().default(6),
   status: text("status", { enum: ["seen", "confirmed"] })
     .notNull()
     .default("seen"),
@@ -307,11 +312,16 @@ export const appState = pgTable("app_state", {
   updatedAt: ts("updated_at").notNull(),
 });
 
-/** Rollups of migration 0004, maintained by triggers on orders and order_events (never written here). */
+/**
+ * Rollups of migration 0004, maintained by triggers on orders and order_events (never written here);
+ * keyed by the order's chain and currency too since migration 0033.
+ */
 export const orderRollupsDaily = pgTable("order_rollups_daily", {
   day: date("day", { mode: "string" }).notNull(),
   merchantId: uuid("merchant_id").notNull(),
   status: text("status").notNull(),
+  chain: text("chain").notNull().default("tron"),
+  currency: text("currency").notNull().default("USDT"),
   orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
   amountReceived: money("amount_received").notNull(),
   paidInFullCount: bigint("paid_in_full_count", { mode: "bigint" }).notNull(),
@@ -320,6 +330,8 @@ export const orderRollupsDaily = pgTable("order_rollups_daily", {
 export const orderRollupsTotal = pgTable("order_rollups_total", {
   merchantId: uuid("merchant_id").notNull(),
   status: text("status").notNull(),
+  chain: text("chain").notNull().default("tron"),
+  currency: text("currency").notNull().default("USDT"),
   orderCount: bigint("order_count", { mode: "bigint" }).notNull(),
   amountReceived: money("amount_received").notNull(),
   paidInFullCount: bigint("paid_in_full_count", { mode: "bigint" }).notNull(),

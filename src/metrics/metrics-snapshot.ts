@@ -17,6 +17,8 @@ export interface MetricsSnapshot {
   webhookDueDeliveries?: number;
   webhookOldestDueAgeSeconds?: number;
   addressPoolFree?: number;
+  /** Free addresses per chain family's pool (tron, evm). */
+  addressPoolFreeByFamily?: Record<string, number>;
   settlements?: Record<string, number>;
   /** Absent when no hot wallet is configured or the node did not answer. */
   hotWalletBalanceTrx?: number;
@@ -69,7 +71,7 @@ export function parseSnapshot(raw: unknown): MetricsSnapshot {
     const v = source[key];
     if (typeof v === "number" && Number.isFinite(v)) snapshot[key] = v;
   }
-  for (const key of ["settlements", "alertsFiring", "payouts"] as const) {
+  for (const key of ["settlements", "alertsFiring", "payouts", "addressPoolFreeByFamily"] as const) {
     const v = source[key];
     if (typeof v !== "object" || v === null) continue;
     const map: Record<string, number> = {};

@@ -179,7 +179,7 @@ function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: ()
     ],
     [
       "stablegate_address_pool_free_addresses",
-      "Deposit addresses free in the pool",
+      "Deposit addresses free in the pools, every chain family's together",
       (s) => s.addressPoolFree,
     ],
     [
@@ -234,6 +234,18 @@ function registerSnapshotGauges(metrics: Metrics, registers: Registry[], now: ()
       this.reset();
       for (const [status, value] of Object.entries(metrics.snapshot.settlements ?? {})) {
         this.set({ status }, value);
+      }
+    },
+  });
+  new Gauge({
+    name: "stablegate_address_pool_family_free_addresses",
+    help: "Deposit addresses free in each chain family's pool (tron, evm)",
+    labelNames: ["family"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [family, value] of Object.entries(metrics.snapshot.addressPoolFreeByFamily ?? {})) {
+        this.set({ family }, value);
       }
     },
   });

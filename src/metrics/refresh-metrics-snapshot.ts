@@ -13,6 +13,7 @@ import { formatSun } from "../money.js";
 import { parseSnapshot, SNAPSHOT_KEY, type MetricsSnapshot } from "./metrics-snapshot.js";
 import { alertsFiringSnapshot } from "../alerts/list-alerts.js";
 import { payoutSnapshot } from "../payouts/payout-metrics.js";
+import { addressPools } from "../wallet/address-pools.js";
 
 /** How often the deployment recomputes the snapshot. */
 export const SNAPSHOT_REFRESH_MS = 15_000;
@@ -90,13 +91,20 @@ async function webhookBacklog(ctx: Context): Promise<Partial<MetricsSnapshot>> {
   };
 }
 
-// The pool's counters (migration 0013): no index of addresses covers status since 0016.
+// The pools' counters (migration 0013), per chain family (0022): no index of addresses covers status since 0016.
 async function addressPool(ctx: Context): Promise<Partial<MetricsSnapshot>> {
-  const [row] = await queryRows<{ free: number }>(
+  const rows = await queryRows<{ family: string; free: number }>(
     ctx.db,
-    sql`SELECT coalesce(sum(free), 0)::int AS free FROM address_pool_counts`,
+    sql`SELECT family, coalesce(sum(free), 0)::int AS free FROM address_pool_counts GROUP BY family`,
   );
-  return { addressPoolFree: Number(row?.free ?? 0) };
+  const byFamily: Record<string, number> = {};
+  // every enabled family, 0 until its pool has an address
+  for (const pool of addressPools(ctx)) byFamily[pool.family] = 0;
+  for (const row of rows) byFamily[row.family] = Number(row.free);
+  return {
+    addressPoolFree: Object.values(byFamily).reduce((sum, n) => sum + n, 0),
+    addressPoolFreeByFamily: byFamily,
+  };
 }
 
 async function settlementQueue(ctx: Context): Promise<Partial<MetricsSnapshot>> {

@@ -39,6 +39,8 @@ export interface ChainTransfer {
   currency?: Currency | undefined;
   /** Token units below one micro-unit (18-decimal tokens), kept on the transfer, never credited. */
   remainder: bigint;
+  /** The token's decimals (the remainder's scale); 6 when not given. */
+  decimals?: number | undefined;
 }
 
 export interface CreditResult {

@@ -1,5 +1,6 @@
 /**
- * `stablegate check-rollups`: recounts every rollup (migrations 0004, 0010 and 0013) from orders,
+ * `stablegate check-rollups`: recounts every rollup (migrations 0004, 0010, 0013 and 0033: the daily
+ * and total order rollups per chain and currency) from orders,
  * order_events, addresses and stray_transfers (and checks that each attached stray is credited
  * once, to its order), and lists each key whose stored counters differ. A missing rollup row equals
  * one holding zeros.
@@ -24,7 +25,7 @@ export interface RollupDifference {
     | "stray_transfers"
     | "deposit_rollups_daily"
     | "deposit_rollups_total";
-  /** The key: day, hour or minute/merchant_id/status, merchant_id/status, or merchant_id. */
+  /** The key: day, hour or minute/merchant_id/status(/chain/currency), merchant_id/status/chain/currency, or merchant_id. */
   key: Record<string, string>;
   /** [order_count, amount_received, paid_in_full_count] or [incident_count], as stored and recounted. */
   stored: string[];
@@ -37,6 +38,8 @@ interface DiffRow extends Record<string, unknown> {
   minute?: string;
   merchant_id: string;
   status?: string;
+  chain?: string;
+  currency?: string;
   stored_n: string;
   actual_n: string;
   stored_amount?: string;
@@ -50,22 +53,24 @@ const PAID_IN_FULL = sql.raw("count(*) FILTER (WHERE amount_received >= amount_e
 
 const DAILY = sql`
   WITH actual AS (
-    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status,
+    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, chain, currency,
            count(*) AS n, sum(amount_received) AS amount, ${PAID_IN_FULL} AS full_n
-    FROM orders GROUP BY 1, 2, 3
+    FROM orders GROUP BY 1, 2, 3, 4, 5
   )
   SELECT to_char(coalesce(a.day, r.day), 'YYYY-MM-DD') AS day,
          coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
+         coalesce(a.chain, r.chain) AS chain, coalesce(a.currency, r.currency) AS currency,
          coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
          coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount,
          coalesce(r.paid_in_full_count, 0)::text AS stored_full, coalesce(a.full_n, 0)::text AS actual_full
   FROM actual a FULL JOIN order_rollups_daily r
     ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
+      AND r.chain = a.chain AND r.currency = a.currency
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
      OR coalesce(r.amount_received, 0) <> coalesce(a.amount, 0)
      OR coalesce(r.paid_in_full_count, 0) <> coalesce(a.full_n, 0)
-  ORDER BY 1, 2, 3`;
+  ORDER BY 1, 2, 3, 4, 5`;
 
 const HOURLY = sql`
   WITH actual AS (
@@ -97,19 +102,22 @@ const MINUTELY = sql`
 
 const TOTAL = sql`
   WITH actual AS (
-    SELECT merchant_id, status, count(*) AS n, sum(amount_received) AS amount, ${PAID_IN_FULL} AS full_n
-    FROM orders GROUP BY 1, 2
+    SELECT merchant_id, status, chain, currency, count(*) AS n, sum(amount_received) AS amount,
+           ${PAID_IN_FULL} AS full_n
+    FROM orders GROUP BY 1, 2, 3, 4
   )
   SELECT coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
+         coalesce(a.chain, r.chain) AS chain, coalesce(a.currency, r.currency) AS currency,
          coalesce(r.order_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
          coalesce(r.amount_received, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount,
          coalesce(r.paid_in_full_count, 0)::text AS stored_full, coalesce(a.full_n, 0)::text AS actual_full
-  FROM actual a FULL JOIN order_rollups_total r ON r.merchant_id = a.merchant_id AND r.status = a.status
+  FROM actual a FULL JOIN order_rollups_total r
+    ON r.merchant_id = a.merchant_id AND r.status = a.status AND r.chain = a.chain AND r.currency = a.currency
   WHERE coalesce(r.order_count, 0) <> coalesce(a.n, 0)
      OR coalesce(r.amount_received, 0) <> coalesce(a.amount, 0)
      OR coalesce(r.paid_in_full_count, 0) <> coalesce(a.full_n, 0)
-  ORDER BY 1, 2`;
+  ORDER BY 1, 2, 3, 4`;
 
 // Compares the incident rows themselves (event, merchant, time), then reports per merchant.
 const INCIDENTS = sql`
@@ -275,7 +283,13 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     ...poolDifferences,
     ...daily.map((row) => ({
       table: "order_rollups_daily" as const,
-      key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      key: {
+        day: row.day ?? "",
+        merchant_id: row.merchant_id,
+        status: row.status ?? "",
+        chain: row.chain ?? "",
+        currency: row.currency ?? "",
+      },
       stored: [row.stored_n, row.stored_amount ?? "0", row.stored_full ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0", row.actual_full ?? "0"],
     })),
@@ -293,7 +307,12 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     })),
     ...total.map((row) => ({
       table: "order_rollups_total" as const,
-      key: { merchant_id: row.merchant_id, status: row.status ?? "" },
+      key: {
+        merchant_id: row.merchant_id,
+        status: row.status ?? "",
+        chain: row.chain ?? "",
+        currency: row.currency ?? "",
+      },
       stored: [row.stored_n, row.stored_amount ?? "0", row.stored_full ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0", row.actual_full ?? "0"],
     })),

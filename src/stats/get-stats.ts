@@ -9,14 +9,27 @@
  * Read from the rollups (migrations 0004 and 0028), not from orders: today and the week sum the daily rows of
  * at most 7 days (merchants x statuses per day), the total sums order_rollups_total (merchants x
  * statuses), so the cost does not grow with history.
+ *
+ * Per chain and currency (migration 0033; issue 39 part 8): the `chain` and `currency` filters narrow
+ * the order figures (today, week, total and the breakdown) to the rollup rows of that chain and/or
+ * currency; `by_chain_currency` answers the same three blocks for each (chain, currency) that has
+ * orders or is enabled; `currencies` names the currencies the top-level total_received amounts add
+ * up, so a sum across USDT and USDC is never shown without saying so. The address pool, strays and
+ * deposits are not narrowed (docs/operators.md, "Stats per chain and currency").
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
+import type { ChainId, Currency } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
 import { STATUSES_WITH_OUTCOME } from "../orders/transitions.js";
 import { formatPercent } from "../percent.js";
-import { getAddressPoolCounts, type AddressPoolCounts } from "../wallet/get-address-pool-counts.js";
+import {
+  getAddressPoolCounts,
+  getFamilyPoolCounts,
+  type AddressPoolCounts,
+  type FamilyPoolCounts,
+} from "../wallet/get-address-pool-counts.js";
 import { statsWindow, utcDate } from "./stats-window.js";
 
 export interface StatsBlock {
@@ -40,11 +53,31 @@ export interface DepositStatsBlock {
   total_received: string;
 }
 
+/** The filters of GET /admin/stats and /stats/daily: none, a chain, a currency or both. */
+export interface StatsFilter {
+  chain?: ChainId | undefined;
+  currency?: Currency | undefined;
+}
+
+/** One (chain, currency) of the breakdown: its own three blocks, never summed with another currency. */
+export interface ChainCurrencyStats {
+  chain: string;
+  currency: string;
+  today: StatsBlock;
+  week: StatsBlock;
+  total: StatsBlock;
+}
+
 export interface AdminStats {
+  /** The currencies whose amounts the top-level total_received figures add up, sorted. */
+  currencies: string[];
+  by_chain_currency: ChainCurrencyStats[];
   today: StatsBlock;
   week: StatsBlock;
   total: StatsBlock & { merchant_count: number };
   address_pool: AddressPoolCounts;
+  /** Each chain family's pool (tron, evm); address_pool is their sum. */
+  address_pools: FamilyPoolCounts[];
   /**
    * Stray transfers (DESIGN.md 4), from stray_rollups: all, and those still unresolved; and the dust
    * their sweeps left below SWEEP_MIN_USDT (each such address stays out of the pool until it is swept).
@@ -57,7 +90,17 @@ export interface AdminStats {
     dust_addresses: number;
     dust_amount: string;
   };
-  deposits: { today: DepositStatsBlock; week: DepositStatsBlock; total: DepositStatsBlock };
+  deposits: {
+    today: DepositStatsBlock;
+    week: DepositStatsBlock;
+    total: DepositStatsBlock;
+    /**
+     * The currencies the deposit amounts may add up: every currency an enabled chain takes. The
+     * deposit rollups (migration 0012) are not split by currency, so this names what the sum can
+     * hold rather than what it holds.
+     */
+    currencies: string[];
+  };
 }
 
 /** `status IN (...)` of the statuses whose amount_received is confirmed. */
@@ -102,45 +145,106 @@ function figures(name: string, where: ReturnType<typeof sql>) {
       AS ${sql.raw(`${name}_received`)}`;
 }
 
-export async function getStats(ctx: Context): Promise<AdminStats> {
+/** The rollup rows of the filter's chain and currency (`true` without a filter). */
+export function rollupFilterSql(filter: StatsFilter): SQL {
+  const parts: SQL[] = [sql`true`];
+  if (filter.chain !== undefined) parts.push(sql`chain = ${filter.chain}`);
+  if (filter.currency !== undefined) parts.push(sql`currency = ${filter.currency}`);
+  return sql.join(parts, sql` AND `);
+}
+
+/** Each enabled chain's currencies, as (chain, currency) keys. */
+function enabledPairs(ctx: Context): string[] {
+  return ctx.chains.list.flatMap((chain) => chain.currencies.map((currency) => `${chain.id}/${currency}`));
+}
+
+export async function getStats(ctx: Context, filter: StatsFilter = {}): Promise<AdminStats> {
   const { todayStart, weekStart, tomorrowStart } = statsWindow(ctx.clock.now());
   const today = utcDate(todayStart);
-  const [[recent], [total], addressPool, depositStats, [strays], [dust]] = await Promise.all([
-    queryRows<Row>(
-      ctx.db,
-      sql`SELECT ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
-        FROM order_rollups_daily
-        WHERE day >= ${utcDate(weekStart)}::date AND day < ${utcDate(tomorrowStart)}::date`,
-    ),
-    queryRows<Row>(
-      ctx.db,
-      sql`SELECT ${figures("total", sql`true`)}, (SELECT count(*) FROM merchants)::text AS merchant_count
-        FROM order_rollups_total`,
-    ),
-    getAddressPoolCounts(ctx),
-    getDepositStats(ctx, today, utcDate(weekStart), utcDate(tomorrowStart)),
+  const where = rollupFilterSql(filter);
+  const inWeek = sql`day >= ${utcDate(weekStart)}::date AND day < ${utcDate(tomorrowStart)}::date AND ${where}`;
+  const [recentRows, totalRows, addressPool, addressPools, depositStats, [strays], [dust], [merchants]] =
+    await Promise.all([
+      queryRows<Row>(
+        ctx.db,
+        sql`SELECT chain, currency, ${figures("today", sql`day = ${today}::date`)}, ${figures("week", sql`true`)}
+        FROM order_rollups_daily WHERE ${inWeek}
+        GROUP BY chain, currency`,
+      ),
+      queryRows<Row>(
+        ctx.db,
+        sql`SELECT chain, currency, ${figures("total", sql`true`)}, bool_or(order_count <> 0)::text AS has_orders
+        FROM order_rollups_total WHERE ${where}
+        GROUP BY chain, currency`,
+      ),
+      getAddressPoolCounts(ctx),
+      getFamilyPoolCounts(ctx),
+      getDepositStats(ctx, today, utcDate(weekStart), utcDate(tomorrowStart)),
 
-    queryRows<Row>(
-      ctx.db,
-      sql`SELECT coalesce(sum(n), 0)::text AS n, coalesce(sum(amount), 0)::text AS amount,
+      queryRows<Row>(
+        ctx.db,
+        sql`SELECT coalesce(sum(n), 0)::text AS n, coalesce(sum(amount), 0)::text AS amount,
             coalesce(sum(n) FILTER (WHERE resolution = 'unresolved'), 0)::text AS open_n,
             coalesce(sum(amount) FILTER (WHERE resolution = 'unresolved'), 0)::text AS open_amount
           FROM stray_rollups`,
-    ),
-    // One address-level settlement per address (settlements_address_level_idx): its last round.
-    queryRows<Row>(
-      ctx.db,
-      sql`SELECT count(*)::text AS n, coalesce(sum(amount), 0)::text AS amount FROM settlements
+      ),
+      // One address-level settlement per address (settlements_address_level_idx): its last round.
+      queryRows<Row>(
+        ctx.db,
+        sql`SELECT count(*)::text AS n, coalesce(sum(amount), 0)::text AS amount FROM settlements
           WHERE order_id IS NULL AND status = 'completed' AND step = 'below_minimum' AND amount > 0
             AND NOT EXISTS (SELECT 1 FROM addresses a WHERE a.id = settlements.address_id AND a.status = 'static')`,
-    ),
-  ]);
-  const totalRow = total ?? {};
+      ),
+      queryRows<Row>(ctx.db, sql`SELECT count(*)::text AS n FROM merchants`),
+    ]);
+  const keyOf = (row: Row) => `${row.chain}/${row.currency}`;
+  const recentByKey = new Map(recentRows.map((row) => [keyOf(row), row]));
+  const totalByKey = new Map(totalRows.map((row) => [keyOf(row), row]));
+  const matches = (key: string) => {
+    const [chain, currency] = key.split("/");
+    return (
+      (filter.chain === undefined || filter.chain === chain) &&
+      (filter.currency === undefined || filter.currency === currency)
+    );
+  };
+  const keys = [
+    ...new Set([...enabledPairs(ctx).filter(matches), ...recentByKey.keys(), ...totalByKey.keys()]),
+  ].sort();
+  const breakdown = keys.map((key) => {
+    const [chain = "", currency = ""] = key.split("/");
+    const recent = recentByKey.get(key) ?? {};
+    return {
+      chain,
+      currency,
+      today: block(recent, "today"),
+      week: block(recent, "week"),
+      total: block(totalByKey.get(key) ?? {}, "total"),
+    };
+  });
+  // The top-level blocks: the breakdown's rows added up, in integers (amounts of every listed currency).
+  const sumRows = (rows: Row[], prefixes: string[]): Row => {
+    const out: Row = {};
+    for (const row of rows)
+      for (const prefix of prefixes)
+        for (const suffix of ["orders", "completed", "received", "final", "full", "expired"]) {
+          const name = `${prefix}_${suffix}`;
+          out[name] = (BigInt(out[name] ?? "0") + BigInt(row[name] ?? "0")).toString();
+        }
+    return out;
+  };
+  const recent = sumRows(recentRows, ["today", "week"]);
+  const total = sumRows(totalRows, ["total"]);
+  const currencies = [
+    ...new Set(totalRows.filter((row) => row.has_orders === "true").map((row) => row.currency as string)),
+  ].sort();
   return {
-    today: block(recent ?? {}, "today"),
-    week: block(recent ?? {}, "week"),
-    total: { ...block(totalRow, "total"), merchant_count: Number(totalRow.merchant_count ?? "0") },
+    currencies,
+    by_chain_currency: breakdown,
+    today: block(recent, "today"),
+    week: block(recent, "week"),
+    total: { ...block(total, "total"), merchant_count: Number(merchants?.n ?? "0") },
     address_pool: addressPool,
+    address_pools: addressPools,
     stray_transfers: {
       count: Number(strays?.n ?? "0"),
       amount: formatAmount(BigInt(strays?.amount ?? "0")),
@@ -149,7 +253,10 @@ export async function getStats(ctx: Context): Promise<AdminStats> {
       dust_addresses: Number(dust?.n ?? "0"),
       dust_amount: formatAmount(BigInt(dust?.amount ?? "0")),
     },
-    deposits: depositStats,
+    deposits: {
+      ...depositStats,
+      currencies: [...new Set(ctx.chains.list.flatMap((chain) => chain.currencies))].sort(),
+    },
   };
 }
 
@@ -159,7 +266,7 @@ async function getDepositStats(
   today: string,
   weekStart: string,
   tomorrowStart: string,
-): Promise<AdminStats["deposits"]> {
+): Promise<Omit<AdminStats["deposits"], "currencies">> {
   const [[recent], [total]] = await Promise.all([
     queryRows<Row>(
       ctx.db,

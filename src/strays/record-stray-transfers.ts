@@ -34,6 +34,9 @@ export async function recordStrayTransfers(
     fromAddress: transfer.from,
     toAddress: transfer.to,
     amount: transfer.amount,
+    // what an 18-decimal token carried below one micro-unit: kept, never credited
+    remainder: transfer.remainder,
+    tokenDecimals: transfer.decimals ?? 6,
     chain: transfer.chain,
     status: "seen" as const,
     previousOrderId: holder.previousOrderId,

@@ -4,6 +4,7 @@ import type { StrayTransferView } from "../admin/api-shapes.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import { formatUnits } from "../chains/token-units.js";
 import { formatAmount } from "../money.js";
 import { txExplorerUrl } from "../payments/explorer.js";
 
@@ -20,6 +21,9 @@ export interface StrayViewRow extends Record<string, unknown> {
   from_address: string;
   to_address: string;
   amount: string;
+  remainder: string;
+  token_decimals: number;
+  chain: string;
   status: "seen" | "confirmed";
   confirmed_at: Date | string | null;
   previous_order_id: string | null;
@@ -41,7 +45,7 @@ export interface StrayViewRow extends Record<string, unknown> {
 export const STRAY_VIEW_SELECT = sql`
   SELECT st.id::text AS id, st.address_id::text AS address_id, st.tx_hash, st.log_index,
     st.block_number::text AS block_number, st.block_timestamp, st.from_address, st.to_address,
-    st.amount::text AS amount, st.status, st.confirmed_at, st.previous_order_id::text AS previous_order_id,
+    st.amount::text AS amount, st.remainder::text AS remainder, st.token_decimals, st.chain, st.status, st.confirmed_at, st.previous_order_id::text AS previous_order_id,
     st.resolution, st.order_id::text AS order_id, st.resolution_reason, st.resolved_by, st.resolved_at,
     st.created_at,
     (SELECT block_number::text FROM scanner_cursor LIMIT 1) AS head,
@@ -66,6 +70,9 @@ export function toStrayView(ctx: Context, row: StrayViewRow): StrayTransferView 
     address: row.to_address,
     from_address: row.from_address,
     amount: formatAmount(BigInt(row.amount)),
+    chain: row.chain,
+    // token units below one micro-unit, as an exact decimal of the token ("0.000000500000000000")
+    remainder: formatUnits(BigInt(row.remainder), Number(row.token_decimals)),
     block_number: block,
     block_timestamp: iso(row.block_timestamp) as string,
     status: row.status,

@@ -1,6 +1,7 @@
 /**
  * Wallet status for operators (SPEC.md 2.7): hot wallet balances (TRX and USDT), the cold wallet's
- * USDT, address pool, sweep queue and the system settings. A node that does not answer leaves a
+ * USDT, address pool, sweep queue and the system settings; beside them each chain family's pool
+ * (address_pools) and each EVM chain's wallets (evm_wallets, read-evm-wallets.ts). A node that does not answer leaves a
  * balance null with balance_error, never an error reply. Never a private key; the node URL is shown without credentials.
  */
 import { sql } from "drizzle-orm";
@@ -11,7 +12,8 @@ import { localSlot } from "../local-state.js";
 import { settlements } from "../db/schema.js";
 import { formatAmount, formatSun } from "../money.js";
 import { getSweepCosts } from "../sweeps/get-sweep-costs.js";
-import { getAddressPoolCounts } from "./get-address-pool-counts.js";
+import { getAddressPoolCounts, getFamilyPoolCounts } from "./get-address-pool-counts.js";
+import { readEvmWallets } from "./read-evm-wallets.js";
 import { readHotWalletStake } from "./read-hot-wallet-stake.js";
 import { readUsdtBalance } from "../payouts/usdt-balance.js";
 
@@ -38,17 +40,21 @@ const coldBalanceCache = localSlot(
 
 export async function getWalletStatus(ctx: Context): Promise<WalletStatus> {
   const { config } = ctx;
-  const [pool, queue, hot, cold, costs] = await Promise.all([
+  const [pool, pools, queue, hot, cold, costs, evm] = await Promise.all([
     getAddressPoolCounts(ctx),
+    getFamilyPoolCounts(ctx),
     sweepQueue(ctx),
     hotWallet(ctx),
     coldWallet(ctx),
     getSweepCosts(ctx),
+    readEvmWallets(ctx),
   ]);
   return {
     hot_wallet: hot,
     cold_wallet: cold,
     address_pool: pool,
+    address_pools: pools,
+    evm_wallets: evm,
     sweep_queue: queue,
     // Burn mode stakes nothing; a node that just failed the balance read is not asked again.
     stake:

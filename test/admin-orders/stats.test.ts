@@ -55,6 +55,7 @@ async function fixtureOrder(
   received: string,
   status: OrderStatus,
   path = PATHS[status],
+  on: { chain?: string; currency?: string } = {},
 ): Promise<string> {
   const id = newId();
   const at = new Date(createdAt);
@@ -73,6 +74,7 @@ async function fixtureOrder(
       expiresAt: new Date(at.getTime() + 1_800_000),
       createdAt: at,
       updatedAt: at,
+      ...on,
     })
     .returning();
   let current = order!;
@@ -125,7 +127,14 @@ describe("GET /api/v1/admin/stats", () => {
   it("computes today, week and total from the hand-checked fixture", async () => {
     const res = await get("/api/v1/admin/stats");
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({
+    const { by_chain_currency: byChain, ...body } = res.json();
+    // Every fixture order is on TRON in USDT: the one row of the breakdown holds the same figures.
+    expect(byChain).toEqual([
+      { chain: "tron", currency: "USDT", today: body.today, week: body.week, total: expect.any(Object) },
+    ]);
+    expect({ ...byChain[0].total, merchant_count: 3 }).toEqual(body.total);
+    expect(body).toEqual({
+      currencies: ["USDT"],
       // 10 + 4.5 + 1.5; 1 of 3 completed; paid in full: 10 and 1.5, not the underpaid 4.5
       today: {
         order_count: 3,
@@ -152,6 +161,7 @@ describe("GET /api/v1/admin/stats", () => {
         merchant_count: 3,
       },
       address_pool: { total: 4, free: 4, allocated: 0 },
+      address_pools: [{ family: "tron", total: 4, free: 4, allocated: 0 }],
       stray_transfers: {
         count: 0,
         amount: "0.000000",
@@ -165,6 +175,8 @@ describe("GET /api/v1/admin/stats", () => {
         today: { deposit_count: 0, total_received: "0.000000" },
         week: { deposit_count: 0, total_received: "0.000000" },
         total: { deposit_count: 0, total_received: "0.000000" },
+        // TRON only: the deposit amounts can only be USDT.
+        currencies: ["USDT"],
       },
     });
   });
@@ -278,5 +290,83 @@ describe("GET /api/v1/admin/incidents", () => {
       merchant_name: "Alpha",
     });
     expect(data[0].event_type).toBe("sweep_failed");
+  });
+});
+
+describe("stats per chain and currency", () => {
+  const received = (body: { total: { total_received: string } }) => parseAmount(body.total.total_received)!;
+
+  it("filters by chain and currency, breaks the figures down per pair, and says when amounts add currencies", async () => {
+    const before = (await get("/api/v1/admin/stats")).json();
+    const tronBefore = before.by_chain_currency.find((row: { chain: string }) => row.chain === "tron");
+    await fixtureOrder(alpha, "2026-01-15T02:00:00.000Z", "7", "7", "completed", PATHS.completed, {
+      chain: "ethereum",
+      currency: "USDC",
+    });
+    await fixtureOrder(beta, "2026-01-13T02:00:00.000Z", "5", "4", "underpaid", PATHS.underpaid, {
+      chain: "ethereum",
+      currency: "USDT",
+    });
+    await fixtureOrder(alpha, "2026-01-01T00:00:00.000Z", "2", "2", "confirmed", PATHS.confirmed, {
+      chain: "bsc",
+      currency: "USDT",
+    });
+
+    const all = (await get("/api/v1/admin/stats")).json();
+    expect(all.currencies).toEqual(["USDC", "USDT"]);
+    expect(
+      all.by_chain_currency.map((row: { chain: string; currency: string }) => `${row.chain}/${row.currency}`),
+    ).toEqual(["bsc/USDT", "ethereum/USDC", "ethereum/USDT", "tron/USDT"]);
+    // TRON's row did not move; the top-level total adds every pair: + 7 USDC + 4 + 2 USDT.
+    expect(all.by_chain_currency[3]).toEqual(tronBefore);
+    expect(received(all) - received(before)).toBe(13_000_000n);
+
+    const ethereum = await get("/api/v1/admin/stats?chain=ethereum");
+    expect(ethereum.statusCode).toBe(200);
+    const eth = ethereum.json();
+    expect(eth.currencies).toEqual(["USDC", "USDT"]);
+    expect([eth.today.order_count, eth.today.total_received]).toEqual([1, "7.000000"]);
+    expect([eth.week.order_count, eth.week.completed_count, eth.week.total_received]).toEqual([
+      2,
+      1,
+      "11.000000",
+    ]);
+    expect([eth.total.order_count, eth.total.paid_in_full_count, eth.total.final_count]).toEqual([2, 1, 2]);
+    expect(eth.by_chain_currency.map((row: { currency: string }) => row.currency)).toEqual(["USDC", "USDT"]);
+    expect(eth.by_chain_currency[1].week).toMatchObject({ order_count: 1, total_received: "4.000000" });
+
+    const usdc = (await get("/api/v1/admin/stats?currency=USDC")).json();
+    expect(usdc.currencies).toEqual(["USDC"]);
+    expect(usdc.total).toMatchObject({ order_count: 1, completed_count: 1, total_received: "7.000000" });
+    expect(usdc.by_chain_currency).toEqual([
+      { chain: "ethereum", currency: "USDC", today: usdc.today, week: usdc.week, total: expect.any(Object) },
+    ]);
+
+    const pair = (await get("/api/v1/admin/stats?chain=ethereum&currency=USDT")).json();
+    expect(pair.currencies).toEqual(["USDT"]);
+    expect(pair.total).toMatchObject({ order_count: 1, total_received: "4.000000", paid_in_full_count: 0 });
+
+    const daily = await get("/api/v1/admin/stats/daily?chain=ethereum");
+    expect(daily.statusCode).toBe(200);
+    expect(daily.json().filter((d: { total_received: string }) => d.total_received !== "0.000000")).toEqual([
+      { date: "2026-01-13", total_received: "4.000000" },
+      { date: "2026-01-15", total_received: "7.000000" },
+    ]);
+    expect((await get("/api/v1/admin/stats/daily?currency=USDC&chain=tron")).json()).toHaveLength(7);
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
+  });
+
+  it.each([
+    ["chain=solana", "chain"],
+    ["chain=TRON", "chain"],
+    ["currency=EUR", "currency"],
+    ["currency=usdt", "currency"],
+  ])("refuses %s with 400 INVALID_QUERY naming %s", async (query, field) => {
+    for (const path of ["/api/v1/admin/stats", "/api/v1/admin/stats/daily"]) {
+      const res = await get(`${path}?${query}`);
+      expect(res.statusCode, path).toBe(400);
+      expect(res.json().code).toBe("INVALID_QUERY");
+      expect(res.json().error).toContain(field);
+    }
   });
 });

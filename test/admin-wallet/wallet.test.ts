@@ -70,6 +70,9 @@ describe("GET /api/v1/admin/wallet", () => {
     });
     expect(body.cold_wallet).toEqual({ address: COLD, usdt_balance: "1000.000001" });
     expect(body.address_pool).toEqual({ total: 0, free: 0, allocated: 0 });
+    // TRON only: its one pool, and no EVM wallets.
+    expect(body.address_pools).toEqual([{ family: "tron", total: 0, free: 0, allocated: 0 }]);
+    expect(body.evm_wallets).toEqual([]);
     expect(body.sweep_queue).toEqual({ waiting: 0, active: 0, failed: 0 });
     // Added fields (delegate mode): burn mode stakes nothing, and no sweep has cost anything yet.
     expect(body.stake).toBeNull();

@@ -204,7 +204,7 @@ describe("rollups under racing writers", () => {
       expect(dirty.code).toBe(1);
       expect(dirty.stdout).toMatch(
         new RegExp(
-          `order_rollups_total merchant_id=${shop.id} status=pending: stored (\\d+) / 0 / 0, recounted (\\d+) / 0 / 0\\n`,
+          `order_rollups_total merchant_id=${shop.id} status=pending chain=tron currency=USDT: stored (\\d+) / 0 / 0, recounted (\\d+) / 0 / 0\\n`,
         ),
       );
       expect(dirty.stdout).toMatch(/rollup differences: 1\n$/);

@@ -180,7 +180,7 @@ describe("order rollups", { timeout: 120_000 }, () => {
     expect(await checkRollups(t.ctx.db)).toEqual([
       {
         table: "order_rollups_daily",
-        key: { day: "2026-03-05", merchant_id: shop.id, status: "expired" },
+        key: { day: "2026-03-05", merchant_id: shop.id, status: "expired", chain: "tron", currency: "USDT" },
         stored: ["21", "0", "0"],
         actual: ["20", "0", "0"],
       },
@@ -201,7 +201,7 @@ describe("order rollups", { timeout: 120_000 }, () => {
     expect(await checkRollups(t.ctx.db)).toEqual([
       {
         table: "order_rollups_total",
-        key: { merchant_id: shop.id, status: "expired" },
+        key: { merchant_id: shop.id, status: "expired", chain: "tron", currency: "USDT" },
         stored: [expect.any(String), "0", "1"],
         actual: [expect.any(String), "0", "0"],
       },

@@ -10526,7 +10526,12 @@ export interface operations {
     };
     getAdminStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description only orders paid on this chain */
+                chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                /** @description only orders in this currency */
+                currency?: "USDT" | "USDC";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10540,6 +10545,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the currencies whose amounts today, week and total add up in total_received (more than one: a sum across currencies) */
+                        currencies: string[];
+                        /** @description the same figures for each chain and currency with orders or enabled */
+                        by_chain_currency: {
+                            chain: string;
+                            currency: string;
+                            today: {
+                                order_count: number;
+                                completed_count: number;
+                                total_received: string;
+                                /** @description completed / order_count x 100 (DESIGN.md 8) */
+                                success_rate: string;
+                                /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                                final_count: number;
+                                /** @description final orders that received at least the expected amount */
+                                paid_in_full_count: number;
+                                /** @description final orders that expired unpaid */
+                                expired_count: number;
+                                /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                                paid_in_full_rate: string;
+                            };
+                            week: {
+                                order_count: number;
+                                completed_count: number;
+                                total_received: string;
+                                /** @description completed / order_count x 100 (DESIGN.md 8) */
+                                success_rate: string;
+                                /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                                final_count: number;
+                                /** @description final orders that received at least the expected amount */
+                                paid_in_full_count: number;
+                                /** @description final orders that expired unpaid */
+                                expired_count: number;
+                                /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                                paid_in_full_rate: string;
+                            };
+                            total: {
+                                order_count: number;
+                                completed_count: number;
+                                total_received: string;
+                                /** @description completed / order_count x 100 (DESIGN.md 8) */
+                                success_rate: string;
+                                /** @description orders with a final outcome: confirmed, underpaid or overpaid (webhook delivered or not), or expired */
+                                final_count: number;
+                                /** @description final orders that received at least the expected amount */
+                                paid_in_full_count: number;
+                                /** @description final orders that expired unpaid */
+                                expired_count: number;
+                                /** @description paid_in_full_count / final_count x 100, two decimals; the console's success rate */
+                                paid_in_full_rate: string;
+                            };
+                        }[];
                         today: {
                             order_count: number;
                             completed_count: number;
@@ -10591,6 +10648,14 @@ export interface operations {
                             free: number;
                             allocated: number;
                         };
+                        /** @description each chain family's pool; address_pool is their sum */
+                        address_pools: {
+                            /** @description tron or evm */
+                            family: string;
+                            total: number;
+                            free: number;
+                            allocated: number;
+                        }[];
                         stray_transfers: {
                             count: number;
                             amount: string;
@@ -10615,6 +10680,8 @@ export interface operations {
                                 deposit_count: number;
                                 total_received: string;
                             };
+                            /** @description the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies) */
+                            currencies: string[];
                         };
                     };
                 };
@@ -10767,7 +10834,12 @@ export interface operations {
     };
     getAdminStatsDaily: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description only orders paid on this chain */
+                chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                /** @description only orders in this currency */
+                currency?: "USDT" | "USDC";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10968,6 +11040,10 @@ export interface operations {
                             address: string;
                             from_address: string;
                             amount: string;
+                            /** @description the chain it was seen on */
+                            chain: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             block_number: number;
                             /** Format: date-time */
                             block_timestamp: string;
@@ -11246,6 +11322,41 @@ export interface operations {
                             free: number;
                             allocated: number;
                         };
+                        /** @description each chain family's pool; address_pool is their sum */
+                        address_pools: {
+                            /** @description tron or evm */
+                            family: string;
+                            total: number;
+                            free: number;
+                            allocated: number;
+                        }[];
+                        /** @description each enabled EVM chain's hot wallet (native and token balances) and cold wallet (token balances), read from its node at most every 10 s */
+                        evm_wallets: {
+                            chain: string;
+                            /** @description the coin that pays gas: ETH, BNB, POL */
+                            native_symbol: string;
+                            hot_wallet: {
+                                address: string;
+                                /** @description 18 decimals, exact; null when the node did not answer */
+                                native_balance: string | null;
+                                tokens: {
+                                    currency: string;
+                                    /** @description 6 decimals; null when the node did not answer */
+                                    balance: string | null;
+                                }[];
+                            } | null;
+                            cold_wallet: {
+                                address: string;
+                                tokens: {
+                                    currency: string;
+                                    /** @description 6 decimals; null when the node did not answer */
+                                    balance: string | null;
+                                }[];
+                            } | null;
+                            read_at: string | null;
+                            /** @description present when the node did not answer: the figures are the last good ones */
+                            balance_error?: string;
+                        }[];
                         sweep_queue: {
                             waiting: number;
                             active: number;
@@ -11710,6 +11821,10 @@ export interface operations {
                         address: string;
                         from_address: string;
                         amount: string;
+                        /** @description the chain it was seen on */
+                        chain: string;
+                        /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                        remainder: string;
                         block_number: number;
                         /** Format: date-time */
                         block_timestamp: string;
@@ -21021,6 +21136,10 @@ export interface operations {
                             address: string;
                             from_address: string;
                             amount: string;
+                            /** @description the chain it was seen on */
+                            chain: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             block_number: number;
                             /** Format: date-time */
                             block_timestamp: string;
@@ -21227,6 +21346,10 @@ export interface operations {
                             address: string;
                             from_address: string;
                             amount: string;
+                            /** @description the chain it was seen on */
+                            chain: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             block_number: number;
                             /** Format: date-time */
                             block_timestamp: string;
@@ -21265,6 +21388,10 @@ export interface operations {
                                 address: string;
                                 from_address: string;
                                 amount: string;
+                                /** @description the chain it was seen on */
+                                chain: string;
+                                /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                                remainder: string;
                                 block_number: number;
                                 /** Format: date-time */
                                 block_timestamp: string;
@@ -21501,6 +21628,10 @@ export interface operations {
                         address: string;
                         from_address: string;
                         amount: string;
+                        /** @description the chain it was seen on */
+                        chain: string;
+                        /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                        remainder: string;
                         block_number: number;
                         /** Format: date-time */
                         block_timestamp: string;

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { CHAIN_IDS, CURRENCIES } from "../../chains/chain-types.js";
 import { errorReply } from "./error-reply.js";
 import { incidentReply } from "./get-merchant-detail.js";
 import { adminDepositReply } from "./deposit-addresses.js";
 import { strayTransferReply } from "./resolutions.js";
+import { familyPool } from "./admin-wallet.js";
 
 const statsBlock = z.object({
   order_count: z.number().int(),
@@ -31,15 +33,46 @@ export const addressPoolReply = z.object({
   allocated: z.number().int(),
 });
 
+/** The chain and currency filters of the stats reads (a bad value: 400 INVALID_QUERY). */
+export const statsQuery = z.object({
+  chain: z
+    .enum(CHAIN_IDS, { error: `must be one of ${CHAIN_IDS.join(", ")}` })
+    .optional()
+    .meta({ description: "only orders paid on this chain" }),
+  currency: z
+    .enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(", ")}` })
+    .optional()
+    .meta({ description: "only orders in this currency" }),
+});
+
 export const getStatsSchema = {
   tags: ["admin"],
   summary: "Order figures for today, the last 7 UTC days and all time, and the address pool",
+  querystring: statsQuery,
   response: {
     200: z.object({
+      currencies: z.array(z.string()).meta({
+        description:
+          "the currencies whose amounts today, week and total add up in total_received (more than one: a sum across currencies)",
+      }),
+      by_chain_currency: z
+        .array(
+          z.object({
+            chain: z.string(),
+            currency: z.string(),
+            today: statsBlock,
+            week: statsBlock,
+            total: statsBlock,
+          }),
+        )
+        .meta({ description: "the same figures for each chain and currency with orders or enabled" }),
       today: statsBlock,
       week: statsBlock,
       total: statsBlock.extend({ merchant_count: z.number().int() }),
       address_pool: addressPoolReply,
+      address_pools: z
+        .array(familyPool)
+        .meta({ description: "each chain family's pool; address_pool is their sum" }),
       stray_transfers: z.object({
         count: z.number().int(),
         amount: z.string(),
@@ -52,9 +85,18 @@ export const getStatsSchema = {
         dust_amount: z.string().meta({ description: "the USDT those addresses hold (6 decimals)" }),
       }),
       deposits: z
-        .object({ today: depositStatsBlock, week: depositStatsBlock, total: depositStatsBlock })
+        .object({
+          today: depositStatsBlock,
+          week: depositStatsBlock,
+          total: depositStatsBlock,
+          currencies: z.array(z.string()).meta({
+            description:
+              "the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies)",
+          }),
+        })
         .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
     }),
+    400: errorReply,
     401: errorReply,
   },
 };
@@ -62,8 +104,10 @@ export const getStatsSchema = {
 export const getDailyStatsSchema = {
   tags: ["admin"],
   summary: "Received amount per UTC day for the last 7 days, oldest first",
+  querystring: statsQuery,
   response: {
     200: z.array(z.object({ date: z.string(), total_received: z.string() })),
+    400: errorReply,
     401: errorReply,
   },
 };

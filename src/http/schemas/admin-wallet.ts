@@ -5,6 +5,39 @@ import { strayTransferReply } from "./resolutions.js";
 const costWindow = z.object({ count: z.number().int(), total_trx: z.string(), average_trx: z.string() });
 const modeCosts = z.object({ week: costWindow, total: costWindow });
 
+export const familyPool = z.object({
+  family: z.string().meta({ description: "tron or evm" }),
+  total: z.number().int(),
+  free: z.number().int(),
+  allocated: z.number().int(),
+});
+
+const tokenBalance = z.object({
+  currency: z.string(),
+  balance: z.string().nullable().meta({ description: "6 decimals; null when the node did not answer" }),
+});
+
+const evmWallet = z.object({
+  chain: z.string(),
+  native_symbol: z.string().meta({ description: "the coin that pays gas: ETH, BNB, POL" }),
+  hot_wallet: z
+    .object({
+      address: z.string(),
+      native_balance: z
+        .string()
+        .nullable()
+        .meta({ description: "18 decimals, exact; null when the node did not answer" }),
+      tokens: z.array(tokenBalance),
+    })
+    .nullable(),
+  cold_wallet: z.object({ address: z.string(), tokens: z.array(tokenBalance) }).nullable(),
+  read_at: z.string().nullable(),
+  balance_error: z
+    .string()
+    .optional()
+    .meta({ description: "present when the node did not answer: the figures are the last good ones" }),
+});
+
 const walletStatusReply = z.object({
   hot_wallet: z
     .object({
@@ -23,6 +56,13 @@ const walletStatusReply = z.object({
     })
     .nullable(),
   address_pool: z.object({ total: z.number().int(), free: z.number().int(), allocated: z.number().int() }),
+  address_pools: z
+    .array(familyPool)
+    .meta({ description: "each chain family's pool; address_pool is their sum" }),
+  evm_wallets: z.array(evmWallet).meta({
+    description:
+      "each enabled EVM chain's hot wallet (native and token balances) and cold wallet (token balances), read from its node at most every 10 s",
+  }),
   sweep_queue: z.object({ waiting: z.number().int(), active: z.number().int(), failed: z.number().int() }),
   stake: z
     .object({

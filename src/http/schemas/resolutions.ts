@@ -73,6 +73,11 @@ export const strayTransferReply = z.object({
   address: z.string(),
   from_address: z.string(),
   amount: z.string(),
+  chain: z.string().meta({ description: "the chain it was seen on" }),
+  remainder: z.string().meta({
+    description:
+      "what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token",
+  }),
   block_number: z.number().int(),
   block_timestamp: isoTimestamp,
   status: z.enum(["seen", "confirmed"]),

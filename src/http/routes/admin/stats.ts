@@ -10,12 +10,12 @@ export const adminStatsRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = async (
   app.get(
     "/api/v1/admin/stats",
     { schema: getStatsSchema, config: { permission: "stats.read" } },
-    async (request) => getStats(request.ctx),
+    async (request) => getStats(request.ctx, request.query),
   );
   app.get(
     "/api/v1/admin/stats/daily",
     { schema: getDailyStatsSchema, config: { permission: "stats.read" } },
-    async (request) => getDailyStats(request.ctx),
+    async (request) => getDailyStats(request.ctx, request.query),
   );
   app.get(
     "/api/v1/admin/incidents",

@@ -3,6 +3,7 @@ import type { AdminChainStatus, AlertList, DailyRevenue, IncidentList, Stats } f
 import { api } from "../api.js";
 import { useApi } from "../useApi.js";
 import { AddressPoolPanel } from "../wallet/AddressPoolPanel.js";
+import { ChainCurrencyStats } from "./ChainCurrencyStats.js";
 import { ChainPanel } from "./ChainPanel.js";
 import { DepositStats } from "./DepositStats.js";
 import { FailingWebhooks } from "./FailingWebhooks.js";
@@ -43,15 +44,16 @@ export function OverviewPage() {
       <FailingWebhooks failing={incidents.failing_webhooks} />
       <FiringAlerts firing={alerts.firing} />
       <div className="grid">
-        <StatsCard title="Today" block={stats.today} testId="stats-today" />
-        <StatsCard title="Last 7 days" block={stats.week} testId="stats-week" />
-        <StatsCard title="All time" block={stats.total} testId="stats-total" />
+        <StatsCard title="Today" block={stats.today} testId="stats-today" currencies={stats.currencies} />
+        <StatsCard title="Last 7 days" block={stats.week} testId="stats-week" currencies={stats.currencies} />
+        <StatsCard title="All time" block={stats.total} testId="stats-total" currencies={stats.currencies} />
         <DepositStats deposits={stats.deposits} />
         <RecentDeposits />
-        <AddressPoolPanel pool={stats.address_pool} />
+        <AddressPoolPanel pool={stats.address_pool} pools={stats.address_pools} />
       </div>
+      <ChainCurrencyStats rows={stats.by_chain_currency} />
       <ChainPanel chain={chain} />
-      <RevenueChart daily={daily} />
+      <RevenueChart daily={daily} currencies={stats.currencies} />
       <IncidentsPanel incidents={incidents} />
     </>
   );

@@ -32,7 +32,9 @@ function barHeight(value: bigint, axisMax: bigint): number {
   return Number((value * BigInt(PLOT_HEIGHT * 100)) / axisMax) / 100;
 }
 
-export function RevenueChart({ daily }: { daily: DailyRevenue[] }) {
+/** `currencies`: those the amounts add up (the stats' `currencies`); two are named as a sum. */
+export function RevenueChart({ daily, currencies = [] }: { daily: DailyRevenue[]; currencies?: string[] }) {
+  const unit = currencies.length === 0 ? "USDT" : currencies.join(" + ");
   const values = daily.map((day) => toMicro(day.total_received) ?? 0n);
   const max = values.reduce((a, b) => (b > a ? b : a), 0n);
   const step = axisStep(max);
@@ -43,7 +45,9 @@ export function RevenueChart({ daily }: { daily: DailyRevenue[] }) {
   const total = values.reduce((a, b) => a + b, 0n);
   return (
     <section className="panel wide">
-      <h2>Received, last 7 days (UTC)</h2>
+      <h2>
+        Received, last 7 days (UTC){currencies.length > 1 ? `, sum across ${currencies.join(" and ")}` : ""}
+      </h2>
       <svg
         className="chart"
         data-testid="daily-chart"
@@ -51,7 +55,7 @@ export function RevenueChart({ daily }: { daily: DailyRevenue[] }) {
         data-plot-height={PLOT_HEIGHT}
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
-        aria-label={`USDT received per day over the last 7 days, ${displayAmount(total)} in all`}
+        aria-label={`${unit} received per day over the last 7 days, ${displayAmount(total)} in all`}
       >
         {Array.from({ length: TICKS + 1 }, (_, i) => {
           const tick = step * BigInt(i);
@@ -73,7 +77,7 @@ export function RevenueChart({ daily }: { daily: DailyRevenue[] }) {
         })}
         <line x1={LEFT} x2={LEFT} y1={TOP} y2={baseline} className="chart-axis" />
         <text x={12} y={TOP - 8} className="chart-unit">
-          USDT
+          {unit}
         </text>
         {daily.map((day, i) => {
           const value = values[i] ?? 0n;
@@ -83,7 +87,7 @@ export function RevenueChart({ daily }: { daily: DailyRevenue[] }) {
           return (
             <g key={day.date} data-testid="daily-bar" data-date={day.date} data-amount={day.total_received}>
               <rect x={x} y={baseline - height} width={barWidth} height={height} className="chart-bar">
-                <title>{`${day.date}: ${label} USDT`}</title>
+                <title>{`${day.date}: ${label} ${unit}`}</title>
               </rect>
               <text
                 x={x + barWidth / 2}

@@ -8,20 +8,34 @@ function successParts(block: Stats["today"]): string {
   return `(${block.paid_in_full_count} of ${block.final_count} finished paid in full, ${short} short, ${block.expired_count} expired)`;
 }
 
-/** One window of the order stats (today, 7 days, all time); all time also counts the merchants. */
+/**
+ * One window of the order stats (today, 7 days, all time); all time also counts the merchants. The
+ * amount names the currencies it adds: "USDT", or "USDC + USDT" with a note that it is a sum across
+ * currencies (the per-currency figures are in the chain and currency table).
+ */
 export function StatsCard({
   title,
   block,
   testId,
+  currencies,
 }: {
   title: string;
   block: Stats["today"] & { merchant_count?: number };
   testId: string;
+  currencies: string[];
 }) {
+  const unit = currencies.length === 0 ? "USDT" : currencies.join(" + ");
   return (
     <section className="panel" data-testid={testId}>
       <h2>{title}</h2>
-      <p className="big">{formatUsdt(block.total_received)}</p>
+      <p className="big" data-testid={`${testId}-received`}>
+        {formatUsdt(block.total_received, unit)}
+      </p>
+      {currencies.length > 1 && (
+        <p className="muted small" data-testid={`${testId}-summed`}>
+          Sum across {currencies.join(" and ")}; each currency is shown apart below.
+        </p>
+      )}
       <dl>
         <dt>Orders</dt>
         <dd data-testid={`${testId}-orders`}>{block.order_count}</dd>

@@ -49,6 +49,18 @@ export function StrayTransferPage({ id }: { id: string }) {
               <Ident value={stray.address} />
             </dd>
           </div>
+          <div>
+            <dt>Chain</dt>
+            <dd data-testid="stray-chain">{stray.chain}</dd>
+          </div>
+          {/^0\.0+$/.test(stray.remainder) ? null : (
+            <div>
+              <dt>Below one micro-unit</dt>
+              <dd data-testid="stray-remainder">
+                {stray.remainder} <span className="muted">kept on the record, never credited</span>
+              </dd>
+            </div>
+          )}
         </dl>
       </section>
       <StrayResolvePanel stray={stray} onDone={detail.reload} />

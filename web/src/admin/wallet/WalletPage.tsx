@@ -5,9 +5,10 @@ import { FieldList } from "../ui/FieldList.js";
 import { Ident } from "../ui/Ident.js";
 import { useApi } from "../useApi.js";
 import { AddressPoolPanel } from "./AddressPoolPanel.js";
+import { EvmWallets } from "./EvmWallets.js";
 import { SweepCosts } from "./SweepCosts.js";
 
-/** The wallets, the address pool, the sweep queue and costs, the stake, and the deployment's settings. */
+/** The wallets (TRON's, then each EVM chain's), the address pools, the sweep queue and costs, the stake, and the deployment's settings. */
 export function WalletPage() {
   const wallet = useApi(() => api.get<WalletStatus>("/wallet"), "wallet");
   if (wallet.state === "loading") return <p>Loading…</p>;
@@ -16,6 +17,8 @@ export function WalletPage() {
     hot_wallet: hot,
     cold_wallet: cold,
     address_pool: pool,
+    address_pools: pools,
+    evm_wallets: evmWallets,
     sweep_queue: queue,
     stake,
     sweep_costs: costs,
@@ -71,7 +74,7 @@ export function WalletPage() {
             </p>
           )}
         </section>
-        <AddressPoolPanel pool={pool} />
+        <AddressPoolPanel pool={pool} pools={pools} />
         <section className="panel">
           <h2>Sweep queue</h2>
           <dl data-testid="sweep-queue">
@@ -102,6 +105,7 @@ export function WalletPage() {
           </section>
         )}
       </div>
+      <EvmWallets wallets={evmWallets} />
       <SweepCosts costs={costs} />
       <section className="panel wide">
         <h2>System</h2>
