@@ -10,6 +10,7 @@ import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
 import { waitingForFloat } from "../payouts/payout-float.js";
 import { readChainConditions } from "./chain-conditions.js";
+import { CHAIN_LABELS } from "../chains/chain-types.js";
 
 export type Severity = "info" | "warning" | "critical";
 
@@ -63,6 +64,8 @@ export async function readAlertConditions(
     },
   });
 
+  readings.push(...(await evmHotWalletReadings(ctx)));
+
   readings.push({
     alert: "pool_low",
     key: "pool_low",
@@ -86,6 +89,35 @@ export async function readAlertConditions(
     details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
   return readings;
+}
+
+/**
+ * hot_wallet_low per EVM chain (`hot_wallet_low:<chain>`): fires while a sweep on that chain waits
+ * because the hot wallet's native balance cannot pay its gas top-up (src/sweeps/evm-sweeps.ts marks
+ * the leg), and resolves once the sweeper could send it.
+ */
+async function evmHotWalletReadings(ctx: Context): Promise<ConditionReading[]> {
+  const chains = ctx.chains.list.filter((c) => c.nonces !== undefined);
+  if (chains.length === 0) return [];
+  const rows = await queryRows<{ chain: string; n: number }>(
+    ctx.db,
+    sql`SELECT chain, count(*)::int AS n FROM evm_sweep_legs
+        WHERE state = 'planned' AND hot_wallet_short_at IS NOT NULL GROUP BY chain`,
+  );
+  const address = ctx.config.evmWallet.hotWalletAddress ?? null;
+  return chains.map((chain) => {
+    const waiting = Number(rows.find((r) => r.chain === chain.id)?.n ?? 0);
+    const name = CHAIN_LABELS[chain.id].name;
+    return {
+      alert: "hot_wallet_low" as const,
+      key: `hot_wallet_low:${chain.id}`,
+      severity: "warning" as const,
+      firing: waiting > 0,
+      text: `${waiting} sweeps on ${name} wait: the hot wallet's balance cannot pay their gas; top up ${address ?? "the EVM hot wallet"}`,
+      resolvedText: `The hot wallet pays ${name} sweeps' gas again`,
+      details: { chain: chain.id, waiting_sweeps: waiting, address },
+    };
+  });
 }
 
 // The pool's counters (migration 0013): no index of addresses covers status since 0016.

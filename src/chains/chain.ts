@@ -219,6 +219,11 @@ export interface NonceSending {
   transferData(to: string, units: bigint): string;
   /** The gas the node estimates for a call from `from` (one attempt). */
   estimateGas(call: { from: string; to: string; data?: string; value?: bigint }): Promise<bigint>;
+  /**
+   * The signer of a deposit address's own key, derived from the wallet mnemonic on `branch` at
+   * `index` (the same path as `derivation` derives its address publicly): sweeps sign with it.
+   */
+  depositSigner(mnemonic: string, branch: DerivationBranch, index: number): TransactionSigner;
 }
 
 /** One enabled chain. */

@@ -5,6 +5,8 @@
  * low" says the nonce is used on the chain, by these bytes or others, which the outbox tells apart
  * by receipts.
  */
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
 import { Interface, keccak256, Wallet } from "ethers";
 import type { BroadcastResult, NonceReceipt, NonceSending, TransactionSigner } from "../chain.js";
 import { EvmRpcError } from "./rpc-client.js";
@@ -40,7 +42,7 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
     return chainId;
   };
 
-  return {
+  const sending: NonceSending = {
     signer(privateKey): TransactionSigner {
       const wallet = new Wallet(privateKey.startsWith("0x") ? privateKey : "0x" + privateKey);
       return {
@@ -127,5 +129,17 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
       if (call.value !== undefined) tx["value"] = quantity(call.value);
       return BigInt(await rpc.call<string>("eth_estimateGas", [tx]));
     },
+
+    depositSigner(mnemonic, branch, index) {
+      // m/44'/60'/0'/branch/index: the account the xpub (EVM_WALLET_XPUB) derives addresses from.
+      const child = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(
+        `m/44'/60'/0'/${branch}/${index}`,
+      );
+      if (!child.privateKey) throw new Error("the mnemonic derived no private key");
+      const key = Buffer.from(child.privateKey).toString("hex");
+      child.wipePrivateData();
+      return sending.signer(key);
+    },
   };
+  return sending;
 }
