@@ -6,7 +6,7 @@
  * leaves a `signed` row that the outbox's pass broadcasts (run-outbox.ts).
  */
 import { TransactionRollbackError } from "drizzle-orm";
-import type { NonceSending, TransactionSigner } from "../chains/chain.js";
+import type { NonceSending, SignedAuthorization, TransactionSigner } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { newCaps, type FeeCaps } from "./fees.js";
@@ -41,6 +41,8 @@ export interface SubmitInput {
    * exactly the caps its top-up paid for, since the address can afford no more.
    */
   fees?: FeeCaps;
+  /** EIP-7702 authorizations: the transaction is signed as type 4 and carries them. */
+  authorizations?: readonly SignedAuthorization[];
 }
 
 export interface SubmitResult {
@@ -157,6 +159,7 @@ async function storeBatch(
           value: input.value ?? 0n,
           gasLimit: input.gasLimit,
           ...(input.fees ?? caps),
+          authorizations: input.authorizations,
         };
         const version = { chain: chainId, sender, purpose: input.purpose, ref: input.ref, generation: 0 };
         versions.push({ ...version, ...fields, ...(await signer.sign(fields)) });

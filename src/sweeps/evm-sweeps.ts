@@ -17,6 +17,7 @@
  * so a restarted worker re-submits and gets the stored transaction back. A top-up whose nonce the
  * outbox lost (`dropped`) or a sweep that failed on chain plans the leg again under attempt + 1.
  */
+import { delegationCode, sweepCalldata, sweeperRuntimeCode } from "@stablegate/devnet";
 import { sql } from "drizzle-orm";
 import type { Chain, NonceSending, TransactionSigner } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
@@ -54,6 +55,8 @@ export interface EvmSweepDeps {
   hot: TransactionSigner;
   cold: string;
   mnemonic: string;
+  /** The 7702 sweeper on this chain (stored form), where configured. */
+  sweeper: string | undefined;
   owner: string;
   onStep?: ((step: EvmSweepStep, settlementId: string) => void | Promise<void>) | undefined;
 }
@@ -72,7 +75,8 @@ export function evmSweepDeps(ctx: Context, chainId: ChainId, owner: string): Evm
   const mnemonic = ctx.config.walletMnemonic;
   if (!chain || !nonces || !cold || !mnemonic || !ctx.config.sweepEnabled) return null;
   if (ctx.config.evmWallet.hotWalletPrivateKey === undefined) return null;
-  return { ctx, chain, nonces, hot: hotWalletSigner(ctx, chainId), cold, mnemonic, owner };
+  const sweeper = ctx.config.evmChains.find((c) => c.id === chainId)?.sweeperContract?.toLowerCase();
+  return { ctx, chain, nonces, hot: hotWalletSigner(ctx, chainId), cold, mnemonic, sweeper, owner };
 }
 
 interface Leg {
@@ -124,7 +128,8 @@ async function updateLeg(d: EvmSweepDeps, row: SettlementRow, leg: Leg, set: Ret
 /** The token balances worth a sweep now (at or above SWEEP_MIN_USDT), whole, in token units. */
 async function sweepableBalances(d: EvmSweepDeps, address: string) {
   const out = [];
-  for (const token of d.chain.tokens) {
+  // Loaded first: a worker that never scans this chain has not read the tokens' decimals yet.
+  for (const token of await d.chain.loadTokens()) {
     const units = await d.nonces.tokenBalance(token.contract, address);
     if (units > 0n && unitsToMicro(units, token.decimals).micro >= d.ctx.config.sweepMinUsdt)
       out.push({ ...token, units });
@@ -174,7 +179,7 @@ async function advance(d: EvmSweepDeps, row: SettlementRow): Promise<"completed"
       }
       const leg = (await legsOf(ctx, row)).find((l) => l.state !== "swept");
       if (!leg) return finish(d, row, "swept");
-      const next = await advanceLeg(d, row, leg);
+      const next = await advanceLeg(d, row, leg, mode);
       if (next !== "go") {
         const at = new Date(ctx.clock.now().getTime() + next.waitMs).toISOString();
         await updateLeased(
@@ -212,8 +217,14 @@ async function plan(d: EvmSweepDeps, row: SettlementRow, mode: EvmSweepMode): Pr
 
 type LegNext = "go" | { waitMs: number };
 
-async function advanceLeg(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
-  if (leg.state === "planned") return sendGas(d, row, leg);
+async function advanceLeg(
+  d: EvmSweepDeps,
+  row: SettlementRow,
+  leg: Leg,
+  mode: EvmSweepMode,
+): Promise<LegNext> {
+  if (leg.state === "planned")
+    return mode === "7702" ? sendDelegatedSweep(d, row, leg) : sendGas(d, row, leg);
   if (leg.state === "gas_sent") return sendSweep(d, row, leg);
   return awaitSweep(d, row, leg);
 }
@@ -297,6 +308,69 @@ async function sendSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise
     gasLimit: leg.gasLimit,
     fees: { maxFeePerGas: leg.maxFeePerGas, maxPriorityFeePerGas: leg.maxPriorityFeePerGas },
     signer,
+  });
+  await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
+  await d.onStep?.("sweep_sent", row.id);
+  return "go";
+}
+
+/**
+ * Gas limit of a 7702 sweep: the sweeper's call (a balanceOf and a transfer, about 35,000-60,000 gas)
+ * plus 25,000 for an authorization, with room for a token whose transfer costs more. Only the gas
+ * used is paid.
+ */
+const SWEEP_7702_GAS = 200_000n;
+
+/**
+ * 7702 mode: one transaction from the hot wallet to the deposit address calling `sweep(token)` on
+ * the sweeper it delegates to, carrying the deposit key's authorization when the address is not
+ * delegated to the sweeper yet. No gas is sent to the address. The sweeper's code is compared with
+ * the one compiled for this cold wallet before any authorization is signed.
+ */
+async function sendDelegatedSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
+  const { nonces } = d;
+  const sweeper = d.sweeper;
+  if (!sweeper)
+    throw new SweepError(
+      `EVM_SWEEP_MODE=7702 needs ${d.chain.id.toUpperCase()}_SWEEPER_CONTRACT or EVM_SWEEPER_CONTRACT`,
+    );
+  if ((await nonces.code(sweeper)) !== sweeperRuntimeCode(d.cold).toLowerCase())
+    throw new SweepError(`the code at ${sweeper} is not the sweeper compiled for the cold wallet ${d.cold}`);
+  const market = await nonces.fees();
+  const cost = SWEEP_7702_GAS * (market.baseFee * 2n + market.tip);
+  if ((await nonces.nativeBalance(d.hot.address)) < cost) {
+    await updateLeg(
+      d,
+      row,
+      leg,
+      sql`hot_wallet_short_at = coalesce(hot_wallet_short_at, ${d.ctx.clock.now().toISOString()}::timestamptz)`,
+    );
+    d.ctx.log.warn(
+      { chain: d.chain.id, hotWallet: d.hot.address },
+      "sweep waits: the hot wallet cannot pay its gas",
+    );
+    return { waitMs: HOT_WALLET_RETRY_MS };
+  }
+  const delegated = (await nonces.code(row.address)) === delegationCode(sweeper).toLowerCase();
+  // The address never sends a transaction itself: its nonce counts the delegations applied to it.
+  const authorizations = delegated
+    ? undefined
+    : [await depositSigner(d, row).authorize(sweeper, await nonces.nonceOf(row.address, "latest"))];
+  await updateLeg(
+    d,
+    row,
+    leg,
+    sql`gas_limit = ${SWEEP_7702_GAS.toString()}, held_wei = 0, topup_wei = 0, gas_cost_wei = 0, hot_wallet_short_at = NULL`,
+  );
+  await d.onStep?.("sweep_stored", row.id);
+  const { transaction } = await submit(d.ctx, d.chain.id, {
+    purpose: "sweep",
+    ref: refOf(row, leg),
+    to: row.address,
+    data: sweepCalldata(leg.token),
+    gasLimit: SWEEP_7702_GAS,
+    signer: d.hot,
+    ...(authorizations ? { authorizations } : {}),
   });
   await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
   await d.onStep?.("sweep_sent", row.id);

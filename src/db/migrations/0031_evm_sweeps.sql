@@ -53,3 +53,7 @@ CREATE TABLE IF NOT EXISTS evm_sweep_legs (
   PRIMARY KEY (settlement_id, round, currency)
 );
 CREATE INDEX IF NOT EXISTS evm_sweep_legs_chain_idx ON evm_sweep_legs (chain, swept_at);
+
+-- A type-4 transaction's EIP-7702 authorizations (EVM_SWEEP_MODE=7702), kept with its version so a
+-- replacement at the same nonce carries the same ones.
+ALTER TABLE evm_transactions ADD COLUMN IF NOT EXISTS authorization_list jsonb;
