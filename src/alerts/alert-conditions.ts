@@ -4,12 +4,15 @@
  * an unknown reading leaves the alert as it is. The chain conditions (scanner_lag, node_down) are
  * read per enabled chain (chain-conditions.ts).
  */
+import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
+import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
 import { waitingForFloat } from "../payouts/payout-float.js";
 import { addressPools } from "../wallet/address-pools.js";
 import { getFamilyPoolCounts } from "../wallet/get-address-pool-counts.js";
 import { readChainConditions } from "./chain-conditions.js";
+import { CHAIN_LABELS } from "../chains/chain-types.js";
 
 export type Severity = "info" | "warning" | "critical";
 
@@ -64,6 +67,8 @@ export async function readAlertConditions(
     },
   });
 
+  readings.push(...(await evmHotWalletReadings(ctx)));
+
   // One per enabled chain family's pool (tron, evm), keyed `pool_low:<family>` (migration 0033
   // resolved the old family-less key): each pool serves its own chains' orders.
   for (const pool of pools) {
@@ -92,4 +97,33 @@ export async function readAlertConditions(
     details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
   return readings;
+}
+
+/**
+ * hot_wallet_low per EVM chain (`hot_wallet_low:<chain>`): fires while a sweep on that chain waits
+ * because the hot wallet's native balance cannot pay its gas top-up (src/sweeps/evm-sweeps.ts marks
+ * the leg), and resolves once the sweeper could send it.
+ */
+async function evmHotWalletReadings(ctx: Context): Promise<ConditionReading[]> {
+  const chains = ctx.chains.list.filter((c) => c.nonces !== undefined);
+  if (chains.length === 0) return [];
+  const rows = await queryRows<{ chain: string; n: number }>(
+    ctx.db,
+    sql`SELECT chain, count(*)::int AS n FROM evm_sweep_legs
+        WHERE state = 'planned' AND hot_wallet_short_at IS NOT NULL GROUP BY chain`,
+  );
+  const address = ctx.config.evmWallet.hotWalletAddress ?? null;
+  return chains.map((chain) => {
+    const waiting = Number(rows.find((r) => r.chain === chain.id)?.n ?? 0);
+    const name = CHAIN_LABELS[chain.id].name;
+    return {
+      alert: "hot_wallet_low" as const,
+      key: `hot_wallet_low:${chain.id}`,
+      severity: "warning" as const,
+      firing: waiting > 0,
+      text: `${waiting} sweeps on ${name} wait: the hot wallet's balance cannot pay their gas; top up ${address ?? "the EVM hot wallet"}`,
+      resolvedText: `The hot wallet pays ${name} sweeps' gas again`,
+      details: { chain: chain.id, waiting_sweeps: waiting, address },
+    };
+  });
 }

@@ -163,6 +163,23 @@ export interface NonceTxFields {
   gasLimit: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
+  /** EIP-7702 authorizations: present and not empty, the transaction is signed as type 4. */
+  authorizations?: readonly SignedAuthorization[] | undefined;
+}
+
+/**
+ * An EIP-7702 authorization as signed by the delegating account: its code becomes a pointer to
+ * `address` once a type-4 transaction carrying it lands (the account's nonce must then be `nonce`).
+ * Numbers as decimal strings, so it stores as JSON.
+ */
+export interface SignedAuthorization {
+  chainId: string;
+  /** Stored form. */
+  address: string;
+  nonce: string;
+  r: string;
+  s: string;
+  yParity: 0 | 1;
 }
 
 /** A signed transaction: the exact bytes to broadcast and their hash (lowercase 0x hex). */
@@ -176,6 +193,8 @@ export interface TransactionSigner {
   /** Stored form. */
   readonly address: string;
   sign(fields: NonceTxFields): Promise<SignedTransaction>;
+  /** This account's EIP-7702 authorization to delegate to `target` at its nonce `nonce`, for this chain only. */
+  authorize(target: string, nonce: number): Promise<SignedAuthorization>;
 }
 
 /**
@@ -219,6 +238,13 @@ export interface NonceSending {
   transferData(to: string, units: bigint): string;
   /** The gas the node estimates for a call from `from` (one attempt). */
   estimateGas(call: { from: string; to: string; data?: string; value?: bigint }): Promise<bigint>;
+  /**
+   * The signer of a deposit address's own key, derived from the wallet mnemonic on `branch` at
+   * `index` (the same path as `derivation` derives its address publicly): sweeps sign with it.
+   */
+  depositSigner(mnemonic: string, branch: DerivationBranch, index: number): TransactionSigner;
+  /** The account's code at the newest block ("0x" for none; `0xef0100 ‖ target` when delegated). */
+  code(address: string): Promise<string>;
 }
 
 /** One enabled chain. */
@@ -235,6 +261,11 @@ export interface Chain {
   readonly currencies: readonly Currency[];
   /** The watched tokens; empty until a devnet has started and deployed them. */
   readonly tokens: readonly TokenConfig[];
+  /**
+   * The watched tokens with their decimals, read from the chain first where they are not known yet
+   * (an EVM chain reads them lazily: a worker that never scans has none until this is called).
+   */
+  loadTokens(): Promise<readonly TokenConfig[]>;
   readonly address: AddressFormat;
   readonly derivation: AddressDerivation;
   /** Only on a devnet. */

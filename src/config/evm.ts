@@ -71,6 +71,8 @@ export interface EvmChainConfig {
   /** Most blocks per eth_getLogs call (shrunk further when the provider refuses a range). */
   readonly logRange: number;
   readonly coldWalletAddress: string | undefined;
+  /** <CHAIN>_SWEEPER_CONTRACT, else EVM_SWEEPER_CONTRACT: the 7702 sweeper on this chain. */
+  readonly sweeperContract: string | undefined;
 }
 
 export interface EvmWalletConfig {
@@ -80,7 +82,14 @@ export interface EvmWalletConfig {
   readonly hotWalletPrivateKey: string | undefined;
   readonly hotWalletAddress: string | undefined;
   readonly coldWalletAddress: string | undefined;
+  /** EVM_SWEEP_MODE: `topup` (default: gas sent to the address) or `7702` (docs/evm-sweeps.md). */
+  readonly sweepMode: EvmSweepMode;
+  /** EVM_SWEEPER_CONTRACT: the 7702 sweeper, where one address serves every chain (per chain: <CHAIN>_SWEEPER_CONTRACT). */
+  readonly sweeperContract: string | undefined;
 }
+
+export const EVM_SWEEP_MODES = ["topup", "7702"] as const;
+export type EvmSweepMode = (typeof EVM_SWEEP_MODES)[number];
 
 export interface ChainsConfig {
   /** Enabled chains, the primary (an order's default) first. */
@@ -155,7 +164,15 @@ function evmChain(read: ReadVariable, id: Exclude<ChainId, "tron">, isProduction
     finalityFallback: FINALITY_FALLBACK[id],
     logRange: integer(read(`${prefix}_LOG_RANGE`), `${prefix}_LOG_RANGE`, 1000, 1, 100_000),
     coldWalletAddress: address(read, `${prefix}_COLD_WALLET_ADDRESS`) ?? read("EVM_COLD_WALLET_ADDRESS"),
+    sweeperContract: address(read, `${prefix}_SWEEPER_CONTRACT`) ?? read("EVM_SWEEPER_CONTRACT"),
   };
+}
+
+function sweepMode(raw: string | undefined): EvmSweepMode {
+  if (raw === undefined) return "topup";
+  if (!(EVM_SWEEP_MODES as readonly string[]).includes(raw))
+    throw new ConfigError("EVM_SWEEP_MODE", `must be one of ${EVM_SWEEP_MODES.join(", ")}, got "${raw}"`);
+  return raw as EvmSweepMode;
 }
 
 /** The account-level EVM xpub (m/44'/60'/0') of a mnemonic. */
@@ -211,6 +228,8 @@ export function chainsConfig(
       hotWalletPrivateKey: key?.replace(/^0x/, ""),
       hotWalletAddress,
       coldWalletAddress,
+      sweepMode: sweepMode(read("EVM_SWEEP_MODE")),
+      sweeperContract: address(read, "EVM_SWEEPER_CONTRACT"),
     }),
   };
 }

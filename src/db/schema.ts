@@ -230,9 +230,11 @@ export const settlements = pgTable("settlements", {
   sweptAt: ts("swept_at"),
   createdAt: ts("created_at").notNull(),
   updatedAt: ts("updated_at").notNull(),
-  mode: text("mode", { enum: ["burn", "delegate"] }),
+  mode: text("mode", { enum: ["burn", "delegate", "topup", "7702"] }),
   round: integer("round").notNull().default(1),
   queuedAt: ts("queued_at"),
+  /** The chain the address is swept on (migration 0031). */
+  chain: text("chain").notNull().default("tron"),
 });
 
 export const SWEEP_TX_KINDS = ["fund", "activate", "delegate", "sweep", "undelegate", "reclaim"] as const;

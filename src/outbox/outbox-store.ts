@@ -5,6 +5,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import type { SignedAuthorization } from "../chains/chain.js";
 
 export type OutboxState = "signed" | "broadcast" | "included" | "final" | "replaced" | "dropped";
 
@@ -24,6 +25,8 @@ export interface NewVersion {
   maxPriorityFeePerGas: bigint;
   raw: string;
   hash: string;
+  /** EIP-7702 authorizations of a type-4 transaction. */
+  authorizations?: readonly SignedAuthorization[] | undefined;
 }
 
 export interface OutboxRow extends NewVersion {
@@ -46,9 +49,9 @@ const COLUMNS = sql.raw(`id::text AS id, chain, sender, nonce::text AS nonce, pu
   (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at,
   (extract(epoch FROM first_broadcast_at) * 1000)::bigint::text AS first_broadcast_at,
   (extract(epoch FROM broadcast_at) * 1000)::bigint::text AS broadcast_at,
-  broadcast_head::text AS broadcast_head`);
+  broadcast_head::text AS broadcast_head, authorization_list`);
 
-type Raw = Record<string, string | number | null>;
+type Raw = Record<string, string | number | null | SignedAuthorization[]>;
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 function rowOf(r: Raw): OutboxRow {
@@ -76,6 +79,7 @@ function rowOf(r: Raw): OutboxRow {
     firstBroadcastAt: num(r.first_broadcast_at),
     broadcastAt: num(r.broadcast_at),
     broadcastHead: num(r.broadcast_head),
+    authorizations: Array.isArray(r.authorization_list) ? r.authorization_list : undefined,
   };
 }
 
@@ -144,13 +148,14 @@ export async function insertVersions(tx: Executor, vs: readonly NewVersion[], at
   const values = vs.map(
     (v) => sql`(${v.chain}, ${v.sender}, ${v.nonce}, ${v.purpose}, ${v.ref}, ${v.generation}, ${v.to},
       ${v.value.toString()}, ${v.data}, ${v.gasLimit.toString()}, ${v.maxFeePerGas.toString()},
-      ${v.maxPriorityFeePerGas.toString()}, ${v.raw}, ${v.hash}, 'signed', ${at}::timestamptz, ${at}::timestamptz)`,
+      ${v.maxPriorityFeePerGas.toString()}, ${v.raw}, ${v.hash}, 'signed', ${at}::timestamptz, ${at}::timestamptz,
+      ${v.authorizations?.length ? JSON.stringify(v.authorizations) : null}::jsonb)`,
   );
   const rows = await queryRows<{ id: string }>(
     tx,
     sql`INSERT INTO evm_transactions (chain, sender, nonce, purpose, ref, generation, to_address, value,
           data, gas_limit, max_fee_per_gas, max_priority_fee_per_gas, raw, tx_hash, state, created_at,
-          updated_at)
+          updated_at, authorization_list)
         VALUES ${sql.join(values, sql`, `)}
         ON CONFLICT (chain, purpose, ref) WHERE generation = 0 DO NOTHING
         RETURNING id::text AS id`,

@@ -197,6 +197,8 @@ async function fill(view: SenderView, lost: OutboxRow): Promise<void> {
     purpose: "gap_fill",
     ref: lost.id,
     generation: 0,
+    // A plain self-transfer: the lost transaction's authorizations are not carried over.
+    authorizations: undefined,
   });
   if (!next) return;
   view.pass.filled++;

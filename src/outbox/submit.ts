@@ -6,10 +6,10 @@
  * leaves a `signed` row that the outbox's pass broadcasts (run-outbox.ts).
  */
 import { TransactionRollbackError } from "drizzle-orm";
-import type { NonceSending, TransactionSigner } from "../chains/chain.js";
+import type { NonceSending, SignedAuthorization, TransactionSigner } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
-import { newCaps } from "./fees.js";
+import { newCaps, type FeeCaps } from "./fees.js";
 import {
   findByPurpose,
   findByPurposes,
@@ -36,6 +36,13 @@ export interface SubmitInput {
   gasLimit: bigint;
   /** The sending account; default the hot wallet (EVM_HOT_WALLET_PRIVATE_KEY). */
   signer?: TransactionSigner;
+  /**
+   * Fee caps to sign with instead of the market's (newCaps): a sweep from a deposit address offers
+   * exactly the caps its top-up paid for, since the address can afford no more.
+   */
+  fees?: FeeCaps;
+  /** EIP-7702 authorizations: the transaction is signed as type 4 and carries them. */
+  authorizations?: readonly SignedAuthorization[];
 }
 
 export interface SubmitResult {
@@ -151,7 +158,8 @@ async function storeBatch(
           data: input.data ?? "0x",
           value: input.value ?? 0n,
           gasLimit: input.gasLimit,
-          ...caps,
+          ...(input.fees ?? caps),
+          authorizations: input.authorizations,
         };
         const version = { chain: chainId, sender, purpose: input.purpose, ref: input.ref, generation: 0 };
         versions.push({ ...version, ...fields, ...(await signer.sign(fields)) });

@@ -9,7 +9,7 @@ import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { strayTransfers } from "../db/schema.js";
 import { formatAmount } from "../money.js";
-import { enqueueAddressSweep } from "../sweeps/enqueue-sweep.js";
+import { enqueueAddressSweeps } from "../sweeps/enqueue-sweep.js";
 
 export interface SeenStray {
   id: string;
@@ -63,11 +63,16 @@ export async function confirmStrayTransfers(ctx: Context, ids: readonly string[]
         toAddress: strayTransfers.toAddress,
         txHash: strayTransfers.txHash,
         amount: strayTransfers.amount,
+        chain: strayTransfers.chain,
       });
-    const byAddress = new Map(confirmed.map((c) => [c.addressId, c.toAddress]));
-    for (const [addressId, address] of [...byAddress].sort((a, b) => a[0] - b[0])) {
-      await enqueueAddressSweep(ctx, tx, { addressId, address });
-    }
+    // One settlement per address and chain (an EVM address is the same on every EVM chain).
+    const targets = new Map(
+      confirmed.map((c) => [
+        `${c.addressId}:${c.chain}`,
+        { addressId: c.addressId, address: c.toAddress, chain: c.chain },
+      ]),
+    );
+    await enqueueAddressSweeps(ctx, tx, [...targets.values()]);
     for (const c of confirmed) {
       ctx.log.warn(
         { txHash: c.txHash, address: c.toAddress, amount: formatAmount(c.amount) },

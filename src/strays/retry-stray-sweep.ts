@@ -28,9 +28,9 @@ export async function retryStraySweep(
   const notFound = new AppError("NOT_FOUND", "stray transfer not found");
   if (!isUuid(strayId)) throw notFound;
   return ctx.db.transaction(async (tx) => {
-    const [stray] = await queryRows<{ address_id: string }>(
+    const [stray] = await queryRows<{ address_id: string; chain: string }>(
       tx,
-      sql`SELECT address_id::text AS address_id FROM stray_transfers WHERE id = ${strayId}::uuid`,
+      sql`SELECT address_id::text AS address_id, chain FROM stray_transfers WHERE id = ${strayId}::uuid`,
     );
     if (!stray) throw notFound;
     if (!ctx.config.sweepEnabled) {
@@ -41,7 +41,7 @@ export async function retryStraySweep(
       tx,
       sql`WITH target AS (
             SELECT s.id, s.status, s.step FROM settlements s
-            WHERE s.address_id = ${stray.address_id}::bigint AND s.order_id IS NULL
+            WHERE s.address_id = ${stray.address_id}::bigint AND s.order_id IS NULL AND s.chain = ${stray.chain}
               AND (s.status = 'failed'
                 OR (s.status = 'completed' AND s.step = 'below_minimum' AND coalesce(s.amount, 0) > 0 AND EXISTS (
                   SELECT 1 FROM stray_transfers st
@@ -52,7 +52,7 @@ export async function retryStraySweep(
           UPDATE settlements s
           SET status = 'waiting', attempts = 0, last_error = NULL, next_attempt_at = ${now}::timestamptz,
             lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}::timestamptz,
-            -- a completed round is over: dust is swept by a new round, as enqueueAddressSweep does
+            -- a completed round is over: dust is swept by a new round, as enqueueAddressSweeps does
             step = CASE WHEN target.status = 'completed' THEN NULL ELSE s.step END,
             mode = CASE WHEN target.status = 'completed' THEN NULL ELSE s.mode END,
             round = CASE WHEN target.status = 'completed' THEN s.round + 1 ELSE s.round END,

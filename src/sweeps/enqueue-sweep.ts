@@ -9,20 +9,36 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { newId } from "../ids.js";
 
+/** An address-level sweep: the address, and the chain whose balance is swept (default tron). */
+export interface SweepTarget {
+  addressId: number;
+  address: string;
+  chain?: string;
+}
+
+/** The cold wallet a settlement on `chain` is recorded with (the sweeper reads the config again). */
+function coldWallet(ctx: Context, chain: string): string | null {
+  // An EVM chain's own (<CHAIN>_COLD_WALLET_ADDRESS, else EVM_COLD_WALLET_ADDRESS); TRON's otherwise.
+  const evm = ctx.config.evmChains.find((c) => c.id === chain);
+  if (!evm) return ctx.config.coldWalletAddress ?? null;
+  return (evm.coldWalletAddress ?? ctx.config.evmWallet.coldWalletAddress)?.toLowerCase() ?? null;
+}
+
 export async function enqueueSweep(
   ctx: Context,
   tx: Executor,
-  order: { id: string; address: string },
+  order: { id: string; address: string; chain?: string },
 ): Promise<void> {
   if (!ctx.config.sweepEnabled) return;
   const now = ctx.clock.now().toISOString();
+  const chain = order.chain ?? "tron";
   await tx.execute(sql`
     INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address, next_attempt_at,
-      queued_at, created_at, updated_at)
+      queued_at, created_at, updated_at, chain)
     VALUES (${newId()}::uuid, ${order.id}::uuid,
       (SELECT id FROM addresses WHERE address = ${order.address}), ${order.address}, 'waiting',
-      ${ctx.config.coldWalletAddress ?? null}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
-      ${now}::timestamptz)
+      ${coldWallet(ctx, chain)}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
+      ${now}::timestamptz, ${chain})
     ON CONFLICT (order_id) DO UPDATE
     SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
       round = settlements.round + 1, queued_at = EXCLUDED.queued_at,
@@ -37,38 +53,32 @@ export async function enqueueSweep(
  * per address; a completed one starts another round, one in progress or failed is left alone as
  * for orders.
  */
-export async function enqueueAddressSweep(
-  ctx: Context,
-  tx: Executor,
-  target: { addressId: number; address: string },
-): Promise<void> {
-  await enqueueAddressSweeps(ctx, tx, [target]);
-}
-
-/** The same for many addresses in one statement (a block's static addresses due by balance). */
 export async function enqueueAddressSweeps(
   ctx: Context,
   tx: Executor,
-  targets: readonly { addressId: number; address: string }[],
+  targets: readonly SweepTarget[],
 ): Promise<void> {
   if (!ctx.config.sweepEnabled || targets.length === 0) return;
   const now = ctx.clock.now().toISOString();
   // In address_id order, so two transactions queueing overlapping sets lock their rows alike.
   // Each address once (ON CONFLICT may not touch a row twice in one statement).
-  const sorted = [...new Map(targets.map((t) => [t.addressId, t])).values()].sort(
-    (a, b) => a.addressId - b.addressId,
+  const chainOf = (t: SweepTarget) => t.chain ?? "tron";
+  const sorted = [...new Map(targets.map((t) => [`${t.addressId}:${chainOf(t)}`, t])).values()].sort(
+    (a, b) => a.addressId - b.addressId || chainOf(a).localeCompare(chainOf(b)),
   );
   await tx.execute(sql`
     INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address,
-      next_attempt_at, queued_at, created_at, updated_at)
-    SELECT t.id, NULL, t.address_id, t.address, 'waiting', ${ctx.config.coldWalletAddress ?? null},
-      ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      next_attempt_at, queued_at, created_at, updated_at, chain)
+    SELECT t.id, NULL, t.address_id, t.address, 'waiting', NULLIF(t.cold, ''),
+      ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, t.chain
     FROM unnest(string_to_array(${sorted.map(() => newId()).join(",")}, ',')::uuid[],
                 string_to_array(${sorted.map((t) => t.addressId).join(",")}, ',')::bigint[],
-                string_to_array(${sorted.map((t) => t.address).join(",")}, ',')::text[])
-      WITH ORDINALITY AS t (id, address_id, address, n)
+                string_to_array(${sorted.map((t) => t.address).join(",")}, ',')::text[],
+                string_to_array(${sorted.map(chainOf).join(",")}, ',')::text[],
+                string_to_array(${sorted.map((t) => coldWallet(ctx, chainOf(t)) ?? "").join(",")}, ',')::text[])
+      WITH ORDINALITY AS t (id, address_id, address, chain, cold, n)
     ORDER BY t.n
-    ON CONFLICT (address_id) WHERE order_id IS NULL DO UPDATE
+    ON CONFLICT (address_id, chain) WHERE order_id IS NULL DO UPDATE
     SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
       round = settlements.round + 1, queued_at = EXCLUDED.queued_at,
       next_attempt_at = EXCLUDED.next_attempt_at, lease_owner = NULL, lease_expires_at = NULL,

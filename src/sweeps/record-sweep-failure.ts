@@ -6,6 +6,7 @@
 import { sql } from "drizzle-orm";
 import { appendOrderEvent } from "../orders/transitions.js";
 import { TronNodeError } from "@stablegate/tron/node-errors";
+import { isNodeCallError } from "../chains/node-call-error.js";
 import { updateLeased } from "./settlement-store.js";
 import { SWEEP_MAX_ATTEMPTS, sweepBackoffMs } from "./sweep-plan.js";
 import { LeaseLost, type SettlementRow, type SweepDeps } from "./sweep-types.js";
@@ -14,7 +15,7 @@ import { LeaseLost, type SettlementRow, type SweepDeps } from "./sweep-types.js"
 export const SWEEP_NODE_RETRY_MS = 10_000;
 
 export async function recordSweepFailure(
-  d: SweepDeps,
+  d: Pick<SweepDeps, "ctx" | "owner">,
   row: SettlementRow,
   step: string,
   error: unknown,
@@ -27,7 +28,7 @@ export async function recordSweepFailure(
   const reason = error instanceof Error ? error.message : String(error);
   const now = ctx.clock.now();
   const later = (ms: number) => new Date(now.getTime() + ms).toISOString();
-  if (error instanceof TronNodeError && error.retryable) {
+  if ((error instanceof TronNodeError || isNodeCallError(error)) && error.retryable) {
     // The node is down or limiting us: not the sweep's fault, so no attempt is used up.
     await updateLeased(
       d,

@@ -13,11 +13,12 @@ import { LeaseLost, type Patch, type SettlementRow, type SweepDeps } from "./swe
 
 export const SWEEP_LEASE_MS = 120_000;
 
-/** Leases up to `limit` due settlements to `owner`. */
+/** Leases up to `limit` due settlements of `chain` to `owner`. */
 export async function claimDueSettlements(
   ctx: Context,
   owner: string,
   limit: number,
+  chain = "tron",
 ): Promise<SettlementRow[]> {
   const now = ctx.clock.now();
   return queryRows<SettlementRow>(
@@ -27,7 +28,7 @@ export async function claimDueSettlements(
     SET lease_owner = ${owner}, lease_expires_at = ${new Date(now.getTime() + SWEEP_LEASE_MS).toISOString()}::timestamptz
     FROM (
       SELECT id FROM settlements
-      WHERE status IN ('waiting', 'active')
+      WHERE status IN ('waiting', 'active') AND chain = ${chain}
         AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
         AND (lease_expires_at IS NULL OR lease_expires_at < ${now.toISOString()}::timestamptz)
       ORDER BY next_attempt_at NULLS FIRST
@@ -81,7 +82,12 @@ function setClause(patch: Patch): SQL {
 }
 
 /** Updates the settlement only while this worker still holds its lease; a lost lease aborts the step. */
-export async function updateLeased(d: SweepDeps, db: Executor, row: SettlementRow, set: SQL): Promise<void> {
+export async function updateLeased(
+  d: Pick<SweepDeps, "ctx" | "owner">,
+  db: Executor,
+  row: SettlementRow,
+  set: SQL,
+): Promise<void> {
   const rows = await queryRows<{ id: string }>(
     db,
     sql`UPDATE settlements SET ${set}, updated_at = ${d.ctx.clock.now().toISOString()}::timestamptz

@@ -12,6 +12,7 @@ import {
 } from "../wallet/fill-address-pool.js";
 import { reconcileDelegations } from "../sweeps/reconcile-delegations.js";
 import { runDueSweeps } from "../sweeps/run-sweeps.js";
+import { evmSweepDeps, runDueEvmSweeps } from "../sweeps/evm-sweeps.js";
 import { releaseAddresses } from "../wallet/release-addresses.js";
 import { eq } from "drizzle-orm";
 import { isDatabaseUnavailable } from "../db/database-error.js";
@@ -55,6 +56,7 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       task: async () => (await expireOrders(ctx)).more,
     }),
     startSweeperLoop(ctx),
+    ...startEvmSweeperLoops(ctx),
     startLoop({
       name: "delegation-reconciler",
       log: ctx.log,
@@ -70,6 +72,25 @@ export function startPaymentLoops(ctx: Context): Loop[] {
       task: async () => (await releaseAddresses(ctx)).more,
     }),
   ];
+}
+
+/**
+ * One EVM sweeper per EVM chain this process can sweep (EVM_HOT_WALLET_PRIVATE_KEY, a cold wallet,
+ * WALLET_MNEMONIC, SWEEP_ENABLED): docs/evm-sweeps.md. Its transactions travel through the chain's
+ * outbox loop (outbox-loops.ts), which any worker with the hot wallet's key runs.
+ */
+function startEvmSweeperLoops(ctx: Context): Loop[] {
+  const owner = `evm-sweeper-${process.pid}`;
+  return ctx.chains.list
+    .filter((chain) => evmSweepDeps(ctx, chain.id, owner) !== null)
+    .map((chain) =>
+      startLoop({
+        name: `sweeper-${chain.id}`,
+        log: ctx.log,
+        intervalMs: 2_000,
+        task: async () => (await runDueEvmSweeps(ctx, chain.id, { limit: 5, owner })).claimed === 5,
+      }),
+    );
 }
 
 /**

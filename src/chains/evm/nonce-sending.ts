@@ -5,8 +5,16 @@
  * low" says the nonce is used on the chain, by these bytes or others, which the outbox tells apart
  * by receipts.
  */
-import { Interface, keccak256, Wallet } from "ethers";
-import type { BroadcastResult, NonceReceipt, NonceSending, TransactionSigner } from "../chain.js";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { Interface, keccak256, Signature, Wallet, type Authorization } from "ethers";
+import type {
+  BroadcastResult,
+  NonceReceipt,
+  NonceSending,
+  SignedAuthorization,
+  TransactionSigner,
+} from "../chain.js";
 import { EvmRpcError } from "./rpc-client.js";
 import type { RpcPool } from "./rpc-pool.js";
 
@@ -32,6 +40,15 @@ interface RpcTxReceipt {
   effectiveGasPrice?: string;
 }
 
+function toEthers(a: SignedAuthorization): Authorization {
+  return {
+    address: a.address,
+    nonce: BigInt(a.nonce),
+    chainId: BigInt(a.chainId),
+    signature: Signature.from({ r: a.r, s: a.s, yParity: a.yParity }),
+  };
+}
+
 export function evmNonceSending(rpc: RpcPool): NonceSending {
   let chainId: Promise<bigint> | undefined;
   const readChainId = () => {
@@ -40,14 +57,16 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
     return chainId;
   };
 
-  return {
+  const sending: NonceSending = {
     signer(privateKey): TransactionSigner {
       const wallet = new Wallet(privateKey.startsWith("0x") ? privateKey : "0x" + privateKey);
       return {
         address: wallet.address.toLowerCase(),
         async sign(fields) {
+          const list = fields.authorizations ?? [];
           const raw = await wallet.signTransaction({
-            type: 2,
+            type: list.length > 0 ? 4 : 2,
+            ...(list.length > 0 ? { authorizationList: list.map(toEthers) } : {}),
             chainId: await readChainId(),
             nonce: fields.nonce,
             to: fields.to,
@@ -58,6 +77,18 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
             maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
           });
           return { raw, hash: keccak256(raw).toLowerCase() };
+        },
+        async authorize(target, nonce) {
+          // The chain's own id, never 0 (an authorization valid on every chain).
+          const auth = wallet.authorizeSync({ address: target, nonce, chainId: await readChainId() });
+          return {
+            chainId: auth.chainId.toString(),
+            address: auth.address.toLowerCase(),
+            nonce: auth.nonce.toString(),
+            r: auth.signature.r,
+            s: auth.signature.s,
+            yParity: auth.signature.yParity,
+          };
         },
       };
     },
@@ -127,5 +158,21 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
       if (call.value !== undefined) tx["value"] = quantity(call.value);
       return BigInt(await rpc.call<string>("eth_estimateGas", [tx]));
     },
+
+    async code(address) {
+      return (await rpc.call<string>("eth_getCode", [address, "latest"])).toLowerCase();
+    },
+
+    depositSigner(mnemonic, branch, index) {
+      // m/44'/60'/0'/branch/index: the account the xpub (EVM_WALLET_XPUB) derives addresses from.
+      const child = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(
+        `m/44'/60'/0'/${branch}/${index}`,
+      );
+      if (!child.privateKey) throw new Error("the mnemonic derived no private key");
+      const key = Buffer.from(child.privateKey).toString("hex");
+      child.wipePrivateData();
+      return sending.signer(key);
+    },
   };
+  return sending;
 }

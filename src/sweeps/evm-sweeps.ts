@@ -1,0 +1,481 @@
+/**
+ * The EVM sweeper (DESIGN.md 16 "Money out", docs/evm-sweeps.md): one loop per EVM chain moves each
+ * final outcome's token balance from its deposit address to the chain's cold wallet, through the
+ * EVM outbox (src/outbox/). A settlement's round plans one leg per token the address holds at or
+ * above SWEEP_MIN_USDT (evm_sweep_legs, migration 0031), then walks each leg:
+ *
+ *   planned    the figures (gas estimate + margin, fee caps, the address's ETH, the top-up) are
+ *              stored, then the top-up is submitted (purpose `sweep_gas`, the hot wallet);
+ *   gas_sent   once the top-up is included with success, the deposit key's transfer of the whole
+ *              balance is submitted (purpose `sweep`) with exactly the caps the top-up paid for;
+ *   sweep_sent once the sweep is final, its Transfer to the cold wallet is checked, and what both
+ *              cost (gas used x effective gas price, from the receipts) and the ETH left on the
+ *              address are recorded: swept.
+ *
+ * Exactly once through crashes: every figure a transaction is built from is stored before it is
+ * submitted, and submit() is idempotent on (purpose, ref), ref = settlement:round:currency:attempt,
+ * so a restarted worker re-submits and gets the stored transaction back. A top-up whose nonce the
+ * outbox lost (`dropped`) or a sweep that failed on chain plans the leg again under attempt + 1.
+ */
+import { delegationCode, sweepCalldata, sweeperRuntimeCode } from "@stablegate/devnet";
+import { sql } from "drizzle-orm";
+import type { Chain, NonceSending, TransactionSigner } from "../chains/chain.js";
+import type { ChainId } from "../chains/chain-types.js";
+import { unitsToMicro } from "../chains/token-units.js";
+import type { EvmSweepMode } from "../config/evm.js";
+import type { Context } from "../context.js";
+import { queryRows } from "../db/query-rows.js";
+import { formatAmount } from "../money.js";
+import { appendOrderEvent } from "../orders/transitions.js";
+import { hotWalletSigner } from "../outbox/signers.js";
+import { outboxTransaction, submit } from "../outbox/submit.js";
+import { recordSweepFailure } from "./record-sweep-failure.js";
+import { claimDueSettlements, updateLeased } from "./settlement-store.js";
+import { SweepError, type SettlementRow } from "./sweep-types.js";
+import type { SweepRunResult } from "./run-sweeps.js";
+
+/** eth_estimateGas of the deposit's transfer + 10 % (docs/evm-sweeps.md, "The margin rule"). */
+export const GAS_MARGIN_PERCENT = 10n;
+/** The base fee may rise by 1/8 a block: the caps cover two blocks of rises, plus the tip. */
+export const BASE_FEE_RISE_BLOCKS = 2;
+/** What the outbox's top-up (a plain ETH transfer to an account without code) costs in gas. */
+const TOPUP_GAS = 21_000n;
+/** How soon to look again at a transaction on its way, and at a hot wallet that was short. */
+const EVM_SWEEP_WAIT_MS = 2_000;
+const HOT_WALLET_RETRY_MS = 30_000;
+const MAX_STEPS_PER_CLAIM = 12;
+
+/** Where a sweep stands in this worker: the crash tests die at each. */
+export type EvmSweepStep = "gas_stored" | "gas_sent" | "sweep_stored" | "sweep_sent";
+
+export interface EvmSweepDeps {
+  ctx: Context;
+  chain: Chain;
+  nonces: NonceSending;
+  hot: TransactionSigner;
+  cold: string;
+  mnemonic: string;
+  /** The 7702 sweeper on this chain (stored form), where configured. */
+  sweeper: string | undefined;
+  owner: string;
+  onStep?: ((step: EvmSweepStep, settlementId: string) => void | Promise<void>) | undefined;
+}
+
+/** The cold wallet of an EVM chain: <CHAIN>_COLD_WALLET_ADDRESS, else EVM_COLD_WALLET_ADDRESS. */
+export function evmColdWallet(ctx: Context, chainId: ChainId): string | undefined {
+  const chain = ctx.config.evmChains.find((c) => c.id === chainId);
+  return (chain?.coldWalletAddress ?? ctx.config.evmWallet.coldWalletAddress)?.toLowerCase();
+}
+
+/** The sweeper's wallets for `chainId`, or null where this process does not sweep it. */
+export function evmSweepDeps(ctx: Context, chainId: ChainId, owner: string): EvmSweepDeps | null {
+  const chain = ctx.chains.get(chainId);
+  const nonces = chain?.nonces;
+  const cold = evmColdWallet(ctx, chainId);
+  const mnemonic = ctx.config.walletMnemonic;
+  if (!chain || !nonces || !cold || !mnemonic || !ctx.config.sweepEnabled) return null;
+  if (ctx.config.evmWallet.hotWalletPrivateKey === undefined) return null;
+  const sweeper = ctx.config.evmChains.find((c) => c.id === chainId)?.sweeperContract?.toLowerCase();
+  return { ctx, chain, nonces, hot: hotWalletSigner(ctx, chainId), cold, mnemonic, sweeper, owner };
+}
+
+interface Leg {
+  currency: string;
+  token: string;
+  units: bigint;
+  decimals: number;
+  state: "planned" | "gas_sent" | "sweep_sent" | "swept";
+  attempt: number;
+  gasLimit: bigint | null;
+  maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
+  topupWei: bigint | null;
+}
+
+type Raw = Record<string, string | number | null>;
+const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
+
+async function legsOf(ctx: Context, row: SettlementRow): Promise<Leg[]> {
+  const rows = await queryRows<Raw>(
+    ctx.db,
+    sql`SELECT currency, token, units::text AS units, decimals, state, attempt, gas_limit::text AS gas_limit,
+          max_fee_per_gas::text AS max_fee, max_priority_fee_per_gas::text AS tip, topup_wei::text AS topup
+        FROM evm_sweep_legs WHERE settlement_id = ${row.id}::uuid AND round = ${row.round}
+        ORDER BY currency`,
+  );
+  return rows.map((r) => ({
+    currency: String(r.currency),
+    token: String(r.token),
+    units: BigInt(String(r.units)),
+    decimals: Number(r.decimals),
+    state: r.state as Leg["state"],
+    attempt: Number(r.attempt),
+    gasLimit: big(r.gas_limit),
+    maxFeePerGas: big(r.max_fee),
+    maxPriorityFeePerGas: big(r.tip),
+    topupWei: big(r.topup),
+  }));
+}
+
+const refOf = (row: SettlementRow, leg: Leg) => `${row.id}:${row.round}:${leg.currency}:${leg.attempt}`;
+
+async function updateLeg(d: EvmSweepDeps, row: SettlementRow, leg: Leg, set: ReturnType<typeof sql>) {
+  await d.ctx.db
+    .execute(sql`UPDATE evm_sweep_legs SET ${set}, updated_at = ${d.ctx.clock.now().toISOString()}::timestamptz
+    WHERE settlement_id = ${row.id}::uuid AND round = ${row.round} AND currency = ${leg.currency}`);
+}
+
+/** The token balances worth a sweep now (at or above SWEEP_MIN_USDT), whole, in token units. */
+async function sweepableBalances(d: EvmSweepDeps, address: string) {
+  const out = [];
+  // Loaded first: a worker that never scans this chain has not read the tokens' decimals yet.
+  for (const token of await d.chain.loadTokens()) {
+    const units = await d.nonces.tokenBalance(token.contract, address);
+    if (units > 0n && unitsToMicro(units, token.decimals).micro >= d.ctx.config.sweepMinUsdt)
+      out.push({ ...token, units });
+  }
+  return out;
+}
+
+/** Claims up to `limit` due settlements of `chainId` and advances each as far as the chain allows. */
+export async function runDueEvmSweeps(
+  ctx: Context,
+  chainId: ChainId,
+  options: {
+    limit?: number;
+    owner?: string;
+    onStep?: EvmSweepDeps["onStep"];
+  } = {},
+): Promise<SweepRunResult> {
+  const result: SweepRunResult = { claimed: 0, completed: 0, failed: 0 };
+  const owner = options.owner ?? `evm-sweeper-${process.pid}`;
+  const deps = evmSweepDeps(ctx, chainId, owner);
+  if (!deps) return result;
+  const claimed = await claimDueSettlements(ctx, owner, options.limit ?? 10, chainId);
+  result.claimed = claimed.length;
+  for (const row of claimed) {
+    const log = ctx.log.child({ settlementId: row.id, orderId: row.order_id, chain: chainId });
+    const d: EvmSweepDeps = { ...deps, ctx: { ...ctx, log }, onStep: options.onStep };
+    const outcome = await advance(d, row);
+    if (outcome === "completed") result.completed++;
+    if (outcome === "failed") result.failed++;
+  }
+  return result;
+}
+
+async function advance(d: EvmSweepDeps, row: SettlementRow): Promise<"completed" | "failed" | "pending"> {
+  const { ctx } = d;
+  // A round keeps the mode it started with, whatever EVM_SWEEP_MODE says later.
+  const mode = (row.mode as EvmSweepMode | null) ?? ctx.config.evmWallet.sweepMode;
+  let step = row.step ?? "plan";
+  try {
+    if (row.mode === null) await updateLeased(d, ctx.db, row, sql`mode = ${mode}, status = 'active'`);
+    for (let i = 0; i < MAX_STEPS_PER_CLAIM; i++) {
+      if (step === "plan") {
+        const planned = await plan(d, row, mode);
+        if (!planned) return finish(d, row, "below_minimum");
+        step = "legs";
+        continue;
+      }
+      const leg = (await legsOf(ctx, row)).find((l) => l.state !== "swept");
+      if (!leg) return finish(d, row, "swept");
+      const next = await advanceLeg(d, row, leg, mode);
+      if (next !== "go") {
+        const at = new Date(ctx.clock.now().getTime() + next.waitMs).toISOString();
+        await updateLeased(
+          d,
+          ctx.db,
+          row,
+          sql`status = 'active', next_attempt_at = ${at}::timestamptz, lease_owner = NULL, lease_expires_at = NULL`,
+        );
+        return "pending";
+      }
+    }
+    return "pending";
+  } catch (error) {
+    return recordSweepFailure(d, row, step, error);
+  }
+}
+
+/** Plans the round's legs (one statement with the step): false when no token is worth a sweep. */
+async function plan(d: EvmSweepDeps, row: SettlementRow, mode: EvmSweepMode): Promise<boolean> {
+  const balances = await sweepableBalances(d, row.address);
+  const now = d.ctx.clock.now().toISOString();
+  await d.ctx.db.transaction(async (tx) => {
+    for (const b of balances) {
+      await tx.execute(sql`INSERT INTO evm_sweep_legs (settlement_id, round, currency, chain, mode, address, token,
+          units, decimals, state, created_at, updated_at)
+        VALUES (${row.id}::uuid, ${row.round}, ${b.currency}, ${d.chain.id}, ${mode}, ${row.address},
+          ${b.contract.toLowerCase()}, ${b.units.toString()}::numeric, ${b.decimals}, 'planned',
+          ${now}::timestamptz, ${now}::timestamptz)
+        ON CONFLICT (settlement_id, round, currency) DO NOTHING`);
+    }
+    if (balances.length > 0) await updateLeased(d, tx, row, sql`step = 'legs', status = 'active'`);
+  });
+  return balances.length > 0;
+}
+
+type LegNext = "go" | { waitMs: number };
+
+async function advanceLeg(
+  d: EvmSweepDeps,
+  row: SettlementRow,
+  leg: Leg,
+  mode: EvmSweepMode,
+): Promise<LegNext> {
+  if (leg.state === "planned")
+    return mode === "7702" ? sendDelegatedSweep(d, row, leg) : sendGas(d, row, leg);
+  if (leg.state === "gas_sent") return sendSweep(d, row, leg);
+  return awaitSweep(d, row, leg);
+}
+
+/** The top-up's figures, stored once per attempt; then the top-up itself (none when not needed). */
+async function sendGas(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
+  const { nonces } = d;
+  let current = leg;
+  if (leg.gasLimit === null) {
+    const data = nonces.transferData(d.cold, leg.units);
+    const [estimate, market, held] = await Promise.all([
+      nonces.estimateGas({ from: row.address, to: leg.token, data }),
+      nonces.fees(),
+      nonces.nativeBalance(row.address),
+    ]);
+    const gasLimit = (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
+    let baseFee = market.baseFee;
+    for (let i = 0; i < BASE_FEE_RISE_BLOCKS; i++) baseFee += (baseFee + 7n) / 8n;
+    const maxFeePerGas = baseFee + market.tip;
+    const needed = gasLimit * maxFeePerGas;
+    const topup = needed > held ? needed - held : 0n;
+    // The hot wallet pays the top-up and its own gas (the outbox offers 2 x base fee + tip).
+    const hotCost = topup === 0n ? 0n : topup + TOPUP_GAS * (market.baseFee * 2n + market.tip);
+    if (topup > 0n && (await nonces.nativeBalance(d.hot.address)) < hotCost) {
+      await updateLeg(
+        d,
+        row,
+        leg,
+        sql`hot_wallet_short_at = coalesce(hot_wallet_short_at, ${d.ctx.clock.now().toISOString()}::timestamptz)`,
+      );
+      d.ctx.log.warn(
+        { chain: d.chain.id, hotWallet: d.hot.address, needWei: hotCost.toString() },
+        "sweep waits: the hot wallet cannot pay the gas top-up",
+      );
+      return { waitMs: HOT_WALLET_RETRY_MS };
+    }
+    await updateLeg(
+      d,
+      row,
+      leg,
+      sql`gas_estimate = ${estimate.toString()}, gas_limit = ${gasLimit.toString()},
+        max_fee_per_gas = ${maxFeePerGas.toString()}::numeric, max_priority_fee_per_gas = ${market.tip.toString()}::numeric,
+        held_wei = ${held.toString()}::numeric, topup_wei = ${topup.toString()}::numeric, hot_wallet_short_at = NULL`,
+    );
+    current = { ...leg, gasLimit, maxFeePerGas, maxPriorityFeePerGas: market.tip, topupWei: topup };
+    await d.onStep?.("gas_stored", row.id);
+  }
+  if ((current.topupWei ?? 0n) > 0n) {
+    await submit(d.ctx, d.chain.id, {
+      purpose: "sweep_gas",
+      ref: refOf(row, current),
+      to: row.address,
+      value: current.topupWei ?? 0n,
+      gasLimit: TOPUP_GAS,
+      signer: d.hot,
+    });
+  }
+  await updateLeg(d, row, current, sql`state = 'gas_sent'`);
+  await d.onStep?.("gas_sent", row.id);
+  return "go";
+}
+
+/** Once the top-up is included with success: the deposit key's transfer of the whole balance. */
+async function sendSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
+  const ref = refOf(row, leg);
+  if ((leg.topupWei ?? 0n) > 0n) {
+    const gas = await outboxTransaction(d.ctx, d.chain.id, "sweep_gas", ref);
+    if (!gas) throw new Error(`the top-up ${ref} is not in the outbox`);
+    if (gas.state === "dropped") return replan(d, row, leg, "the top-up's nonce was lost");
+    if (gas.state !== "included" && gas.state !== "final") return { waitMs: EVM_SWEEP_WAIT_MS };
+  }
+  if (leg.gasLimit === null || leg.maxFeePerGas === null || leg.maxPriorityFeePerGas === null)
+    throw new SweepError("the sweep's gas figures are missing");
+  const signer = depositSigner(d, row);
+  await d.onStep?.("sweep_stored", row.id);
+  const { transaction } = await submit(d.ctx, d.chain.id, {
+    purpose: "sweep",
+    ref,
+    to: leg.token,
+    data: d.nonces.transferData(d.cold, leg.units),
+    gasLimit: leg.gasLimit,
+    fees: { maxFeePerGas: leg.maxFeePerGas, maxPriorityFeePerGas: leg.maxPriorityFeePerGas },
+    signer,
+  });
+  await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
+  await d.onStep?.("sweep_sent", row.id);
+  return "go";
+}
+
+/**
+ * Gas limit of a 7702 sweep: the sweeper's call (a balanceOf and a transfer, about 35,000-60,000 gas)
+ * plus 25,000 for an authorization, with room for a token whose transfer costs more. Only the gas
+ * used is paid.
+ */
+const SWEEP_7702_GAS = 200_000n;
+
+/**
+ * 7702 mode: one transaction from the hot wallet to the deposit address calling `sweep(token)` on
+ * the sweeper it delegates to, carrying the deposit key's authorization when the address is not
+ * delegated to the sweeper yet. No gas is sent to the address. The sweeper's code is compared with
+ * the one compiled for this cold wallet before any authorization is signed.
+ */
+async function sendDelegatedSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
+  const { nonces } = d;
+  const sweeper = d.sweeper;
+  if (!sweeper)
+    throw new SweepError(
+      `EVM_SWEEP_MODE=7702 needs ${d.chain.id.toUpperCase()}_SWEEPER_CONTRACT or EVM_SWEEPER_CONTRACT`,
+    );
+  if ((await nonces.code(sweeper)) !== sweeperRuntimeCode(d.cold).toLowerCase())
+    throw new SweepError(`the code at ${sweeper} is not the sweeper compiled for the cold wallet ${d.cold}`);
+  const market = await nonces.fees();
+  const cost = SWEEP_7702_GAS * (market.baseFee * 2n + market.tip);
+  if ((await nonces.nativeBalance(d.hot.address)) < cost) {
+    await updateLeg(
+      d,
+      row,
+      leg,
+      sql`hot_wallet_short_at = coalesce(hot_wallet_short_at, ${d.ctx.clock.now().toISOString()}::timestamptz)`,
+    );
+    d.ctx.log.warn(
+      { chain: d.chain.id, hotWallet: d.hot.address },
+      "sweep waits: the hot wallet cannot pay its gas",
+    );
+    return { waitMs: HOT_WALLET_RETRY_MS };
+  }
+  const delegated = (await nonces.code(row.address)) === delegationCode(sweeper).toLowerCase();
+  // The address never sends a transaction itself: its nonce counts the delegations applied to it.
+  const authorizations = delegated
+    ? undefined
+    : [await depositSigner(d, row).authorize(sweeper, await nonces.nonceOf(row.address, "latest"))];
+  await updateLeg(
+    d,
+    row,
+    leg,
+    sql`gas_limit = ${SWEEP_7702_GAS.toString()}, held_wei = 0, topup_wei = 0, gas_cost_wei = 0, hot_wallet_short_at = NULL`,
+  );
+  await d.onStep?.("sweep_stored", row.id);
+  const { transaction } = await submit(d.ctx, d.chain.id, {
+    purpose: "sweep",
+    ref: refOf(row, leg),
+    to: row.address,
+    data: sweepCalldata(leg.token),
+    gasLimit: SWEEP_7702_GAS,
+    signer: d.hot,
+    ...(authorizations ? { authorizations } : {}),
+  });
+  await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
+  await d.onStep?.("sweep_sent", row.id);
+  return "go";
+}
+
+/** The deposit address's key: on branch 0 for an order's address, 1 for a static one. */
+function depositSigner(d: EvmSweepDeps, row: SettlementRow): TransactionSigner {
+  const isStatic = row.static_index !== null && row.static_index !== undefined;
+  const index = isStatic ? row.static_index : row.derivation_index;
+  if (index === null || index === undefined)
+    throw new SweepError("the deposit address is not one of our derived addresses");
+  const signer = d.nonces.depositSigner(d.mnemonic, isStatic ? 1 : 0, index);
+  if (signer.address !== row.address)
+    throw new SweepError("WALLET_MNEMONIC does not derive this deposit address");
+  return signer;
+}
+
+/** Once the sweep is final: its Transfer to the cold wallet checked, its costs recorded. */
+async function awaitSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
+  const ref = refOf(row, leg);
+  const tx = await outboxTransaction(d.ctx, d.chain.id, "sweep", ref);
+  if (!tx) throw new Error(`the sweep ${ref} is not in the outbox`);
+  if (tx.state === "dropped") return replan(d, row, leg, "the sweep's nonce was used by another transaction");
+  if (tx.state !== "final") return { waitMs: EVM_SWEEP_WAIT_MS };
+  const [receipt] = await queryRows<{ success: boolean; cost: string }>(
+    d.ctx.db,
+    sql`SELECT success, (gas_used * effective_gas_price)::text AS cost FROM evm_transactions WHERE id = ${tx.id}::bigint`,
+  );
+  const moved = receipt?.success
+    ? ((await d.chain.finalTransfers(tx.hash)) ?? []).some(
+        (t) => t.from === row.address && t.to === d.cold && t.units === leg.units,
+      )
+    : false;
+  if (!moved) {
+    // Whatever the failed sweep burnt is gone: the leg is planned again, the gas topped up again.
+    await replan(d, row, leg, `sweep ${tx.hash} moved no ${leg.currency} to the cold wallet`);
+    throw new SweepError(`sweep ${tx.hash} moved no ${leg.currency} to the cold wallet`);
+  }
+  const [gas] = await queryRows<{ cost: string | null }>(
+    d.ctx.db,
+    sql`SELECT (gas_used * effective_gas_price)::text AS cost FROM evm_transactions
+        WHERE chain = ${d.chain.id} AND purpose = 'sweep_gas' AND ref = ${ref} AND state IN ('included', 'final')`,
+  );
+  const dust = await d.nonces.nativeBalance(row.address);
+  await updateLeg(
+    d,
+    row,
+    leg,
+    sql`state = 'swept', gas_cost_wei = ${gas?.cost ?? "0"}::numeric, sweep_gas_cost_wei = ${receipt?.cost ?? "0"}::numeric,
+      dust_wei = ${dust.toString()}::numeric, swept_at = ${d.ctx.clock.now().toISOString()}::timestamptz`,
+  );
+  return "go";
+}
+
+/** The leg starts over under the next attempt: new figures, a new top-up, a new sweep. */
+async function replan(d: EvmSweepDeps, row: SettlementRow, leg: Leg, why: string): Promise<LegNext> {
+  d.ctx.log.warn({ currency: leg.currency, attempt: leg.attempt, reason: why }, "sweep leg planned again");
+  await updateLeg(
+    d,
+    row,
+    leg,
+    sql`state = 'planned', attempt = attempt + 1, gas_estimate = NULL, gas_limit = NULL, max_fee_per_gas = NULL,
+      max_priority_fee_per_gas = NULL, held_wei = NULL, topup_wei = NULL, sweep_tx_hash = NULL`,
+  );
+  return "go";
+}
+
+/**
+ * Ends the round: completed (`sweep_completed` on an order), or another round when a token worth
+ * a sweep is on the address again (a payment after the sweep was planned).
+ */
+async function finish(d: EvmSweepDeps, row: SettlementRow, step: "swept" | "below_minimum") {
+  const { ctx } = d;
+  const now = ctx.clock.now().toISOString();
+  const legs = step === "swept" ? await legsOf(ctx, row) : [];
+  const micro = legs.reduce((sum, l) => sum + unitsToMicro(l.units, l.decimals).micro, 0n);
+  const again = step === "swept" && (await sweepableBalances(d, row.address)).length > 0;
+  const next = again
+    ? sql`status = 'waiting', step = NULL, mode = NULL, round = round + 1, queued_at = ${now}::timestamptz,
+        next_attempt_at = ${now}::timestamptz`
+    : sql`status = 'completed', step = ${step}, next_attempt_at = NULL`;
+  await ctx.db.transaction(async (tx) => {
+    await updateLeased(
+      d,
+      tx,
+      row,
+      sql`${next}, amount = ${micro.toString()}::numeric, swept_at = ${step === "swept" ? now : null}::timestamptz,
+        last_error = NULL, lease_owner = NULL, lease_expires_at = NULL`,
+    );
+    if (step === "swept" && row.order_id !== null) {
+      const hashes = await queryRows<{ sweep_tx_hash: string }>(
+        tx,
+        sql`SELECT sweep_tx_hash FROM evm_sweep_legs WHERE settlement_id = ${row.id}::uuid AND round = ${row.round}
+            ORDER BY currency`,
+      );
+      await appendOrderEvent(ctx, tx, row.order_id, "sweep_completed", {
+        chain: d.chain.id,
+        amount: formatAmount(micro),
+        sweep_tx_hashes: hashes.map((h) => h.sweep_tx_hash),
+        cold_wallet_address: ctx.chains.get(d.chain.id)?.address.display(d.cold) ?? d.cold,
+      });
+    }
+  });
+  ctx.metrics.sweeps.inc({ result: "completed" });
+  ctx.log.info({ orderId: row.order_id, step, again, chain: d.chain.id }, "sweep completed");
+  return "completed" as const;
+}
