@@ -6,8 +6,9 @@
  *    never credited to any order ((tx_hash, log_index) has no `transfers` row);
  *  - against the chain: the final chain's record of the transaction holds a successful Transfer
  *    of the watched token at that index, to that address, of that amount.
- * The money stays where it is: the address's own settlement sweeps it, so the order's sweep is not
- * queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
+ * A stray in another currency than the order's is refused (409 INVALID_STATE): the credit goes to
+ * the merchant's balance in the order's currency, which must be the stray's. The money stays where
+ * it is: the address's own settlement sweeps it, so the order's sweep is not queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
  * row commit in one transaction.
  */
 import { and, eq } from "drizzle-orm";
@@ -67,6 +68,7 @@ async function checkOnChain(ctx: Context, stray: StrayRow): Promise<void> {
   if (
     !found ||
     found.to !== stray.toAddress ||
+    found.currency !== stray.currency ||
     unitsToMicro(found.units, found.decimals).micro !== stray.amount ||
     found.blockNumber !== stray.blockNumber
   ) {
@@ -98,6 +100,14 @@ export async function attachStrayTransfer(ctx: Context, input: AttachInput): Pro
         stray.resolution === "attached"
           ? "the stray transfer is already attached to an order"
           : `the stray transfer was ${stray.resolution}`,
+      );
+    }
+    // The order's balance is in its currency (DESIGN.md 16 "Balances"): money of another token is
+    // never counted as the order's, so it never reaches the merchant's balance in the wrong currency.
+    if (stray.currency !== order.currency) {
+      throw new AppError(
+        "INVALID_STATE",
+        `the stray transfer is ${stray.currency}; the order takes ${order.currency}`,
       );
     }
     const [credited] = await tx

@@ -35,6 +35,8 @@ export async function recordStrayTransfers(
     toAddress: transfer.to,
     amount: transfer.amount,
     chain: transfer.chain,
+    // The token seen (undefined only where every transfer was USDT, before EVM chains).
+    currency: transfer.currency ?? ("USDT" as const),
     status: "seen" as const,
     previousOrderId: holder.previousOrderId,
     createdAt: now,
