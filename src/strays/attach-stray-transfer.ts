@@ -11,7 +11,7 @@
  * it is: the address's own settlement sweeps it, so the order's sweep is not queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
  * row commit in one transaction.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { isChainId } from "../chains/chain-types.js";
 import { unitsToMicro } from "../chains/token-units.js";
@@ -38,15 +38,14 @@ export interface AttachInput {
 type StrayRow = typeof strayTransfers.$inferSelect;
 
 async function findStray(tx: Executor, txHash: string, logIndex: number | undefined): Promise<StrayRow> {
-  const hash = txHash.toLowerCase().replace(/^0x/, "");
+  // TRON stores a hash as bare hex, EVM chains with 0x (src/chains/evm/read-range.ts): either form
+  // given finds either (the two families' hashes never collide).
+  const bare = txHash.toLowerCase().replace(/^0x/, "");
+  const hashes = inArray(strayTransfers.txHash, [bare, `0x${bare}`]);
   const rows = await tx
     .select()
     .from(strayTransfers)
-    .where(
-      logIndex === undefined
-        ? eq(strayTransfers.txHash, hash)
-        : and(eq(strayTransfers.txHash, hash), eq(strayTransfers.logIndex, logIndex)),
-    )
+    .where(logIndex === undefined ? hashes : and(hashes, eq(strayTransfers.logIndex, logIndex)))
     .for("update");
   if (rows.length === 0) throw new AppError("NOT_FOUND", "no stray transfer is recorded with this tx_hash");
   if (rows.length > 1) {

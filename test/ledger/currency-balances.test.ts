@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScanner, type Scanner } from "../../src/chain/scanner.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { buildApp } from "../../src/http/app.js";
+import { SYSTEM_ACTOR } from "../../src/audit/audit-types.js";
 import { getBalanceBreakdowns } from "../../src/ledger/balance-breakdown.js";
+import { attachStrayTransfer } from "../../src/strays/attach-stray-transfer.js";
 import { checkLedger, formatLedgerDifference } from "../../src/ledger/check-ledger.js";
 import { FAST_RETRY, startChainTest, type ChainTest } from "../chain/helpers.js";
 import { adminCookie } from "../helpers/admin.js";
@@ -201,6 +203,32 @@ describe("balances per currency", () => {
       pending: "-5.000000",
       available: "20.000000",
     });
+  });
+
+  it("records a stray's token and never attaches it to an order in another currency", async () => {
+    const o = await order("ethereum", "USDC", "3");
+    // USDT sent to the USDC order's address: a stray on ethereum, of USDT.
+    const hash = await sendToken(eth(), eth().usdtContract, o.address, 3_000_000n);
+    await eth().mine(eth().finalityDepth + 2);
+    await ethScanner.sync();
+    const [stray] = await queryRows<{ currency: string; status: string }>(
+      t.ctx.db,
+      sql`SELECT currency, status, tx_hash FROM stray_transfers WHERE to_address = ${o.address.toLowerCase()}`,
+    );
+    expect(stray, JSON.stringify(await queryRows(t.ctx.db, sql`SELECT * FROM stray_transfers`))).toEqual({
+      currency: "USDT",
+      status: "confirmed",
+      tx_hash: expect.any(String),
+    });
+    const before = (await me()).balances;
+    await expect(
+      attachStrayTransfer(t.ctx, { orderId: o.id, txHash: hash, actor: SYSTEM_ACTOR, reason: "wrong token" }),
+    ).rejects.toMatchObject({
+      code: "INVALID_STATE",
+      message: expect.stringContaining("the order takes USDC"),
+    });
+    expect(await status(o.id)).toBe("pending");
+    expect((await me()).balances).toEqual(before);
   });
 
   it("check-ledger passes over both chains and finds a posting planted in the wrong currency", async () => {
