@@ -4,10 +4,20 @@
  * postings) per order; then `checkLedger` is timed (twice: cold and warm cache), and once more after
  * one balance was tampered with, to show it finds the difference.
  *
- *   npm run bench:ledger-check -- [--transactions 1000000] [--keep]
+ * Same-run baseline: the check of BENCH_BASELINE (a git ref, default main; a clone in a scratch
+ * directory) runs on the same database, alternating with this checkout's, so the per-currency
+ * grouping (migration 0030) is priced against the check it replaced on the same rows. Old checks
+ * ignore the currency column; with every row USDT, both must find no difference.
+ *
+ *   npm run bench:ledger-check -- [--transactions 1000000] [--rounds 2] [--keep]
  *
  * Needs TEST_DATABASE_URL (or DATABASE_URL): a PostgreSQL server where it may create a database.
  */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { openDatabase } from "../src/db/connection.js";
@@ -18,10 +28,43 @@ import { sql } from "drizzle-orm";
 const { values } = parseArgs({
   options: {
     transactions: { type: "string", default: "1000000" },
+    rounds: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
   },
 });
 const N = Number(values.transactions);
+const ROUNDS = Number(values.rounds);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const git = (args: string[], cwd = ROOT) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+
+/** BENCH_BASELINE's code in a scratch clone, sharing this checkout's node_modules. */
+function cloneBaseline(ref: string): { root: string; commit: string } {
+  const commit = git(["rev-parse", "--short", ref]);
+  const root = mkdtempSync(join(tmpdir(), "sg-ledger-baseline-"));
+  git([
+    "clone",
+    "--quiet",
+    "--no-checkout",
+    git(["rev-parse", "--path-format=absolute", "--git-common-dir"]),
+    root,
+  ]);
+  git(["checkout", "--quiet", "--detach", commit], root);
+  const modules = join(root, "node_modules");
+  mkdirSync(modules, { recursive: true });
+  for (const entry of readdirSync(join(ROOT, "node_modules"))) {
+    if (entry !== "@stablegate") symlinkSync(join(ROOT, "node_modules", entry), join(modules, entry));
+  }
+  return { root, commit };
+}
+
+const baselineRef = process.env.BENCH_BASELINE ?? "main";
+const baseline = cloneBaseline(baselineRef);
+const baselineCheck = (
+  (await import(pathToFileURL(join(baseline.root, "src/ledger/check-ledger.ts")).href)) as {
+    checkLedger: typeof checkLedger;
+  }
+).checkLedger;
+const current = git(["rev-parse", "--short", "HEAD"]);
 const adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
 if (!adminUrl) {
   process.stderr.write("set TEST_DATABASE_URL to a PostgreSQL server\n");
@@ -66,12 +109,17 @@ try {
     "SELECT (SELECT count(*) FROM ledger_transactions)::text AS t, (SELECT count(*) FROM ledger_postings)::text AS p",
   );
   const timings: number[] = [];
-  for (let run = 0; run < 2; run += 1) {
-    started = performance.now();
-    const differences = await checkLedger(database.db);
-    timings.push(performance.now() - started);
-    if (differences.length !== 0)
-      throw new Error(`unexpected differences: ${JSON.stringify(differences[0])}`);
+  const baselineTimings: number[] = [];
+  for (let run = 0; run < ROUNDS; run += 1) {
+    // Alternate which goes first, so neither always gets the warmer cache.
+    const order = run % 2 === 0 ? (["current", "baseline"] as const) : (["baseline", "current"] as const);
+    for (const which of order) {
+      started = performance.now();
+      const differences = await (which === "current" ? checkLedger : baselineCheck)(database.db);
+      (which === "current" ? timings : baselineTimings).push(performance.now() - started);
+      if (differences.length !== 0)
+        throw new Error(`unexpected differences (${which}): ${JSON.stringify(differences[0])}`);
+    }
   }
   await database.db.execute(
     sql`UPDATE merchant_balances SET available = available + 1 WHERE merchant_id = (SELECT min(merchant_id::text)::uuid FROM merchant_balances)`,
@@ -85,8 +133,8 @@ try {
       `ledger check over ${rows[0]?.t} ledger transactions (${rows[0]?.p} postings, 50 merchants), PostgreSQL`,
       `  fill ${N} orders:                 ${s(fillMs)}`,
       `  migration 0011 backfill:           ${s(backfillMs)}`,
-      `  check-ledger, first run:           ${s(timings[0] ?? 0)}`,
-      `  check-ledger, second run:          ${s(timings[1] ?? 0)}`,
+      `  check-ledger (${current}), runs:        ${timings.map(s).join(" / ")}`,
+      `  baseline ${baselineRef} (${baseline.commit}), runs: ${baselineTimings.map(s).join(" / ")}  (same database, alternating)`,
       `  check-ledger with 1 tampered balance: ${s(tamperedMs)}, differences found: ${found.length}`,
       "",
     ].join("\n"),
@@ -97,4 +145,5 @@ try {
   if (!values.keep) await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
   else process.stdout.write(`kept database ${name}\n`);
   await admin.end();
+  rmSync(baseline.root, { recursive: true, force: true });
 }

@@ -47,3 +47,13 @@ export function isChainId(value: string): value is ChainId {
 export function isCurrency(value: string): value is Currency {
   return (CURRENCIES as readonly string[]).includes(value);
 }
+
+/**
+ * A stored currency (orders.currency, ...) as the Currency it must be: the writers only ever store
+ * one; anything else is a broken row, thrown rather than credited to some other balance.
+ */
+export function storedCurrency(value: string): Currency {
+  if (!isCurrency(value))
+    throw new Error(`stored currency ${JSON.stringify(value)} is not one of ${CURRENCIES.join(", ")}`);
+  return value;
+}

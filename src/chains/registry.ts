@@ -4,7 +4,7 @@
  * a transfer carries, or for the primary chain (the one an order gets when it names none).
  */
 import type { Chain } from "./chain.js";
-import type { ChainId } from "./chain-types.js";
+import { CURRENCIES, type ChainId, type Currency } from "./chain-types.js";
 
 export interface ChainRegistry {
   /** Every enabled chain, the primary first. */
@@ -34,4 +34,9 @@ export function chainRegistry(chains: readonly Chain[]): ChainRegistry {
       await Promise.all(list.map((chain) => chain.close()));
     },
   };
+}
+
+/** The currencies some enabled chain takes, in CURRENCIES' order (USDT, USDC). */
+export function enabledCurrencies(chains: Pick<ChainRegistry, "list">): Currency[] {
+  return CURRENCIES.filter((currency) => chains.list.some((chain) => chain.currencies.includes(currency)));
 }

@@ -144,6 +144,8 @@ export const strayTransfers = pgTable("stray_transfers", {
   remainder: money("remainder").notNull().default(0n),
   /** The token's decimals (migration 0033): the remainder is in units of 10^-token_decimals. */
   tokenDecimals: smallint("token_decimals").notNull().default(6),
+  /** The token's currency as the scanner saw it (migration 0030; older rows USDT). */
+  currency: text("currency").$type<Currency>().notNull().default("USDT"),
   status: text("status", { enum: ["seen", "confirmed"] })
     .notNull()
     .default("seen"),
@@ -364,12 +366,16 @@ export const ledgerPostings = pgTable("ledger_postings", {
   merchantId: uuid("merchant_id").notNull(),
   account: text("account", { enum: ["available", "reserved", "received", "paid_out"] }).notNull(),
   amount: money("amount").notNull(),
+  /** The currency of the money the posting moves (migration 0030). */
+  currency: text("currency").$type<Currency>().notNull(),
 });
 
+/** One row per merchant and currency (migration 0030: primary key (merchant_id, currency)). */
 export const merchantBalances = pgTable("merchant_balances", {
   merchantId: uuid("merchant_id")
-    .primaryKey()
+    .notNull()
     .references(() => merchants.id),
+  currency: text("currency").$type<Currency>().notNull(),
   available: money("available").notNull().default(0n),
   reserved: money("reserved").notNull().default(0n),
   paidOut: money("paid_out").notNull().default(0n),

@@ -7,7 +7,7 @@
  * statement for all their ledger transactions, their webhooks, the sweeps they make due).
  * Safe to run twice: only `detected` rows change.
  */
-import type { ChainId } from "../chains/chain-types.js";
+import { storedCurrency, type ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { depositAddresses, depositEvents, deposits } from "../db/schema.js";
@@ -76,6 +76,7 @@ export async function confirmDeposits(
       tx,
       confirmed.map((deposit) => ({
         merchantId: deposit.merchantId,
+        currency: storedCurrency(deposit.currency),
         amount: deposit.amount,
         kind: "deposit_confirmed",
         refType: "deposit",

@@ -12,10 +12,12 @@
  * - refunds / payouts: those sent (settled), by the payout's kind;
  * - adjustments: any other ledger transaction kind (none is written today; kept so the sum holds).
  * A reservation and its release move money between available and reserved only, so they change
- * `pending`, never the sum. Read through ledger_transactions_merchant_idx (migration 0028): the
+ * `pending`, never the sum. Kept per currency (DESIGN.md 16): each currency's lines add up to that
+ * currency's balance. Read through ledger_transactions_merchant_idx (migration 0028): the
  * cost follows the merchant's ledger, which only the merchant detail reads this way.
  */
 import { sql } from "drizzle-orm";
+import type { Currency } from "../chains/chain-types.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 
@@ -42,25 +44,16 @@ const LINE_OF_KIND: Record<string, Line> = {
 };
 
 interface Row extends Record<string, unknown> {
+  currency: Currency;
   kind: string;
   payout_kind: string | null;
   own: string;
   reserved: string;
 }
 
-export async function getBalanceBreakdown(executor: Executor, merchantId: string): Promise<BalanceBreakdown> {
-  const rows = await queryRows<Row>(
-    executor,
-    sql`SELECT t.kind, p.kind AS payout_kind,
-          coalesce(sum(lp.amount) FILTER (WHERE lp.account IN ('available', 'reserved')), 0)::text AS own,
-          coalesce(sum(lp.amount) FILTER (WHERE lp.account = 'reserved'), 0)::text AS reserved
-        FROM ledger_transactions t
-        JOIN ledger_postings lp ON lp.txn_id = t.id
-        LEFT JOIN payouts p ON t.ref_type = 'payout' AND p.id::text = t.ref_id
-        WHERE t.merchant_id = ${merchantId}::uuid
-        GROUP BY t.kind, p.kind`,
-  );
-  const result: BalanceBreakdown = {
+/** Every line zero. */
+export function emptyBreakdown(): BalanceBreakdown {
+  return {
     payments: 0n,
     deposits: 0n,
     stray_transfers: 0n,
@@ -70,7 +63,39 @@ export async function getBalanceBreakdown(executor: Executor, merchantId: string
     pending: 0n,
     available: 0n,
   };
+}
+
+/** The merchant's breakdown in one currency (every line zero where it has none). */
+export async function getBalanceBreakdown(
+  executor: Executor,
+  merchantId: string,
+  currency: Currency = "USDT",
+): Promise<BalanceBreakdown> {
+  return (await getBalanceBreakdowns(executor, merchantId))[currency] ?? emptyBreakdown();
+}
+
+/**
+ * The merchant's breakdown per currency it has postings in, from one query: each currency's lines
+ * add up to that currency's balance (a ledger transaction moves one currency).
+ */
+export async function getBalanceBreakdowns(
+  executor: Executor,
+  merchantId: string,
+): Promise<Partial<Record<Currency, BalanceBreakdown>>> {
+  const rows = await queryRows<Row>(
+    executor,
+    sql`SELECT lp.currency, t.kind, p.kind AS payout_kind,
+          coalesce(sum(lp.amount) FILTER (WHERE lp.account IN ('available', 'reserved')), 0)::text AS own,
+          coalesce(sum(lp.amount) FILTER (WHERE lp.account = 'reserved'), 0)::text AS reserved
+        FROM ledger_transactions t
+        JOIN ledger_postings lp ON lp.txn_id = t.id
+        LEFT JOIN payouts p ON t.ref_type = 'payout' AND p.id::text = t.ref_id
+        WHERE t.merchant_id = ${merchantId}::uuid
+        GROUP BY lp.currency, t.kind, p.kind`,
+  );
+  const out: Partial<Record<Currency, BalanceBreakdown>> = {};
   for (const row of rows) {
+    const result = (out[row.currency] ??= emptyBreakdown());
     const own = BigInt(row.own);
     result.pending -= BigInt(row.reserved);
     if (own === 0n) continue;
@@ -83,13 +108,15 @@ export async function getBalanceBreakdown(executor: Executor, merchantId: string
         : "adjustments");
     result[line] += own;
   }
-  result.available =
-    result.payments +
-    result.deposits +
-    result.stray_transfers +
-    result.refunds +
-    result.payouts +
-    result.adjustments +
-    result.pending;
-  return result;
+  for (const result of Object.values(out)) {
+    result.available =
+      result.payments +
+      result.deposits +
+      result.stray_transfers +
+      result.refunds +
+      result.payouts +
+      result.adjustments +
+      result.pending;
+  }
+  return out;
 }

@@ -1,10 +1,15 @@
 /**
- * `stablegate check-ledger` (DESIGN.md 14): proves that
- *  1. every ledger transaction has postings and they sum to zero;
- *  2. each merchant's stored balance (merchant_balances) equals the sum of its postings;
- *  3. each merchant's postings equal its orders, refunds and payouts recounted: received = the
- *     money its orders received (plus any other credit source), reserved = its live refunds and
- *     payouts, paid_out = its completed ones, available = received - reserved - paid_out.
+ * `stablegate check-ledger` (DESIGN.md 14 and 16): proves, per currency (USDT, USDC) across every
+ * chain, that
+ *  1. every ledger transaction has postings and they sum to zero in each currency;
+ *  2. each merchant's stored balance (merchant_balances, per currency) equals the sum of its
+ *     postings in that currency;
+ *  3. each merchant's postings in a currency equal its orders, deposits, strays, refunds and payouts
+ *     in that currency recounted: received = the money its orders in that currency received (plus
+ *     the deposits and refunded strays of that token), reserved = its live refunds and payouts
+ *     drawing that currency, paid_out = its completed ones, available = received - reserved - paid_out.
+ * A posting written in the wrong currency therefore shows as an unbalanced transaction, a stored
+ * balance that differs, and a recount that differs, in both currencies.
  * Each part is one aggregate statement over the tables (a sequential scan and a hash aggregate), so
  * the check grows linearly with the ledger: see bench/ledger-check.ts.
  */
@@ -15,7 +20,7 @@ import { HOUSE_MERCHANT_ID } from "../payouts/house-account.js";
 
 export interface LedgerDifference {
   check: "unbalanced_transaction" | "stored_balance" | "recount";
-  /** txn_id for an unbalanced transaction; merchant_id and account otherwise. */
+  /** txn_id (and currency) for an unbalanced transaction; merchant_id, currency and account otherwise. */
   key: Record<string, string>;
   stored: string;
   actual: string;
@@ -30,15 +35,17 @@ export const RESERVED_PAYOUT_STATUSES = [
 ] as const;
 
 /**
- * The sources of money credited to a merchant, each a statement answering (merchant_id, amount).
- * Orders carry attached stray transfers in amount_received; static-address deposits add
- * their own source here; refunded stray transfers are the house account's (payouts/house-account.ts).
+ * The sources of money credited to a merchant, each a statement answering (merchant_id, currency,
+ * amount). Orders carry attached stray transfers (of the order's currency) in amount_received;
+ * static-address deposits add their own source here; refunded stray transfers are the house
+ * account's (payouts/house-account.ts).
  */
 export const LEDGER_CREDIT_SOURCES: SQL[] = [
-  sql`SELECT merchant_id, amount_received AS amount FROM orders WHERE amount_received <> 0`,
-  sql`SELECT merchant_id, amount FROM deposits WHERE status = 'confirmed'`,
+  sql`SELECT merchant_id, currency, amount_received AS amount FROM orders WHERE amount_received <> 0`,
+  sql`SELECT merchant_id, currency, amount FROM deposits WHERE status = 'confirmed'`,
   // Stray transfers refunded: credited whole to the house account at their first refund.
-  sql`SELECT ${HOUSE_MERCHANT_ID}::uuid AS merchant_id, amount FROM stray_transfers WHERE resolution = 'refunded'`,
+  sql`SELECT ${HOUSE_MERCHANT_ID}::uuid AS merchant_id, currency, amount FROM stray_transfers
+      WHERE resolution = 'refunded'`,
 ];
 
 const reservedStatuses = sql.join(
@@ -47,23 +54,27 @@ const reservedStatuses = sql.join(
 );
 
 export async function checkLedger(db: Executor): Promise<LedgerDifference[]> {
-  const unbalanced = await queryRows<{ txn_id: string; total: string | null }>(
+  // Per (transaction, currency): a transaction without postings answers one row with no currency.
+  const unbalanced = await queryRows<{ txn_id: string; currency: string | null; total: string | null }>(
     db,
-    sql`SELECT t.id::text AS txn_id, p.total::text AS total
+    sql`SELECT t.id::text AS txn_id, p.currency, p.total::text AS total
         FROM ledger_transactions t
-        LEFT JOIN (SELECT txn_id, sum(amount) AS total FROM ledger_postings GROUP BY txn_id) p
+        LEFT JOIN (SELECT txn_id, currency, sum(amount) AS total FROM ledger_postings
+                   GROUP BY txn_id, currency) p
           ON p.txn_id = t.id
         WHERE p.total IS DISTINCT FROM 0
         UNION ALL
-        SELECT p.txn_id::text, sum(p.amount)::text FROM ledger_postings p
+        SELECT p.txn_id::text, p.currency, sum(p.amount)::text FROM ledger_postings p
         WHERE NOT EXISTS (SELECT 1 FROM ledger_transactions t WHERE t.id = p.txn_id)
-        GROUP BY p.txn_id
-        ORDER BY 1`,
+        GROUP BY p.txn_id, p.currency
+        ORDER BY 1, 2`,
   );
   const credits = sql.join(LEDGER_CREDIT_SOURCES, sql` UNION ALL `);
-  // One row per merchant: postings summed per account, the stored balance, and the recount.
+  // One row per merchant and currency: postings summed per account, the stored balance, and the
+  // recount.
   const merchants = await queryRows<{
     merchant_id: string;
+    currency: string;
     posted_available: string;
     posted_reserved: string;
     posted_paid_out: string;
@@ -77,24 +88,26 @@ export async function checkLedger(db: Executor): Promise<LedgerDifference[]> {
   }>(
     db,
     sql`WITH posted AS (
-          SELECT merchant_id,
+          SELECT merchant_id, currency,
                  sum(amount) FILTER (WHERE account = 'available') AS available,
                  sum(amount) FILTER (WHERE account = 'reserved') AS reserved,
                  sum(amount) FILTER (WHERE account = 'paid_out') AS paid_out,
                  sum(amount) FILTER (WHERE account = 'received') AS received
-          FROM ledger_postings GROUP BY merchant_id
+          FROM ledger_postings GROUP BY merchant_id, currency
         ), credited AS (
-          SELECT merchant_id, sum(amount) AS received FROM (${credits}) c GROUP BY merchant_id
+          SELECT merchant_id, currency, sum(amount) AS received FROM (${credits}) c
+          GROUP BY merchant_id, currency
         ), held AS (
-          SELECT merchant_id,
+          SELECT merchant_id, currency,
                  sum(amount) FILTER (WHERE status IN (${reservedStatuses})) AS reserved,
                  sum(amount) FILTER (WHERE status = 'completed') AS paid_out
-          FROM payouts GROUP BY merchant_id
+          FROM payouts GROUP BY merchant_id, currency
         ), keys AS (
-          SELECT merchant_id FROM posted UNION SELECT merchant_id FROM merchant_balances
-          UNION SELECT merchant_id FROM credited UNION SELECT merchant_id FROM held
+          SELECT merchant_id, currency FROM posted
+          UNION SELECT merchant_id, currency FROM merchant_balances
+          UNION SELECT merchant_id, currency FROM credited UNION SELECT merchant_id, currency FROM held
         )
-        SELECT k.merchant_id::text AS merchant_id,
+        SELECT k.merchant_id::text AS merchant_id, k.currency,
                coalesce(p.available, 0)::text AS posted_available,
                coalesce(p.reserved, 0)::text AS posted_reserved,
                coalesce(p.paid_out, 0)::text AS posted_paid_out,
@@ -105,26 +118,34 @@ export async function checkLedger(db: Executor): Promise<LedgerDifference[]> {
                coalesce(h.reserved, 0)::text AS recount_reserved,
                coalesce(h.paid_out, 0)::text AS recount_paid_out
         FROM keys k
-        LEFT JOIN posted p ON p.merchant_id = k.merchant_id
-        LEFT JOIN merchant_balances b ON b.merchant_id = k.merchant_id
-        LEFT JOIN credited c ON c.merchant_id = k.merchant_id
-        LEFT JOIN held h ON h.merchant_id = k.merchant_id
-        ORDER BY 1`,
+        LEFT JOIN posted p ON (p.merchant_id, p.currency) = (k.merchant_id, k.currency)
+        LEFT JOIN merchant_balances b ON (b.merchant_id, b.currency) = (k.merchant_id, k.currency)
+        LEFT JOIN credited c ON (c.merchant_id, c.currency) = (k.merchant_id, k.currency)
+        LEFT JOIN held h ON (h.merchant_id, h.currency) = (k.merchant_id, k.currency)
+        ORDER BY 1, 2`,
   );
 
   const differences: LedgerDifference[] = unbalanced.map((row) => ({
     check: "unbalanced_transaction",
-    key: { txn_id: row.txn_id },
+    key: Object.fromEntries(
+      row.currency === null
+        ? [["txn_id", row.txn_id]]
+        : [
+            ["txn_id", row.txn_id],
+            ["currency", row.currency],
+          ],
+    ),
     stored: row.total ?? "no postings",
     actual: "0",
   }));
   for (const row of merchants) {
     const merchant = row.merchant_id;
+    const currency = row.currency;
     const stored = (account: string, value: string | null, posted: string) => {
       if ((value ?? "0") !== posted) {
         differences.push({
           check: "stored_balance",
-          key: { merchant_id: merchant, account },
+          key: { merchant_id: merchant, currency, account },
           stored: value ?? "0",
           actual: posted,
         });
@@ -153,7 +174,7 @@ export async function checkLedger(db: Executor): Promise<LedgerDifference[]> {
       if (posted[account] !== actual) {
         differences.push({
           check: "recount",
-          key: { merchant_id: merchant, account },
+          key: { merchant_id: merchant, currency, account },
           stored: posted[account] as string,
           actual,
         });
@@ -178,6 +199,6 @@ export function formatLedgerDifference(difference: LedgerDifference): string {
       ? "expected"
       : difference.check === "stored_balance"
         ? "postings sum"
-        : "recounted from orders and payouts";
+        : "recounted from orders, deposits, strays, refunds and payouts";
   return `${difference.check} ${key}: ${what} ${difference.stored}, ${against} ${difference.actual}`;
 }

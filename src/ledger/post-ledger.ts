@@ -7,8 +7,14 @@
  * (money that came in from the chain) and `paid_out` (money that left). The balance row is
  * updated by adding deltas (never read-modify-write); its CHECKs (available >= 0, reserved >= 0)
  * make an overdraft fail the whole transaction even when two reservations race.
+ *
+ * Every account is kept per currency (DESIGN.md 16 "Balances", migration 0030): a ledger
+ * transaction moves money of one currency (the order's, the deposit's, the stray's, the payout's),
+ * its postings carry it, and the merchant's balance row is (merchant, currency). So the CHECKs judge
+ * each currency alone: a USDT payout can never spend USDC money.
  */
 import { sql } from "drizzle-orm";
+import { CURRENCIES, type Currency } from "../chains/chain-types.js";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { AppError } from "../errors.js";
@@ -29,6 +35,8 @@ export interface LedgerTxn {
   /** What it belongs to: order, payout, stray_transfer, deposit ... */
   refType: string;
   refId: string;
+  /** The currency of the money every posting of this transaction moves. */
+  currency: Currency;
   postings: readonly Posting[];
   /** Default: the database's now(). */
   at?: Date;
@@ -39,9 +47,9 @@ export type LedgerKind =
   "payment_confirmed" | "payout_reserved" | "payout_released" | "payout_settled" | (string & {});
 
 /**
- * Writes one balanced ledger transaction and the merchant's balance delta. Throws (and so rolls the
- * caller's transaction back) when the postings do not sum to zero, and AppError
- * INSUFFICIENT_BALANCE when the postings would take `available` below zero.
+ * Writes one balanced ledger transaction and the merchant's balance delta in its currency. Throws
+ * (and so rolls the caller's transaction back) when the postings do not sum to zero, and AppError
+ * INSUFFICIENT_BALANCE when the postings would take `available` in that currency below zero.
  * Returns the ledger transaction's id.
  */
 export async function postLedger(executor: Executor, txn: LedgerTxn): Promise<string> {
@@ -52,9 +60,9 @@ export async function postLedger(executor: Executor, txn: LedgerTxn): Promise<st
 /**
  * Writes many balanced ledger transactions in one statement (a block confirming hundreds of
  * deposits posts them all at once): each transaction keeps its own row and postings, each must sum
- * to zero (checked before anything is written), and each merchant's balance row takes the sum of its
- * transactions' deltas in one update. The balance CHECKs therefore judge each merchant's net delta of
- * the batch (for a single transaction, its own delta). Within one call, (kind, merchant, ref_type,
+ * to zero (checked before anything is written), and each (merchant, currency) balance row takes the
+ * sum of its transactions' deltas in one update. The balance CHECKs therefore judge each merchant's
+ * net delta of the batch in each currency (for a single transaction, its own delta). Within one call, (kind, merchant, ref_type,
  * ref_id) must be distinct. Returns the ledger transaction ids in the order of `txns`.
  */
 export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]): Promise<string[]> {
@@ -74,13 +82,28 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
     keys.add(key);
     return { txn, n: index + 1, postings };
   });
-  // Each merchant's balance delta: the sum of its transactions' postings.
+  // Each (merchant, currency) balance delta: the sum of its transactions' postings.
   const deltas = new Map<
     string,
-    { available: bigint; reserved: bigint; paidOut: bigint; at: string | null }
+    {
+      merchantId: string;
+      currency: Currency;
+      available: bigint;
+      reserved: bigint;
+      paidOut: bigint;
+      at: string | null;
+    }
   >();
   for (const { txn, postings } of rows) {
-    const d = deltas.get(txn.merchantId) ?? { available: 0n, reserved: 0n, paidOut: 0n, at: null };
+    const balanceKey = `${txn.merchantId} ${txn.currency}`;
+    const d = deltas.get(balanceKey) ?? {
+      merchantId: txn.merchantId,
+      currency: txn.currency,
+      available: 0n,
+      reserved: 0n,
+      paidOut: 0n,
+      at: null,
+    };
     for (const [account, amount] of postings) {
       if (account === "available") d.available += amount;
       if (account === "reserved") d.reserved += amount;
@@ -88,12 +111,12 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
     }
     const at = txn.at?.toISOString() ?? null;
     if (at !== null && (d.at === null || at > d.at)) d.at = at;
-    deltas.set(txn.merchantId, d);
+    deltas.set(balanceKey, d);
   }
   const postingRows = rows.flatMap(({ n, postings }) =>
     postings.map(([account, amount]) => ({ n, account, amount })),
   );
-  const balances = [...deltas];
+  const balances = [...deltas.values()];
   try {
     // One statement: the transaction rows, their postings and each merchant's balance delta.
     const out = await queryRows<{ id: string; n: string }>(
@@ -103,8 +126,9 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
                                  ${pgArray(rows.map((r) => r.txn.merchantId))}::uuid[],
                                  ${pgArray(rows.map((r) => r.txn.refType))}::text[],
                                  ${pgArray(rows.map((r) => r.txn.refId))}::text[],
-                                 ${pgArray(rows.map((r) => r.txn.at?.toISOString() ?? null))}::timestamptz[])
-              WITH ORDINALITY AS x (kind, merchant_id, ref_type, ref_id, at, n)
+                                 ${pgArray(rows.map((r) => r.txn.at?.toISOString() ?? null))}::timestamptz[],
+                                 ${pgArray(rows.map((r) => r.txn.currency))}::text[])
+              WITH ORDINALITY AS x (kind, merchant_id, ref_type, ref_id, at, currency, n)
           ), t AS (
             INSERT INTO ledger_transactions (kind, merchant_id, ref_type, ref_id, created_at)
             SELECT kind, merchant_id, ref_type, ref_id, coalesce(at, now()) FROM x ORDER BY n
@@ -113,35 +137,37 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
             SELECT t.id, x.n, t.merchant_id FROM t
             JOIN x ON (x.kind, x.merchant_id, x.ref_type, x.ref_id) = (t.kind, t.merchant_id, t.ref_type, t.ref_id)
           ), p AS (
-            INSERT INTO ledger_postings (txn_id, merchant_id, account, amount)
-            SELECT tx.id, tx.merchant_id, y.account, y.amount
+            INSERT INTO ledger_postings (txn_id, merchant_id, account, amount, currency)
+            SELECT tx.id, tx.merchant_id, y.account, y.amount, x.currency
             FROM unnest(${pgArray(postingRows.map((p) => String(p.n)))}::bigint[],
                         ${pgArray(postingRows.map((p) => p.account))}::text[],
                         ${pgArray(postingRows.map((p) => p.amount.toString()))}::numeric[]) AS y (n, account, amount)
             JOIN tx ON tx.n = y.n
+            JOIN x ON x.n = y.n
           ), d AS (
-            SELECT * FROM unnest(${pgArray(balances.map(([merchant]) => merchant))}::uuid[],
-                                 ${pgArray(balances.map(([, d]) => d.available.toString()))}::numeric[],
-                                 ${pgArray(balances.map(([, d]) => d.reserved.toString()))}::numeric[],
-                                 ${pgArray(balances.map(([, d]) => d.paidOut.toString()))}::numeric[],
-                                 ${pgArray(balances.map(([, d]) => d.at))}::timestamptz[])
-              AS d (merchant_id, available, reserved, paid_out, at)
+            SELECT * FROM unnest(${pgArray(balances.map((d) => d.merchantId))}::uuid[],
+                                 ${pgArray(balances.map((d) => d.currency))}::text[],
+                                 ${pgArray(balances.map((d) => d.available.toString()))}::numeric[],
+                                 ${pgArray(balances.map((d) => d.reserved.toString()))}::numeric[],
+                                 ${pgArray(balances.map((d) => d.paidOut.toString()))}::numeric[],
+                                 ${pgArray(balances.map((d) => d.at))}::timestamptz[])
+              AS d (merchant_id, currency, available, reserved, paid_out, at)
           ), b AS (
             UPDATE merchant_balances mb SET
               available = mb.available + d.available,
               reserved = mb.reserved + d.reserved,
               paid_out = mb.paid_out + d.paid_out,
               updated_at = coalesce(d.at, now())
-            FROM d WHERE mb.merchant_id = d.merchant_id
-            RETURNING mb.merchant_id
+            FROM d WHERE mb.merchant_id = d.merchant_id AND mb.currency = d.currency
+            RETURNING mb.merchant_id, mb.currency
           ), first AS (
             -- A merchant's first posting. (PostgreSQL checks an INSERT's CHECK constraints on the
             -- proposed row before ON CONFLICT, so a negative delta must never be proposed to an
             -- existing row: the UPDATE above takes those.)
-            INSERT INTO merchant_balances AS mb (merchant_id, available, reserved, paid_out, updated_at)
-            SELECT d.merchant_id, d.available, d.reserved, d.paid_out, coalesce(d.at, now())
-            FROM d WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.merchant_id = d.merchant_id)
-            ON CONFLICT (merchant_id) DO UPDATE SET
+            INSERT INTO merchant_balances AS mb (merchant_id, currency, available, reserved, paid_out, updated_at)
+            SELECT d.merchant_id, d.currency, d.available, d.reserved, d.paid_out, coalesce(d.at, now())
+            FROM d WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.merchant_id = d.merchant_id AND b.currency = d.currency)
+            ON CONFLICT (merchant_id, currency) DO UPDATE SET
               available = mb.available + excluded.available,
               reserved = mb.reserved + excluded.reserved,
               paid_out = mb.paid_out + excluded.paid_out,
@@ -153,7 +179,11 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
     return rows.map((r) => ids.get(r.n) ?? "");
   } catch (error) {
     if (isBalanceCheck(error)) {
-      throw new AppError("INSUFFICIENT_BALANCE", "the merchant's available balance is too small");
+      const currencies = [...new Set(txns.map((txn) => txn.currency))].join(", ");
+      throw new AppError(
+        "INSUFFICIENT_BALANCE",
+        `the merchant's available ${currencies} balance is too small`,
+      );
     }
     throw error;
   }
@@ -177,6 +207,8 @@ function isBalanceCheck(error: unknown): boolean {
 
 export interface Credit {
   merchantId: string;
+  /** The currency of the money that came in. */
+  currency: Currency;
   amount: bigint;
   kind: string;
   refType: string;
@@ -199,6 +231,7 @@ export async function creditMerchants(executor: Executor, credits: readonly Cred
       merchantId: input.merchantId,
       refType: input.refType,
       refId: input.refId,
+      currency: input.currency,
       ...(input.at ? { at: input.at } : {}),
       postings: [
         { account: "available", amount: input.amount },
@@ -213,12 +246,39 @@ export interface MerchantBalance {
   reserved: bigint;
 }
 
-/** The merchant's balance as the ledger keeps it (zeros before its first posting). */
-export async function getMerchantBalance(executor: Executor, merchantId: string): Promise<MerchantBalance> {
-  const [row] = await queryRows<{ available: string; reserved: string }>(
+/**
+ * The merchant's balance in `currency` as the ledger keeps it (zeros before its first posting in
+ * that currency). Default USDT: SPEC's `balance` is the USDT balance.
+ */
+export async function getMerchantBalance(
+  executor: Executor,
+  merchantId: string,
+  currency: Currency = "USDT",
+): Promise<MerchantBalance> {
+  const balances = await getMerchantBalances(executor, merchantId, [currency]);
+  return balances[currency] ?? { available: 0n, reserved: 0n };
+}
+
+/**
+ * The merchant's balance per currency, in one query: each of `currencies` (zeros where it has
+ * none), and any other currency it holds a balance row in (money never drops out of view when a
+ * deployment stops enabling a currency). Keys in CURRENCIES' order.
+ */
+export async function getMerchantBalances(
+  executor: Executor,
+  merchantId: string,
+  currencies: readonly Currency[],
+): Promise<Partial<Record<Currency, MerchantBalance>>> {
+  const rows = await queryRows<{ currency: Currency; available: string; reserved: string }>(
     executor,
-    sql`SELECT available::text AS available, reserved::text AS reserved
+    sql`SELECT currency, available::text AS available, reserved::text AS reserved
         FROM merchant_balances WHERE merchant_id = ${merchantId}::uuid`,
   );
-  return { available: BigInt(row?.available ?? "0"), reserved: BigInt(row?.reserved ?? "0") };
+  const out: Partial<Record<Currency, MerchantBalance>> = {};
+  for (const currency of CURRENCIES) {
+    const row = rows.find((r) => r.currency === currency);
+    if (row) out[currency] = { available: BigInt(row.available), reserved: BigInt(row.reserved) };
+    else if (currencies.includes(currency)) out[currency] = { available: 0n, reserved: 0n };
+  }
+  return out;
 }

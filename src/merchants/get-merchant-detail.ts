@@ -3,8 +3,10 @@ import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { merchantIncidents, type OrderStatus, orderEvents, orders } from "../db/schema.js";
 import { STATUSES_WITH_OUTCOME, type OrderRow } from "../orders/transitions.js";
-import { getBalanceBreakdown, type BalanceBreakdown } from "../ledger/balance-breakdown.js";
-import { getMerchantBalance, type MerchantBalance } from "../ledger/post-ledger.js";
+import type { Currency } from "../chains/chain-types.js";
+import { emptyBreakdown, getBalanceBreakdowns, type BalanceBreakdown } from "../ledger/balance-breakdown.js";
+import type { MerchantBalance } from "../ledger/post-ledger.js";
+import { getAccountBalances } from "./get-merchant-account.js";
 import { findMerchant } from "./find-merchant.js";
 import type { MerchantRow } from "./types.js";
 
@@ -40,9 +42,14 @@ export interface MerchantDetail {
   stats: MerchantStats;
   recentOrders: OrderRow[];
   recentIncidents: MerchantIncident[];
+  /** The USDT balance (SPEC's `balance`). */
   balance: MerchantBalance;
-  /** How the balance is made, from the ledger (balance-breakdown.ts). */
+  /** Per currency (DESIGN.md 16): every one the deployment enables, and any other it holds. */
+  balances: Partial<Record<Currency, MerchantBalance>>;
+  /** How the USDT balance is made, from the ledger (balance-breakdown.ts). */
   balanceBreakdown: BalanceBreakdown;
+  /** How each currency's balance is made: the same currencies as `balances`. */
+  balanceBreakdowns: Partial<Record<Currency, BalanceBreakdown>>;
 }
 
 interface TotalsRow extends Record<string, unknown> {
@@ -70,7 +77,7 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     ACTIVE_STATUSES.map((status) => sql`${status}`),
     sql`, `,
   );
-  const [[totals], recentOrders, recentIncidents, balance, balanceBreakdown] = await Promise.all([
+  const [[totals], recentOrders, recentIncidents, { balance, balances }, breakdowns] = await Promise.all([
     queryRows<TotalsRow>(
       ctx.db,
       // numeric(38,0) summed in SQL and read as text, so no float ever holds the amount.
@@ -106,9 +113,13 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
       .where(eq(merchantIncidents.merchantId, merchant.id))
       .orderBy(desc(merchantIncidents.createdAt), desc(merchantIncidents.eventId))
       .limit(RECENT_LIMIT),
-    getMerchantBalance(ctx.db, merchant.id),
-    getBalanceBreakdown(ctx.db, merchant.id),
+    getAccountBalances(ctx, merchant.id),
+    getBalanceBreakdowns(ctx.db, merchant.id),
   ]);
+  const balanceBreakdowns: Partial<Record<Currency, BalanceBreakdown>> = {};
+  for (const currency of Object.keys(balances) as Currency[]) {
+    balanceBreakdowns[currency] = breakdowns[currency] ?? emptyBreakdown();
+  }
 
   return {
     merchant,
@@ -124,6 +135,8 @@ export async function getMerchantDetail(ctx: Context, input: { id: string }): Pr
     recentOrders,
     recentIncidents,
     balance,
-    balanceBreakdown,
+    balances,
+    balanceBreakdown: balanceBreakdowns.USDT ?? breakdowns.USDT ?? emptyBreakdown(),
+    balanceBreakdowns,
   };
 }

@@ -6,7 +6,7 @@
  * transaction, and the merchant's ledger is credited with what the outcome adds. An order that
  * already had an outcome gets a new one (additional_payment).
  */
-import type { ChainId } from "../chains/chain-types.js";
+import { storedCurrency, type ChainId } from "../chains/chain-types.js";
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
@@ -165,6 +165,8 @@ export async function settleLockedOrder(
   if (credited !== 0n) {
     await creditMerchant(tx, {
       merchantId: order.merchantId,
+      // The order's currency: its transfers are only ever of that token (apply-transfers.ts).
+      currency: storedCurrency(order.currency),
       amount: credited,
       kind: options.ledgerKind ?? "payment_confirmed",
       refType: "order",

@@ -51,14 +51,14 @@ export async function createStrayRefund(
   const notFound = new AppError("NOT_FOUND", "stray transfer not found");
   if (!isUuid(strayId)) throw notFound;
   const requested = input.amount === undefined ? undefined : amountOf(input.amount);
-  // The stray's chain never changes: read before the checks, locked below. Strays do not record
-  // their token yet: the operator names the currency (default USDT).
+  // The stray's chain and token never change: read before the checks, locked below. The refund
+  // goes out in the stray's currency (migration 0030 records it; older strays are USDT).
   const [source] = await ctx.db
-    .select({ chain: strayTransfers.chain })
+    .select({ chain: strayTransfers.chain, currency: strayTransfers.currency })
     .from(strayTransfers)
     .where(eq(strayTransfers.id, strayId));
   if (!source) throw notFound;
-  const paid = refundChain(ctx, { chain: source.chain, currency: input.currency ?? "USDT" }, input);
+  const paid = refundChain(ctx, { chain: source.chain, currency: source.currency }, input);
   const destination = await refundDestination(ctx, paid.chain, input);
   return ctx.db.transaction(async (tx) => {
     const [stray] = await tx
@@ -100,6 +100,7 @@ export async function createStrayRefund(
         .where(eq(strayTransfers.id, stray.id));
       await creditMerchant(tx, {
         merchantId: HOUSE_MERCHANT_ID,
+        currency: stray.currency,
         amount: stray.amount,
         kind: "stray_received",
         refType: "stray_transfer",

@@ -6,6 +6,7 @@
  * transaction:
  *   rejected / cancelled / failed -> payout_released (+available, -reserved)
  *   completed                     -> payout_settled  (-reserved, +paid_out)
+ * each in the payout's currency (payout-currency.ts): the balance it reserved from.
  * and, when the payout was created with a callback_url, the refund.* / payout.* webhook.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -71,6 +72,7 @@ export async function transitionPayout(
       merchantId: row.merchantId,
       refType: "payout",
       refId: row.id,
+      currency: row.currency,
       at: now,
       postings: [
         { account: "reserved", amount: -row.amount },
@@ -84,6 +86,7 @@ export async function transitionPayout(
       merchantId: row.merchantId,
       refType: "payout",
       refId: row.id,
+      currency: row.currency,
       at: now,
       postings: [
         { account: "reserved", amount: -row.amount },
@@ -97,13 +100,17 @@ export async function transitionPayout(
   return row;
 }
 
-/** The reservation a new refund or payout makes (INSUFFICIENT_BALANCE when available is short). */
+/**
+ * The reservation a new refund or payout makes in its currency (INSUFFICIENT_BALANCE when the
+ * available balance in that currency is short; another currency's money never counts).
+ */
 export async function reservePayout(tx: Executor, row: PayoutRow, at: Date): Promise<void> {
   await postLedger(tx, {
     kind: "payout_reserved",
     merchantId: row.merchantId,
     refType: "payout",
     refId: row.id,
+    currency: row.currency,
     at,
     postings: [
       { account: "available", amount: -row.amount },

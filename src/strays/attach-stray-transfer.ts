@@ -6,11 +6,12 @@
  *    never credited to any order ((tx_hash, log_index) has no `transfers` row);
  *  - against the chain: the final chain's record of the transaction holds a successful Transfer
  *    of the watched token at that index, to that address, of that amount.
- * The money stays where it is: the address's own settlement sweeps it, so the order's sweep is not
- * queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
+ * A stray in another currency than the order's is refused (409 INVALID_STATE): the credit goes to
+ * the merchant's balance in the order's currency, which must be the stray's. The money stays where
+ * it is: the address's own settlement sweeps it, so the order's sweep is not queued for it. The order event `transfer_attached` {actor, reason, ...}, the credit and the audit
  * row commit in one transaction.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { isChainId } from "../chains/chain-types.js";
 import { unitsToMicro } from "../chains/token-units.js";
@@ -37,15 +38,14 @@ export interface AttachInput {
 type StrayRow = typeof strayTransfers.$inferSelect;
 
 async function findStray(tx: Executor, txHash: string, logIndex: number | undefined): Promise<StrayRow> {
-  const hash = txHash.toLowerCase().replace(/^0x/, "");
+  // TRON stores a hash as bare hex, EVM chains with 0x (src/chains/evm/read-range.ts): either form
+  // given finds either (the two families' hashes never collide).
+  const bare = txHash.toLowerCase().replace(/^0x/, "");
+  const hashes = inArray(strayTransfers.txHash, [bare, `0x${bare}`]);
   const rows = await tx
     .select()
     .from(strayTransfers)
-    .where(
-      logIndex === undefined
-        ? eq(strayTransfers.txHash, hash)
-        : and(eq(strayTransfers.txHash, hash), eq(strayTransfers.logIndex, logIndex)),
-    )
+    .where(logIndex === undefined ? hashes : and(hashes, eq(strayTransfers.logIndex, logIndex)))
     .for("update");
   if (rows.length === 0) throw new AppError("NOT_FOUND", "no stray transfer is recorded with this tx_hash");
   if (rows.length > 1) {
@@ -67,6 +67,7 @@ async function checkOnChain(ctx: Context, stray: StrayRow): Promise<void> {
   if (
     !found ||
     found.to !== stray.toAddress ||
+    found.currency !== stray.currency ||
     unitsToMicro(found.units, found.decimals).micro !== stray.amount ||
     found.blockNumber !== stray.blockNumber
   ) {
@@ -98,6 +99,14 @@ export async function attachStrayTransfer(ctx: Context, input: AttachInput): Pro
         stray.resolution === "attached"
           ? "the stray transfer is already attached to an order"
           : `the stray transfer was ${stray.resolution}`,
+      );
+    }
+    // The order's balance is in its currency (DESIGN.md 16 "Balances"): money of another token is
+    // never counted as the order's, so it never reaches the merchant's balance in the wrong currency.
+    if (stray.currency !== order.currency) {
+      throw new AppError(
+        "INVALID_STATE",
+        `the stray transfer is ${stray.currency}; the order takes ${order.currency}`,
       );
     }
     const [credited] = await tx

@@ -38,6 +38,8 @@ export async function recordStrayTransfers(
     remainder: transfer.remainder,
     tokenDecimals: transfer.decimals ?? 6,
     chain: transfer.chain,
+    // The token seen (undefined only where every transfer was USDT, before EVM chains).
+    currency: transfer.currency ?? ("USDT" as const),
     status: "seen" as const,
     previousOrderId: holder.previousOrderId,
     createdAt: now,

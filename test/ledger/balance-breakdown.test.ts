@@ -30,6 +30,7 @@ async function paidOrder(amount: bigint): Promise<string> {
   await confirmPayment(t.ctx, order.id, amount);
   await creditMerchant(t.ctx.db, {
     merchantId: merchant.id,
+    currency: "USDT",
     amount,
     kind: "payment_confirmed",
     refType: "order",
@@ -78,6 +79,7 @@ describe("admin merchant detail: balance_breakdown", () => {
     await paidOrder(2_500_000n);
     await creditMerchant(t.ctx.db, {
       merchantId: merchant.id,
+      currency: "USDT",
       amount: 3_000_000n,
       kind: "deposit_confirmed",
       refType: "deposit",

@@ -73,6 +73,7 @@ describe("the merchant ledger", () => {
         postLedger(tx, {
           kind: "broken",
           merchantId: t.merchantId,
+          currency: "USDT",
           refType: "test",
           refId: "1",
           postings: [
@@ -86,6 +87,7 @@ describe("the merchant ledger", () => {
       postLedger(tx, {
         kind: "payout_reserved",
         merchantId: t.merchantId,
+        currency: "USDT",
         refType: "test",
         refId: "2",
         postings: [
@@ -112,7 +114,7 @@ describe("the merchant ledger", () => {
         expect(differences).toEqual([
           expect.objectContaining({
             check: "stored_balance",
-            key: { merchant_id: merchant, account: "available" },
+            key: { merchant_id: merchant, currency: "USDT", account: "available" },
           }),
         ]);
         // an order credited without a posting: the recount disagrees with the postings
@@ -179,6 +181,17 @@ describe("migration 0011", () => {
                    (SELECT count(*) FROM ledger_postings)::text AS p`,
       );
       expect(counts).toEqual({ t: "3", p: "6" });
+      // Migration 0030: everything written before it is USDT, balances keyed by currency.
+      const currencies = await queryRows<{ postings: string; balances: string }>(
+        database.db,
+        sql`SELECT (SELECT string_agg(DISTINCT currency, ',') FROM ledger_postings) AS postings,
+                   (SELECT string_agg(DISTINCT currency, ',') FROM merchant_balances) AS balances`,
+      );
+      expect(currencies).toEqual([{ postings: "USDT", balances: "USDT" }]);
+      expect(await getMerchantBalance(database.db, "00000000-0000-7000-8000-000000000001", "USDC")).toEqual({
+        available: 0n,
+        reserved: 0n,
+      });
       expect(await checkLedger(database.db)).toEqual([]);
     } finally {
       await database.close();

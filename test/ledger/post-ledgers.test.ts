@@ -42,6 +42,7 @@ describe("postLedgers", () => {
     // A has a balance row already; B gets its first posting inside the batch.
     await creditMerchant(s.ctx.db, {
       merchantId: a,
+      currency: "USDT",
       amount: 1n,
       kind: "seed",
       refType: "test",
@@ -55,6 +56,7 @@ describe("postLedgers", () => {
         tx,
         refs.map((refId, i) => ({
           merchantId: i % 2 === 0 ? a : b,
+          currency: "USDT",
           amount: amounts[i] as bigint,
           kind: "deposit_confirmed",
           refType: "deposit",
@@ -103,6 +105,7 @@ describe("postLedgers", () => {
     const credit = (merchantId: string, refId: string) => ({
       kind: "deposit_confirmed",
       merchantId,
+      currency: "USDT" as const,
       refType: "deposit",
       refId,
       postings: [
@@ -133,6 +136,7 @@ describe("postLedgers", () => {
         {
           kind: "payout_reserved",
           merchantId: b,
+          currency: "USDT",
           refType: "payout",
           refId: "x-5",
           postings: [

@@ -43,6 +43,8 @@ describe("GET /api/v1/merchant/me (X-API-Key)", () => {
       api_key_prefix: merchant.api_key_prefix,
       is_active: true,
       balance: { available: "0.000000", reserved: "0.000000" },
+      // every currency the deployment enables (TRON: USDT), zero where none
+      balances: { USDT: { available: "0.000000", reserved: "0.000000" } },
     });
   });
 

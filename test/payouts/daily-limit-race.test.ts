@@ -24,6 +24,7 @@ beforeAll(async () => {
   shop = await addMerchant(t.ctx);
   await creditMerchant(t.ctx.db, {
     merchantId: shop.id,
+    currency: "USDT",
     amount: 1000n * USDT,
     kind: "test_credit",
     refType: "test",
@@ -68,6 +69,7 @@ describe("the daily auto-approve limit", () => {
     const other = await addMerchant(t.ctx);
     await creditMerchant(t.ctx.db, {
       merchantId: other.id,
+      currency: "USDT",
       amount: 100n * USDT,
       kind: "test_credit",
       refType: "test",

@@ -56,6 +56,7 @@ async function fundedMerchant(cookie: string): Promise<{ id: string; apiKey: str
   });
   await creditMerchant(t.ctx.db, {
     merchantId: created.id,
+    currency: "USDT",
     amount: 100n * USDT,
     kind: "test_credit",
     refType: "test",

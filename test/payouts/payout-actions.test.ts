@@ -31,6 +31,7 @@ beforeAll(async () => {
   // The confirmer's credit, which the fixture's confirmation leaves out (check-ledger still holds).
   await creditMerchant(t.ctx.db, {
     merchantId: merchant.id,
+    currency: "USDT",
     amount: order.amountExpected,
     kind: "payment_confirmed",
     refType: "order",

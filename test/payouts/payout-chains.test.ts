@@ -42,13 +42,17 @@ beforeAll(async () => {
     },
   });
   shop = await addMerchant(t.ctx, "Chains Shop");
-  await creditMerchant(t.ctx.db, {
-    merchantId: shop.id,
-    amount: 1_000_000_000n,
-    kind: "payment_received",
-    refType: "test",
-    refId: "seed",
-  });
+  // The balance is per currency: seed both, since these payouts draw USDT and USDC.
+  for (const currency of ["USDT", "USDC"] as const) {
+    await creditMerchant(t.ctx.db, {
+      merchantId: shop.id,
+      currency,
+      amount: 1_000_000_000n,
+      kind: "payment_received",
+      refType: "test",
+      refId: `seed-${currency}`,
+    });
+  }
 });
 afterAll(async () => {
   await t?.close();

@@ -2457,6 +2457,15 @@ export interface operations {
                             /** @description USDT held by refunds and payouts not yet completed */
                             reserved: string;
                         };
+                        /** @description the balance per currency (USDT, USDC), whatever chain the money arrived on; `balance` is its USDT entry */
+                        balances: {
+                            [key: string]: {
+                                /** @description the currency the merchant may refund or pay out now */
+                                available: string;
+                                /** @description the currency held by refunds and payouts not yet completed */
+                                reserved: string;
+                            };
+                        };
                     };
                 };
             };
@@ -8723,7 +8732,16 @@ export interface operations {
                             /** @description USDT held by refunds and payouts not yet completed */
                             reserved: string;
                         };
-                        /** @description how the balance is made, from the double-entry ledger; signed 6-decimal strings that add up to available */
+                        /** @description the balance per currency (USDT, USDC), whatever chain the money arrived on; `balance` is its USDT entry */
+                        balances: {
+                            [key: string]: {
+                                /** @description the currency the merchant may refund or pay out now */
+                                available: string;
+                                /** @description the currency held by refunds and payouts not yet completed */
+                                reserved: string;
+                            };
+                        };
+                        /** @description how the USDT balance is made, from the double-entry ledger; signed 6-decimal strings that add up to available */
                         balance_breakdown: {
                             /** @description confirmed order payments, and stray transfers attached to an order */
                             payments: string;
@@ -8741,6 +8759,27 @@ export interface operations {
                             pending: string;
                             /** @description the sum of the lines above: the available balance */
                             available: string;
+                        };
+                        /** @description how each currency's balance is made: the same currencies as `balances` */
+                        balance_breakdowns: {
+                            [key: string]: {
+                                /** @description confirmed order payments, and stray transfers attached to an order */
+                                payments: string;
+                                /** @description confirmed deposits to static addresses */
+                                deposits: string;
+                                /** @description stray transfers credited to be refunded */
+                                stray_transfers: string;
+                                /** @description refunds sent (negative) */
+                                refunds: string;
+                                /** @description payouts sent (negative) */
+                                payouts: string;
+                                /** @description any other ledger entry */
+                                adjustments: string;
+                                /** @description refunds and payouts reserved, not yet sent (negative: -reserved) */
+                                pending: string;
+                                /** @description the sum of the lines above: the available balance */
+                                available: string;
+                            };
                         };
                         recent_orders: {
                             id: string;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorReply } from "./error-reply.js";
-import { merchantBalanceReply } from "./merchant-fields.js";
+import { merchantBalanceReply, merchantBalancesReply } from "./merchant-fields.js";
 
 export const merchantMeSchema = {
   tags: ["merchant"],
@@ -13,6 +13,7 @@ export const merchantMeSchema = {
       api_key_prefix: z.string(),
       is_active: z.boolean(),
       balance: merchantBalanceReply,
+      balances: merchantBalancesReply,
     }),
     401: errorReply,
     403: errorReply,

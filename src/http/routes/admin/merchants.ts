@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { Context } from "../../../context.js";
 import { createMerchant } from "../../../merchants/create-merchant.js";
+import type { BalanceBreakdown } from "../../../ledger/balance-breakdown.js";
 import { getMerchantDetail } from "../../../merchants/get-merchant-detail.js";
 import { listMerchants } from "../../../merchants/list-merchants.js";
 import { rotateApiKey } from "../../../merchants/rotate-api-key.js";
@@ -16,6 +17,7 @@ import { formatPercent } from "../../../percent.js";
 import { createMerchantSchema } from "../../schemas/create-merchant.js";
 import { getMerchantDetailSchema } from "../../schemas/get-merchant-detail.js";
 import { listMerchantsSchema } from "../../schemas/list-merchants.js";
+import { formatBalance, formatBalances } from "../../schemas/merchant-fields.js";
 import { rotateApiKeySchema } from "../../schemas/rotate-api-key.js";
 import { updateMerchantSchema } from "../../schemas/update-merchant.js";
 import { toMerchantSummary } from "./merchant-replies.js";
@@ -66,10 +68,16 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     "/api/v1/admin/merchants/:id",
     { schema: getMerchantDetailSchema, config: { permission: "merchants.read" } },
     async (request) => {
-      const { merchant, stats, recentOrders, recentIncidents, balance, balanceBreakdown } =
-        await getMerchantDetail(request.ctx, {
-          id: request.params.id,
-        });
+      const {
+        merchant,
+        stats,
+        recentOrders,
+        recentIncidents,
+        balance,
+        balances,
+        balanceBreakdown,
+        balanceBreakdowns,
+      } = await getMerchantDetail(request.ctx, { id: request.params.id });
       return {
         ...toMerchantSummary(merchant),
         order_count: stats.orderCount,
@@ -80,10 +88,12 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
         last_order_at: stats.lastOrderAt?.toISOString() ?? null,
         success_rate: formatPercent(stats.completedCount, stats.orderCount),
         incident_count: stats.incidentCount,
-        balance: { available: formatAmount(balance.available), reserved: formatAmount(balance.reserved) },
-        balance_breakdown: Object.fromEntries(
-          Object.entries(balanceBreakdown).map(([line, amount]) => [line, formatAmount(amount)]),
-        ) as Record<keyof typeof balanceBreakdown, string>,
+        balance: formatBalance(balance),
+        balances: formatBalances(balances),
+        balance_breakdown: formatBreakdown(balanceBreakdown),
+        balance_breakdowns: Object.fromEntries(
+          Object.entries(balanceBreakdowns).map(([currency, lines]) => [currency, formatBreakdown(lines)]),
+        ),
         recent_orders: recentOrders.map((order) => toAdminOrderSummary(order, merchant.name)),
         recent_incidents: recentIncidents.map((incident) => ({
           id: incident.id,
@@ -149,3 +159,10 @@ export const adminMerchantRoutes: FastifyPluginAsyncZod<{ ctx: Context }> = asyn
     },
   );
 };
+
+/** A balance breakdown's lines as 6-decimal strings. */
+function formatBreakdown(lines: BalanceBreakdown): Record<keyof BalanceBreakdown, string> {
+  return Object.fromEntries(
+    Object.entries(lines).map(([line, amount]) => [line, formatAmount(amount)]),
+  ) as Record<keyof BalanceBreakdown, string>;
+}

@@ -5,7 +5,7 @@ import { Link } from "../router.js";
 import { useApi } from "../useApi.js";
 import { MerchantStatusBadge } from "./MerchantStatusBadge.js";
 
-/** One merchant: its ledger balance (DESIGN.md 14), stats and most recent orders. */
+/** One merchant: its ledger balance per currency (DESIGN.md 14, 16), stats and most recent orders. */
 export function MerchantDetailPage({ id }: { id: string }) {
   const detail = useApi(() => api.get<MerchantDetail>(`/merchants/${encodeURIComponent(id)}`), id);
   if (detail.state === "loading") return <p>Loading…</p>;
@@ -25,17 +25,30 @@ export function MerchantDetailPage({ id }: { id: string }) {
         <Link to={`/admin/orders?merchant_id=${m.id}`}>all orders</Link>
       </p>
       <div className="grid">
-        <section className="panel" aria-labelledby="balance-title">
-          <h2 id="balance-title">Balance</h2>
-          <dl data-testid="merchant-balance">
-            <dt>Available</dt>
-            <dd data-testid="balance-available">{formatUsdt(m.balance.available)}</dd>
-            <dt>Reserved</dt>
-            <dd data-testid="balance-reserved">{formatUsdt(m.balance.reserved)}</dd>
-          </dl>
-          <p className="muted">Reserved: refunds and payouts created but not yet completed.</p>
-          <BalanceBreakdown breakdown={m.balance_breakdown} />
-        </section>
+        {balanceCurrencies(m).map(([currency, balance]) => (
+          <section
+            key={currency}
+            className="panel"
+            aria-labelledby={`balance-title-${currency}`}
+            data-testid={`merchant-balance-${currency}`}
+          >
+            <h2 id={`balance-title-${currency}`}>{currency} balance</h2>
+            <dl data-testid="merchant-balance">
+              <dt>Available</dt>
+              <dd data-testid="balance-available">{formatUsdt(balance.available, currency)}</dd>
+              <dt>Reserved</dt>
+              <dd data-testid="balance-reserved">{formatUsdt(balance.reserved, currency)}</dd>
+            </dl>
+            <p className="muted">
+              Reserved: refunds and payouts in {currency} created but not yet completed. Whatever chain it
+              arrived on, {currency} is one balance.
+            </p>
+            <BalanceBreakdown
+              currency={currency}
+              breakdown={m.balance_breakdowns[currency] ?? m.balance_breakdown}
+            />
+          </section>
+        ))}
         <section className="panel">
           <h2>Orders</h2>
           <dl>
@@ -97,19 +110,37 @@ const BREAKDOWN_LINES: [keyof MerchantDetail["balance_breakdown"], string][] = [
   ["pending", "Pending refunds and payouts"],
 ];
 
+type Currency = Extract<keyof MerchantDetail["balances"], string>;
+type Balance = NonNullable<MerchantDetail["balances"][Currency]>;
+
+/**
+ * The merchant's balance per currency (DESIGN.md 16): every currency the reply lists (the
+ * deployment's, zero where none); SPEC's USDT `balance` when an older server sends no `balances`.
+ */
+function balanceCurrencies(m: MerchantDetail): [Currency, Balance][] {
+  const listed = Object.entries(m.balances ?? {}).filter((entry): entry is [Currency, Balance] => !!entry[1]);
+  return listed.length > 0 ? listed : [["USDT", m.balance]];
+}
+
 /** How the available balance is made, line by line from the ledger; the lines add up to it. */
-function BalanceBreakdown({ breakdown }: { breakdown: MerchantDetail["balance_breakdown"] }) {
+function BalanceBreakdown({
+  currency,
+  breakdown,
+}: {
+  currency: Currency;
+  breakdown: MerchantDetail["balance_breakdown"];
+}) {
   return (
     <div className="table-scroll" tabIndex={0}>
       <table data-testid="balance-breakdown">
-        <caption className="muted">How the balance is made (from the ledger)</caption>
+        <caption className="muted">How the {currency} balance is made (from the ledger)</caption>
         <tbody>
           {BREAKDOWN_LINES.filter(([line]) => line === "payments" || !/^-?0\.0+$/.test(breakdown[line])).map(
             ([line, label]) => (
               <tr key={line}>
                 <th scope="row">{label}</th>
                 <td className="num nowrap" data-testid={`breakdown-${line}`}>
-                  {formatUsdt(breakdown[line])}
+                  {formatUsdt(breakdown[line], currency)}
                 </td>
               </tr>
             ),
@@ -117,7 +148,7 @@ function BalanceBreakdown({ breakdown }: { breakdown: MerchantDetail["balance_br
           <tr className="total">
             <th scope="row">Available</th>
             <td className="num nowrap" data-testid="breakdown-available">
-              {formatUsdt(breakdown.available)}
+              {formatUsdt(breakdown.available, currency)}
             </td>
           </tr>
         </tbody>
