@@ -235,6 +235,11 @@ export interface Chain {
   readonly currencies: readonly Currency[];
   /** The watched tokens; empty until a devnet has started and deployed them. */
   readonly tokens: readonly TokenConfig[];
+  /**
+   * The watched tokens with their decimals, read from the chain first where they are not yet (an
+   * EVM chain reads each contract's decimals() once). One attempt: node errors are thrown.
+   */
+  loadTokens(): Promise<readonly TokenConfig[]>;
   readonly address: AddressFormat;
   readonly derivation: AddressDerivation;
   /** Only on a devnet. */

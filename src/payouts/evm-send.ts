@@ -192,8 +192,8 @@ async function claimEvmPayouts(
   return rows.map((row) => row.id);
 }
 
-function tokenOf(chain: Chain, currency: string): TokenConfig {
-  const token = chain.tokens.find((t) => t.currency === currency);
+async function tokenOf(chain: Chain, currency: string): Promise<TokenConfig> {
+  const token = (await chain.loadTokens()).find((t) => t.currency === currency);
   if (!token) throw new Error(`${chain.id} has no ${currency} token configured`);
   return token;
 }
@@ -220,7 +220,7 @@ async function submitPayouts(
   let waitingForFloat = 0;
   for (const { row, attempt } of batch) {
     try {
-      const token = tokenOf(chain, row.currency);
+      const token = await tokenOf(chain, row.currency);
       if (!row.address) throw new Error("the payout has no address");
       let float = floats.get(row.currency);
       if (!float) {
@@ -324,7 +324,7 @@ export async function finishEvmPayout(
   row: PayoutRow,
   landed: OutboxRow,
 ): Promise<"completed" | "failed" | "not_final" | "unmatched" | "lost"> {
-  const token = tokenOf(chain, row.currency);
+  const token = await tokenOf(chain, row.currency);
   let matched = false;
   if (landed.success !== false) {
     const transfers = await chain.finalTransfers(landed.hash);

@@ -164,6 +164,7 @@ export function createEvmChain(options: EvmChainOptions): EvmChain {
     get tokens() {
       return tokens;
     },
+    loadTokens: () => loadTokens(),
     currencies: [...new Set(options.contracts.map((c) => c.currency))],
     address: evmAddressFormat,
     derivation: evmDerivation,

@@ -105,6 +105,7 @@ export function createTronChain(access: ChainAccess): Chain {
     // TRON takes USDT only: its contract is configured, or deployed by the devnet at start.
     currencies: ["USDT"],
     tokens,
+    loadTokens: () => Promise.resolve(tokens),
     address: tronAddressFormat,
     derivation: {
       deriveAddress: (xpub, index, branch) => deriveAddress(xpub, index, branch),
