@@ -39,7 +39,14 @@ import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout, transitionToSending } from "./transition-payout.js";
 
 export const EVM_PAYOUT_PURPOSE = "payout";
-export const EVM_PAYOUT_LEASE_MS = 60_000;
+/**
+ * A round's lease. Short, because a round is a few reads and one submitMany, and a killed worker's
+ * payouts wait this long for another; safe, because the lease is not what prevents a second
+ * payment: the outbox's (purpose, ref) is stored once, and the move to `sending` in the same
+ * transaction checks the lease, the status and the attempt under a row lock (a round that lost its
+ * lease stores nothing).
+ */
+export const EVM_PAYOUT_LEASE_MS = 15_000;
 /** The next look at a payout whose transaction is in flight (the outbox's pass runs every 2 s). */
 export const EVM_PAYOUT_LOOK_MS = 2_000;
 /** A payout the float does not cover looks again after this long (as TRON's). */
