@@ -11,8 +11,8 @@ import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
 import { waitingForFloat } from "../payouts/payout-float.js";
 import { addressPools } from "../wallet/address-pools.js";
 import { getFamilyPoolCounts } from "../wallet/get-address-pool-counts.js";
-import { readChainConditions } from "./chain-conditions.js";
 import { CHAIN_LABELS } from "../chains/chain-types.js";
+import { readChainConditions } from "./chain-conditions.js";
 
 export type Severity = "info" | "warning" | "critical";
 
@@ -85,7 +85,7 @@ export async function readAlertConditions(
   }
 
   // DESIGN.md 14: approved refunds and payouts the hot wallet's USDT cannot cover wait for a top-up.
-  const short = await waitingForFloat(ctx.db);
+  const short = await waitingForFloat(ctx.db, "tron");
   const hot = ctx.config.hotWalletAddress;
   readings.push({
     alert: "payout_float_low",
@@ -96,6 +96,21 @@ export async function readAlertConditions(
     resolvedText: "The hot wallet's USDT float covers the approved refunds and payouts again",
     details: { waiting: short.count, amount_usdt: short.amount, address: hot ?? null },
   });
+  // The float of each EVM chain's hot wallet, keyed per chain (src/payouts/evm-send.ts).
+  for (const chain of ctx.chains.list.filter((c) => c.nonces !== undefined)) {
+    const waiting = await waitingForFloat(ctx.db, chain.id);
+    const name = CHAIN_LABELS[chain.id].name;
+    const evmHot = ctx.config.evmWallet.hotWalletAddress ?? null;
+    readings.push({
+      alert: "payout_float_low",
+      key: `payout_float_low:${chain.id}`,
+      severity: "warning",
+      firing: waiting.count > 0,
+      text: `${waiting.count} approved refunds and payouts on ${name} (${waiting.amount}) wait: the hot wallet's token float on ${name} is too small; top up ${evmHot ?? "the EVM hot wallet"} on ${name}`,
+      resolvedText: `The hot wallet's float on ${name} covers the approved refunds and payouts again`,
+      details: { chain: chain.id, waiting: waiting.count, amount: waiting.amount, address: evmHot },
+    });
+  }
   return readings;
 }
 

@@ -34,6 +34,8 @@ export interface OutboxRow extends NewVersion {
   state: OutboxState;
   blockNumber: number | null;
   blockHash: string | null;
+  /** The receipt's status once included (null before). */
+  success: boolean | null;
   note: string | null;
   /** Epoch ms. */
   createdAt: number;
@@ -45,13 +47,13 @@ export interface OutboxRow extends NewVersion {
 const COLUMNS = sql.raw(`id::text AS id, chain, sender, nonce::text AS nonce, purpose, ref, generation,
   to_address, value::text AS value, data, gas_limit::text AS gas_limit,
   max_fee_per_gas::text AS max_fee, max_priority_fee_per_gas::text AS tip, raw, tx_hash, state,
-  block_number::text AS block_number, block_hash, note,
+  block_number::text AS block_number, block_hash, success, note,
   (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at,
   (extract(epoch FROM first_broadcast_at) * 1000)::bigint::text AS first_broadcast_at,
   (extract(epoch FROM broadcast_at) * 1000)::bigint::text AS broadcast_at,
   broadcast_head::text AS broadcast_head, authorization_list`);
 
-type Raw = Record<string, string | number | null | SignedAuthorization[]>;
+type Raw = Record<string, string | number | boolean | null | SignedAuthorization[]>;
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 function rowOf(r: Raw): OutboxRow {
@@ -74,6 +76,7 @@ function rowOf(r: Raw): OutboxRow {
     state: r.state as OutboxState,
     blockNumber: num(r.block_number),
     blockHash: r.block_hash === null ? null : String(r.block_hash),
+    success: r.success === null || r.success === undefined ? null : r.success === true || r.success === "t",
     note: r.note === null ? null : String(r.note),
     createdAt: Number(r.created_at),
     firstBroadcastAt: num(r.first_broadcast_at),

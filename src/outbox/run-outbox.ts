@@ -243,6 +243,7 @@ async function supersede(
     createdAt: at,
     blockNumber: null,
     blockHash: null,
+    success: null,
     note: null,
   };
 }

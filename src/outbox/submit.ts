@@ -9,6 +9,7 @@ import { TransactionRollbackError } from "drizzle-orm";
 import type { NonceSending, SignedAuthorization, TransactionSigner } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
 import { newCaps, type FeeCaps } from "./fees.js";
 import {
   findByPurpose,
@@ -44,6 +45,21 @@ export interface SubmitInput {
   /** EIP-7702 authorizations: the transaction is signed as type 4 and carries them. */
   authorizations?: readonly SignedAuthorization[];
 }
+
+/** A version as submitMany stores it: what the caller's `onStore` sees inside the same transaction. */
+export interface StoredSubmission {
+  purpose: string;
+  ref: string;
+  nonce: number;
+  hash: string;
+}
+
+/**
+ * Runs inside the database transaction that stores a batch's new transactions, after they are
+ * inserted and before the commit: the caller's own state change commits with them or not at all
+ * (a payout moves to `sending` with its transfer). Throwing rolls everything back, the nonces too.
+ */
+export type OnStore = (tx: Executor, stored: readonly StoredSubmission[]) => Promise<void>;
 
 export interface SubmitResult {
   /** False when (purpose, ref) was submitted before: its transaction is answered. */
@@ -103,6 +119,7 @@ export async function submitMany(
   chainId: ChainId,
   inputs: readonly Omit<SubmitInput, "signer">[],
   signer: TransactionSigner = hotWalletSigner(ctx, chainId),
+  onStore?: OnStore,
 ): Promise<SubmitResult[]> {
   inputs.forEach(check);
   const nonces = nonceSendingOf(ctx, chainId);
@@ -115,8 +132,8 @@ export async function submitMany(
   };
   const before = await current();
   const fresh = inputs.filter((_, n) => before[n] === undefined);
-  if (fresh.length > 0 && !(await storeBatch(ctx, chainId, nonces, signer, fresh)))
-    return submitMany(ctx, chainId, inputs, signer);
+  if (fresh.length > 0 && !(await storeBatch(ctx, chainId, nonces, signer, fresh, onStore)))
+    return submitMany(ctx, chainId, inputs, signer, onStore);
   const after = await current();
   const created = new Set(fresh.map(keyOf));
   const head = await ctx.chains
@@ -140,6 +157,7 @@ async function storeBatch(
   nonces: NonceSending,
   signer: TransactionSigner,
   inputs: readonly Omit<SubmitInput, "signer">[],
+  onStore?: OnStore,
 ): Promise<boolean> {
   const sender = signer.address;
   if (!(await hasCursor(ctx.db, chainId, sender)))
@@ -166,6 +184,10 @@ async function storeBatch(
       }
       // Another process stored one of these purposes first: give every nonce back by rolling back.
       if ((await insertVersions(tx, versions, at)).length < versions.length) tx.rollback();
+      await onStore?.(
+        tx,
+        versions.map((v) => ({ purpose: v.purpose, ref: v.ref, nonce: v.nonce, hash: v.hash })),
+      );
       return true;
     })
     .catch((error: unknown) => {

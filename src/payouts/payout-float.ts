@@ -11,6 +11,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
+import type { ChainId, Currency } from "../chains/chain-types.js";
+import { unitsToMicro } from "../chains/token-units.js";
 import { formatAmount } from "../money.js";
 import { usdtBalance } from "../sweeps/sweep-chain.js";
 import type { SweepDeps } from "../sweeps/sweep-types.js";
@@ -70,12 +72,50 @@ export function floatShortfall(balance: bigint, committed: bigint, approved: big
   return approved > spare ? approved - spare : 0n;
 }
 
-/** The approved payouts waiting for a top-up: their count and amount. */
-export async function waitingForFloat(db: Executor): Promise<{ count: number; amount: string }> {
+/** The approved payouts waiting for a top-up (of one chain, when named): their count and amount. */
+export async function waitingForFloat(
+  db: Executor,
+  chain?: ChainId,
+): Promise<{ count: number; amount: string }> {
   const [row] = await queryRows<{ n: number; amount: string }>(
     db,
     sql`SELECT count(*)::int AS n, coalesce(sum(amount), 0)::text AS amount FROM payouts
-        WHERE status = 'approved' AND wait_reason = ${FLOAT_LOW_REASON}`,
+        WHERE status = 'approved' AND wait_reason = ${FLOAT_LOW_REASON}
+          ${chain === undefined ? sql`` : sql`AND chain = ${chain}`}`,
   );
   return { count: Number(row?.n ?? 0), amount: formatAmount(BigInt(row?.amount ?? "0")) };
+}
+
+/**
+ * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above): its balance
+ * at the newest block, less every payout of that chain and currency whose transaction is submitted
+ * but not yet final (signed, broadcast, or included). The included ones are paid in that balance
+ * already: they are `unseen`'s counterpart, so a float short only by them settles (a look again in
+ * a few seconds, no alert) rather than waiting for a top-up. The committed sum is read BEFORE the
+ * balance: a transaction that lands between the two reads is counted twice (a wait), never missed.
+ */
+export async function readEvmFloat(
+  db: Executor,
+  chain: ChainId,
+  currency: Currency,
+  balanceUnits: () => Promise<bigint>,
+  decimals: number,
+): Promise<SenderFloat> {
+  const [pending] = await queryRows<{ total: string; included: string }>(
+    db,
+    sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
+               coalesce(sum(p.amount) FILTER (WHERE e.state = 'included'), 0)::text AS included
+        FROM payouts p JOIN evm_transactions e
+          ON e.chain = p.chain AND e.purpose = 'payout'
+         AND e.ref = CASE WHEN p.attempts <= 1 THEN p.id::text ELSE p.id::text || ':' || p.attempts END
+        WHERE p.chain = ${chain} AND p.currency = ${currency} AND p.status = 'sending'
+          AND e.state IN ('signed', 'broadcast', 'included')`,
+  );
+  // Whole micro-units only: what an 18-decimal balance holds below one micro-unit pays nothing.
+  const balance = unitsToMicro(await balanceUnits(), decimals).micro;
+  return {
+    balance,
+    committed: BigInt(pending?.total ?? "0"),
+    unseen: BigInt(pending?.included ?? "0"),
+  };
 }

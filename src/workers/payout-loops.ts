@@ -3,6 +3,7 @@
  * each through sign, store, broadcast and wait. Any number of workers may run it.
  */
 import type { Context } from "../context.js";
+import { runEvmPayouts } from "../payouts/evm-send.js";
 import { runDuePayouts } from "../payouts/send-payouts.js";
 import { startLoop, type Loop } from "./loop.js";
 
@@ -20,5 +21,24 @@ export function startPayoutLoops(ctx: Context): Loop[] {
       intervalMs: 2_000,
       task: async () => (await runDuePayouts(ctx, { limit: PAYOUT_ROUND })).claimed > 0,
     }),
+    ...startEvmPayoutLoops(ctx),
   ];
+}
+
+/**
+ * One EVM payout sender per chain that sends by nonce, where this process holds the EVM hot
+ * wallet's key (src/payouts/evm-send.ts): its transfers go through that chain's outbox.
+ */
+function startEvmPayoutLoops(ctx: Context): Loop[] {
+  if (ctx.config.evmWallet.hotWalletPrivateKey === undefined) return [];
+  return ctx.chains.list
+    .filter((chain) => chain.nonces !== undefined)
+    .map((chain) =>
+      startLoop({
+        name: `payout-sender-${chain.id}`,
+        log: ctx.log,
+        intervalMs: 1_000,
+        task: async () => (await runEvmPayouts(ctx, chain.id, { limit: PAYOUT_ROUND })).submitted > 0,
+      }),
+    );
 }

@@ -7,7 +7,8 @@
  * dialog asks an enrolled approver for a TOTP code (a wrong one approves nothing, the right one
  * approves); the owner's own refund is refused by four eyes; a viewer sees no decision buttons;
  * the order page lists and creates refunds (with a claim link when no address is given); the
- * merchant page shows the ledger balance.
+ * merchant page shows the ledger balance. An Arbitrum payout (an Anvil devnet over HTTP) approved in
+ * the dialog by the second operator is paid once by the EVM sender.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { and, desc, eq } from "drizzle-orm";
@@ -32,6 +33,16 @@ import {
 import { newTronAccount, payoutRow, sendPayoutUntil } from "../helpers/payout-chain.js";
 import { usdtBalance } from "../helpers/usdt.js";
 import { listenLocal } from "../helpers/app.js";
+import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
+import { randomBytes } from "node:crypto";
+import { Wallet } from "ethers";
+import { runOutbox } from "../../src/outbox/run-outbox.js";
+import { signerLookup } from "../../src/outbox/signers.js";
+import { runEvmPayouts } from "../../src/payouts/evm-send.js";
+import { poll } from "../helpers/poll.js";
+
+const anvil = evmDevnetForFile();
+const evmHot = new Wallet("0x" + randomBytes(32).toString("hex"));
 
 const USDT = 1_000_000n;
 let t: ChainTest;
@@ -120,6 +131,10 @@ beforeAll(async () => {
       HOT_WALLET_PRIVATE_KEY: hot.privateKey,
       COLD_WALLET_ADDRESS: cold.address,
       SWEEP_ENABLED: "false",
+      CHAINS: "tron,arbitrum",
+      ...evmChainEnv("arbitrum", anvil()),
+      ARBITRUM_FINALITY: "finalized",
+      EVM_HOT_WALLET_PRIVATE_KEY: evmHot.privateKey,
     },
   });
   t.clock.set(new Date());
@@ -293,6 +308,54 @@ describe("the Payouts page", () => {
     });
     await expect.poll(() => rowOf(page, ids.queue!).count()).toBe(0);
   });
+
+  it("approves an Arbitrum payout in the dialog (a second operator); the EVM sender pays it once", async () => {
+    // The approver's page of the tests above (one more login would trip the login limiter later on).
+    const to = Wallet.createRandom().address;
+    const reply = await merchant("POST", "/api/v1/payouts", {
+      external_id: "po-arbitrum",
+      amount: "1.25",
+      address: to,
+      chain: "arbitrum",
+    });
+    expect(reply.status).toBe(201);
+    const id = reply.body.id as string;
+    await anvil().rpc("anvil_setBalance", [evmHot.address, "0x" + (10n ** 20n).toString(16)]);
+    await sendToken(anvil(), anvil().usdtContract, evmHot.address, 10_000_000n);
+    await anvil().mine();
+
+    await page.reload();
+    await page.getByTestId("nav-payouts").click();
+    await expect.poll(() => rowOf(page, id).count(), { timeout: 20_000 }).toBe(1);
+    await rowOf(page, id).getByTestId("approve-payout").click();
+    const dialog = page.getByRole("dialog", { name: "Approve payout of 1.250000 USDT" });
+    await expect.poll(() => dialog.count()).toBe(1);
+    await page.getByTestId("decision-totp").fill(freshCode());
+    await page.getByTestId("decision-confirm").click();
+    await expect.poll(() => dialog.count(), { timeout: 15_000 }).toBe(0);
+    expect(await payoutRow(t, id)).toMatchObject({ status: "approved", decidedByLabel: expect.any(String) });
+
+    const signers = signerLookup(t.ctx, "arbitrum");
+    const done = await poll("the Arbitrum payout completed", () => payoutRow(t, id), {
+      until: (row) => row.status === "completed",
+      between: async () => {
+        await runEvmPayouts(t.ctx, "arbitrum");
+        await runOutbox(t.ctx, "arbitrum", { signers });
+        await anvil().mine();
+        t.clock.advance(3_000);
+      },
+      timeoutMs: 30_000,
+    });
+    const word = (a: string) => a.toLowerCase().replace(/^0x/, "").padStart(64, "0");
+    const held = await anvil().rpc<string>("eth_call", [
+      { to: anvil().usdtContract, data: "0x70a08231" + word(to) },
+      "latest",
+    ]);
+    expect(BigInt(held)).toBe(1_250_000n);
+    const nonce = await anvil().rpc<string>("eth_getTransactionCount", [evmHot.address, "latest"]);
+    expect(Number(BigInt(nonce))).toBe(1);
+    expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
 });
 
 describe("an approver who enrolled TOTP after the page loaded", () => {
@@ -458,7 +521,8 @@ describe("a stray transfer's refund", () => {
     const [spare] = await t.ctx.db
       .select()
       .from(addresses)
-      .where(eq(addresses.status, "free"))
+      // A TRON address: the page's deployment also runs arbitrum, whose pool fills too.
+      .where(and(eq(addresses.status, "free"), eq(addresses.family, "tron")))
       .orderBy(desc(addresses.derivationIndex))
       .limit(1);
     if (!spare) throw new Error("no free address for the stray");

@@ -1,0 +1,223 @@
+/**
+ * EVM payouts under load (issue 40): PAYOUTS approved USDT payouts on `arbitrum` (an Anvil devnet
+ * mining a block every BLOCK_TIME_MS), sent by a real worker process (the worker role's payout and
+ * outbox loops, bench/evm-payout-worker.ts) that is SIGKILLed once half of them are sending and
+ * started again. Prints approval -> inclusion p50 / p99 / max (inclusion as the bench saw the
+ * outbox row in a block, polled every 250 ms), the most nonces in flight at once (the node's
+ * pending count minus its latest), and exactly-once: the hot wallet's Transfer logs counted on
+ * chain, each recipient's balance, the hot wallet's nonce. There is no older EVM sender: the
+ * reference is the plain outbox (bench/evm-nonces.ts, same devnet settings), run in the same
+ * process before it with REFERENCE native transfers. A scratch PostgreSQL database
+ * (BENCH_DATABASE_URL) is dropped on exit.
+ *
+ *   npx tsx bench/evm-payouts.ts [payouts=1000] [block_time_ms=1000] [recipients=100]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import pg from "pg";
+import { startEvmDevnet } from "@stablegate/devnet";
+import { loadConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { openDatabase } from "../src/db/connection.js";
+import { migrate } from "../src/db/migrate.js";
+import { queryRows } from "../src/db/query-rows.js";
+import { creditMerchant } from "../src/ledger/post-ledger.js";
+import { createLogger } from "../src/logger.js";
+import { createMerchant } from "../src/merchants/create-merchant.js";
+import { createPayout } from "../src/payouts/create-payout.js";
+import { decidePayout } from "../src/payouts/decide-payout.js";
+import { ADMIN_URL, benchBaseEnv, percentile } from "./chain-lib.js";
+
+const PAYOUTS = Number(process.argv[2] ?? 1000);
+const BLOCK_TIME_MS = Number(process.argv[3] ?? 1000);
+const RECIPIENTS = Number(process.argv[4] ?? 100);
+const WORKER = fileURLToPath(new URL("./evm-payout-worker.ts", import.meta.url));
+const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanUp(): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+const sleep = (n: number) => new Promise((done) => setTimeout(done, n));
+const word = (v: string | bigint) =>
+  (typeof v === "string" ? v.toLowerCase().replace(/^0x/, "") : v.toString(16)).padStart(64, "0");
+
+async function main(): Promise<void> {
+  const devnet = await startEvmDevnet({ port: 0, blockTimeMs: BLOCK_TIME_MS, finalityDepth: 4 });
+  cleanups.push(() => devnet.close());
+  const dbName = `sg_bench_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  cleanups.push(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${dbName}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
+  cleanups.push(() => database.close());
+  await migrate(database);
+  const key = randomBytes(32).toString("hex");
+  const env = {
+    TRON_NETWORK: "devnet",
+    TRON_NODE_URL: "http://127.0.0.1:1",
+    CHAINS: "tron,arbitrum",
+    ARBITRUM_NETWORK: "devnet",
+    ARBITRUM_RPC_URL: devnet.rpcUrl,
+    ARBITRUM_USDT_CONTRACT: devnet.usdtContract,
+    ARBITRUM_FINALITY: "finalized",
+    EVM_HOT_WALLET_PRIVATE_KEY: key,
+    LOG_LEVEL: "silent",
+  };
+  const ctx = await createContext(loadConfig({ ...benchBaseEnv(), ...env }), {
+    database,
+    log: createLogger({ level: "silent" }),
+  });
+  cleanups.push(() => ctx.chains.close());
+  const hot = ctx.chains.get("arbitrum")?.nonces?.signer(key).address as string;
+  const rpc = devnet.rpc.bind(devnet);
+  await rpc("anvil_setBalance", [hot, "0x" + (10n ** 21n).toString(16)]);
+  const total = BigInt(PAYOUTS) * 1_000_000n;
+  await rpc("eth_sendTransaction", [
+    {
+      from: devnet.faucetAddress,
+      to: devnet.usdtContract,
+      data: "0xa9059cbb" + word(hot) + word(total),
+      gas: "0x30000",
+    },
+  ]);
+  const { merchant } = await createMerchant(ctx, { name: "Bench Shop", webhookSecret: "whsec-bench" });
+  await creditMerchant(ctx.db, {
+    merchantId: merchant.id,
+    currency: "USDT",
+    amount: total,
+    kind: "payment_received",
+    refType: "bench",
+    refId: "seed",
+  });
+  const recipients = Array.from({ length: RECIPIENTS }, () => "0x" + randomBytes(20).toString("hex"));
+  const ids: string[] = [];
+  for (let n = 0; n < PAYOUTS; n++) {
+    const { payout } = await createPayout(
+      ctx,
+      merchant.id,
+      { kind: "merchant", id: merchant.id, label: "bench" },
+      {
+        external_id: `bench-${n}`,
+        amount: "1",
+        address: recipients[n % RECIPIENTS] as string,
+        chain: "arbitrum",
+      },
+    );
+    ids.push(payout.id);
+  }
+  const spawnWorker = (): ChildProcess => {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
+      env: {
+        ...process.env,
+        DATABASE_URL: url.toString(),
+        RPC_URL: devnet.rpcUrl,
+        USDT_CONTRACT: devnet.usdtContract,
+        HOT_KEY: key,
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    cleanups.push(async () => void child.kill("SIGKILL"));
+    return child;
+  };
+  let worker = spawnWorker();
+  const approvedAt = new Map<string, number>();
+  for (const id of ids) {
+    await decidePayout(ctx, {
+      id,
+      decision: "approve",
+      actor: { kind: "operator", id: "op-2", label: "bench" },
+    });
+    approvedAt.set(id, Date.now());
+  }
+  const includedAt = new Map<string, number>();
+  let maxInFlight = 0;
+  let killed = false;
+  const deadline = Date.now() + 15 * 60_000;
+  while (includedAt.size < PAYOUTS && Date.now() < deadline) {
+    const [rows, pending, latest] = await Promise.all([
+      queryRows<{ ref: string; state: string }>(
+        ctx.db,
+        sql`SELECT ref, state FROM evm_transactions WHERE purpose = 'payout' AND state IN ('included', 'final')`,
+      ),
+      rpc<string>("eth_getTransactionCount", [hot, "pending"]),
+      rpc<string>("eth_getTransactionCount", [hot, "latest"]),
+    ]);
+    const now = Date.now();
+    for (const r of rows)
+      if (!includedAt.has(r.ref.split(":")[0] as string)) includedAt.set(r.ref.split(":")[0] as string, now);
+    maxInFlight = Math.max(maxInFlight, Number(BigInt(pending) - BigInt(latest)));
+    if (!killed) {
+      const [s] = await queryRows<{ n: number }>(
+        ctx.db,
+        sql`SELECT count(*)::int AS n FROM payouts WHERE status <> 'approved'`,
+      );
+      if (Number(s?.n ?? 0) >= PAYOUTS / 2) {
+        worker.kill("SIGKILL");
+        killed = true;
+        worker = spawnWorker();
+        console.log(`worker SIGKILLed with ${s?.n} payouts sending or done; a new one started`);
+      }
+    }
+    await sleep(250);
+  }
+  const latencies = ids
+    .flatMap((id) => {
+      const a = approvedAt.get(id);
+      const i = includedAt.get(id);
+      return a !== undefined && i !== undefined ? [(i - a) / 1000] : [];
+    })
+    .sort((x, y) => x - y);
+  await sleep(BLOCK_TIME_MS * 8);
+  const logs = await rpc<unknown[]>("eth_getLogs", [
+    {
+      fromBlock: "0x0",
+      toBlock: "latest",
+      address: devnet.usdtContract,
+      topics: [TRANSFER_TOPIC, "0x" + word(hot)],
+    },
+  ]);
+  const balances = await Promise.all(
+    recipients.map(async (r) =>
+      BigInt(
+        await rpc<string>("eth_call", [{ to: devnet.usdtContract, data: "0x70a08231" + word(r) }, "latest"]),
+      ),
+    ),
+  );
+  const expected = (i: number) =>
+    BigInt(Math.floor(PAYOUTS / RECIPIENTS) + (i < PAYOUTS % RECIPIENTS ? 1 : 0)) * 1_000_000n;
+  const exact = balances.every((b, i) => b === expected(i));
+  const nonce = Number(BigInt(await rpc<string>("eth_getTransactionCount", [hot, "latest"])));
+  const [done] = await queryRows<{ n: number }>(
+    ctx.db,
+    sql`SELECT count(*)::int AS n FROM payouts WHERE status = 'completed'`,
+  );
+  console.log(
+    `EVM payouts: ${PAYOUTS} approved, ${BLOCK_TIME_MS} ms blocks, ${RECIPIENTS} recipients, worker SIGKILLed mid-run: ${killed}`,
+  );
+  console.log(
+    `  approval -> inclusion: p50 ${percentile(latencies, 50).toFixed(1)} s, p99 ${percentile(latencies, 99).toFixed(1)} s, max ${(latencies.at(-1) ?? NaN).toFixed(1)} s (${latencies.length} included; goal p99 <= 30 s)`,
+  );
+  console.log(`  most nonces in flight at once: ${maxInFlight}`);
+  console.log(
+    `  exactly once: ${logs.length} Transfer logs from the hot wallet, hot wallet nonce ${nonce}, every recipient exact: ${exact}, completed ${done?.n}`,
+  );
+}
+
+main()
+  .then(cleanUp, async (error: unknown) => {
+    console.error(error);
+    await cleanUp();
+    process.exitCode = 1;
+  })
+  .then(() => process.exit());
