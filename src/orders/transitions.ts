@@ -283,6 +283,76 @@ export async function transitionOutcomes(
   }));
 }
 
+export interface DetectionTransition {
+  /** The order as read (and locked) by the caller: pending, expired or cancelled. */
+  order: OrderRow;
+  event: "payment_detected" | "late_payment";
+  payload: Record<string, unknown>;
+  /** The first payment's fields (the order's own when it has them already). */
+  txHash: string;
+  fromAddress: string;
+  detectedAt: Date;
+}
+
+/**
+ * transitionOrder to `detected` for many orders at once (the scanner applying a batch of blocks):
+ * one UPDATE, each order with its own first payment's tx_hash, from_address and detected_at,
+ * guarded by its own expected status, and one INSERT of their events. Throws INVALID_STATE as
+ * transitionOutcomes does. Results follow the input order; each order at most once.
+ */
+export async function transitionDetections(
+  ctx: Context,
+  tx: Executor,
+  items: readonly DetectionTransition[],
+): Promise<TransitionResult[]> {
+  if (items.length === 0) return [];
+  for (const { order, event } of items) {
+    if (!isAllowed(order.status, "detected", event)) {
+      throw new AppError("INVALID_STATE", `order cannot move from ${order.status} to detected (${event})`);
+    }
+  }
+  if (new Set(items.map((i) => i.order.id)).size !== items.length) {
+    throw new Error("transitionDetections: an order appears twice");
+  }
+  const now = ctx.clock.now();
+  const updated = await tx
+    .update(orders)
+    .set({
+      status: "detected",
+      txHash: sql`v.tx_hash`,
+      fromAddress: sql`v.from_address`,
+      detectedAt: sql`v.detected_at`,
+      updatedAt: now,
+    })
+    .from(
+      sql`unnest(${pgArray(items.map((i) => i.order.id))}::uuid[],
+                 ${pgArray(items.map((i) => i.order.status))}::text[],
+                 ${pgArray(items.map((i) => i.txHash))}::text[],
+                 ${pgArray(items.map((i) => i.fromAddress))}::text[],
+                 ${pgArray(items.map((i) => i.detectedAt.toISOString()))}::timestamptz[])
+          AS v (id, from_status, tx_hash, from_address, detected_at)`,
+    )
+    .where(and(eq(orders.id, sql`v.id`), eq(orders.status, sql`v.from_status`)))
+    .returning(getTableColumns(orders));
+  if (updated.length !== items.length) {
+    throw new AppError("INVALID_STATE", "an order changed concurrently");
+  }
+  const byId = new Map(updated.map((order) => [order.id, order]));
+  const events = items.map(({ order, event, payload }) => ({
+    id: newId(),
+    orderId: order.id,
+    eventType: event,
+    payload: { from: order.status, to: "detected", ...payload },
+    createdAt: now,
+  }));
+  await tx.insert(orderEvents).values(events);
+  return items.map(({ order }, i) => ({
+    order: byId.get(order.id) as OrderRow,
+    eventId: (events[i] as { id: string }).id,
+    eventCreatedAt: now,
+  }));
+}
+
 /** Records an event that does not change the status (order_created, webhook_delivered, ...). */
 export async function appendOrderEvent(
   ctx: Context,
