@@ -22,6 +22,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, writeF
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { gunzipSync } from "node:zlib";
 import { sql } from "drizzle-orm";
 import { startEvmDevnet, type EvmDevnet } from "@stablegate/devnet";
 import { createScanner } from "../src/chain/scanner.js";
@@ -54,7 +55,14 @@ const cached = existsSync(cachedState) && existsSync(cachedMeta);
 if (cached) copyFileSync(cachedState, stateFile);
 
 const tron = await spawnDevnet(3000);
-const eth = await startEvmDevnet({ port: 0, blockTimeMs: 0, finalityDepth: 64, stateFile });
+// Building, Anvil keeps no state file (it would rewrite it, growing, every 5 s): the state is
+// dumped once at the end instead.
+const eth = await startEvmDevnet({
+  port: 0,
+  blockTimeMs: 0,
+  finalityDepth: 64,
+  ...(cached ? { stateFile } : {}),
+});
 const tokens = [eth.usdtContract, eth.usdcContract].map((c) => c.toLowerCase());
 const currencies: Currency[] = ["USDT", "USDC"];
 const bench = await benchContext(tron, {
@@ -80,8 +88,6 @@ try {
   } else {
     const started = performance.now();
     meta = await populate(eth, ours);
-    // Anvil writes the state on exit; the copy is the cache.
-    await eth.rpc("anvil_dumpState").catch(() => undefined);
     console.log(
       `populated blocks ${meta.first}..${meta.last} with ${TRANSFERS} transfers in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -166,16 +172,18 @@ try {
       `(goal < 10 s: ${seconds < 10 ? "met" : "MISSED"}); waiting for the node ${(fetchWaitMs / 1000).toFixed(2)} s, ` +
       `applying ${(applyMs / 1000).toFixed(2)} s, ${passes} passes; load average ${loadBefore} -> ${loadavg()[0]?.toFixed(1)}`,
   );
+  if (!cached) {
+    // Kept for the next run: anvil_dumpState's bytes (gzip-compressed JSON), as --state reads them.
+    const dumped = Buffer.from((await eth.rpc<string>("anvil_dumpState")).replace(/^0x/, ""), "hex");
+    const json = dumped[0] === 0x1f && dumped[1] === 0x8b ? gunzipSync(dumped) : dumped;
+    writeFileSync(`${cachedState}.tmp`, json);
+    renameSync(`${cachedState}.tmp`, cachedState);
+    console.log(`chain kept in ${cachedState}`);
+  }
 } finally {
   await bench.close();
   await eth.close();
   await tron.close();
-}
-if (!cached) {
-  // Kept for the next run (Anvil wrote the state on exit).
-  renameSync(stateFile, `${cachedState}.tmp`);
-  renameSync(`${cachedState}.tmp`, cachedState);
-  console.log(`chain kept in ${cachedState}`);
 }
 
 if (process.env.BENCH_SKIP_TRON !== "1") {
@@ -247,7 +255,7 @@ async function populate(devnet: EvmDevnet, oursList: string[]): Promise<ChainMet
       await devnet.mine(empty);
       mined += empty;
     }
-    if (b % 100 === 99) console.log(`  populating: ${mined} of ${BLOCKS} blocks`);
+    if (b % 250 === 249) console.log(`  populating: ${mined} of ${BLOCKS} blocks`);
   }
   const last = Number(BigInt(await devnet.rpc<string>("eth_blockNumber")));
   const meta: ChainMeta = { first, last, ours: out };
