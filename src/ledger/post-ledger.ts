@@ -16,6 +16,7 @@
 import { sql } from "drizzle-orm";
 import { CURRENCIES, type Currency } from "../chains/chain-types.js";
 import type { Executor } from "../db/connection.js";
+import { pgArray } from "../db/pg-array.js";
 import { queryRows } from "../db/query-rows.js";
 import { AppError } from "../errors.js";
 
@@ -187,12 +188,6 @@ export async function postLedgers(executor: Executor, txns: readonly LedgerTxn[]
     }
     throw error;
   }
-}
-
-/** A PostgreSQL array literal (every element quoted; null as NULL), passed as one text parameter. */
-function pgArray(values: readonly (string | null)[]): string {
-  const items = values.map((v) => (v === null ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`));
-  return `{${items.join(",")}}`;
 }
 
 function isBalanceCheck(error: unknown): boolean {

@@ -3,9 +3,10 @@
  * goes through transitionOrder(), which checks this table, updates the row only if it is still in
  * the expected status, and appends the order event in the same transaction.
  */
-import { and, eq, or } from "drizzle-orm";
+import { and, eq, getTableColumns, or, sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
+import { pgArray } from "../db/pg-array.js";
 import { type OrderStatus, orderEvents, orders } from "../db/schema.js";
 import { AppError, assertNever } from "../errors.js";
 import { newId } from "../ids.js";
@@ -201,6 +202,151 @@ export async function transitionOrders(
   }));
   await tx.insert(orderEvents).values(events);
   return input.orders.map((order, i) => ({
+    order: byId.get(order.id) as OrderRow,
+    eventId: (events[i] as { id: string }).id,
+    eventCreatedAt: now,
+  }));
+}
+
+export interface OutcomeTransition {
+  /** The order as read (and locked) by the caller. */
+  order: OrderRow;
+  to: OutcomeStatus;
+  event: OrderEventType;
+  payload: Record<string, unknown>;
+  amountReceived: bigint;
+  txHash: string | null;
+}
+
+/**
+ * transitionOrder for many outcomes at once (the confirmer settling a block's payments): one
+ * UPDATE, in which each order takes its own status, amount_received and tx_hash (and the common
+ * confirmed_at), guarded by its own expected status, and one INSERT of their events. The same
+ * table check per order as transitionOrder; throws INVALID_STATE if any order is refused or
+ * changed concurrently, so the caller's transaction rolls back as a whole. Results follow the
+ * input order; each order at most once.
+ */
+export async function transitionOutcomes(
+  ctx: Context,
+  tx: Executor,
+  items: readonly OutcomeTransition[],
+  confirmedAt: Date,
+): Promise<TransitionResult[]> {
+  if (items.length === 0) return [];
+  for (const { order, to, event } of items) {
+    if (!isAllowed(order.status, to, event)) {
+      throw new AppError("INVALID_STATE", `order cannot move from ${order.status} to ${to} (${event})`);
+    }
+  }
+  if (new Set(items.map((i) => i.order.id)).size !== items.length) {
+    throw new Error("transitionOutcomes: an order appears twice");
+  }
+  const now = ctx.clock.now();
+  const updated = await tx
+    .update(orders)
+    .set({
+      status: sql`v.to_status`,
+      amountReceived: sql`v.received`,
+      txHash: sql`v.tx_hash`,
+      confirmedAt,
+      updatedAt: now,
+    })
+    .from(
+      sql`unnest(${pgArray(items.map((i) => i.order.id))}::uuid[],
+                 ${pgArray(items.map((i) => i.order.status))}::text[],
+                 ${pgArray(items.map((i) => i.to))}::text[],
+                 ${pgArray(items.map((i) => i.amountReceived.toString()))}::numeric[],
+                 ${pgArray(items.map((i) => i.txHash))}::text[])
+          AS v (id, from_status, to_status, received, tx_hash)`,
+    )
+    .where(and(eq(orders.id, sql`v.id`), eq(orders.status, sql`v.from_status`)))
+    .returning(getTableColumns(orders));
+  if (updated.length !== items.length) {
+    throw new AppError("INVALID_STATE", "an order changed concurrently");
+  }
+  const counts = new Map<OrderStatus, number>();
+  for (const { to } of items) counts.set(to, (counts.get(to) ?? 0) + 1);
+  for (const [to, n] of counts) countOutcome(ctx, to, n);
+  const byId = new Map(updated.map((order) => [order.id, order]));
+  const events = items.map(({ order, to, event, payload }) => ({
+    id: newId(),
+    orderId: order.id,
+    eventType: event,
+    payload: { from: order.status, to, ...payload },
+    createdAt: now,
+  }));
+  await tx.insert(orderEvents).values(events);
+  return items.map(({ order }, i) => ({
+    order: byId.get(order.id) as OrderRow,
+    eventId: (events[i] as { id: string }).id,
+    eventCreatedAt: now,
+  }));
+}
+
+export interface DetectionTransition {
+  /** The order as read (and locked) by the caller: pending, expired or cancelled. */
+  order: OrderRow;
+  event: "payment_detected" | "late_payment";
+  payload: Record<string, unknown>;
+  /** The first payment's fields (the order's own when it has them already). */
+  txHash: string;
+  fromAddress: string;
+  detectedAt: Date;
+}
+
+/**
+ * transitionOrder to `detected` for many orders at once (the scanner applying a batch of blocks):
+ * one UPDATE, each order with its own first payment's tx_hash, from_address and detected_at,
+ * guarded by its own expected status, and one INSERT of their events. Throws INVALID_STATE as
+ * transitionOutcomes does. Results follow the input order; each order at most once.
+ */
+export async function transitionDetections(
+  ctx: Context,
+  tx: Executor,
+  items: readonly DetectionTransition[],
+): Promise<TransitionResult[]> {
+  if (items.length === 0) return [];
+  for (const { order, event } of items) {
+    if (!isAllowed(order.status, "detected", event)) {
+      throw new AppError("INVALID_STATE", `order cannot move from ${order.status} to detected (${event})`);
+    }
+  }
+  if (new Set(items.map((i) => i.order.id)).size !== items.length) {
+    throw new Error("transitionDetections: an order appears twice");
+  }
+  const now = ctx.clock.now();
+  const updated = await tx
+    .update(orders)
+    .set({
+      status: "detected",
+      txHash: sql`v.tx_hash`,
+      fromAddress: sql`v.from_address`,
+      detectedAt: sql`v.detected_at`,
+      updatedAt: now,
+    })
+    .from(
+      sql`unnest(${pgArray(items.map((i) => i.order.id))}::uuid[],
+                 ${pgArray(items.map((i) => i.order.status))}::text[],
+                 ${pgArray(items.map((i) => i.txHash))}::text[],
+                 ${pgArray(items.map((i) => i.fromAddress))}::text[],
+                 ${pgArray(items.map((i) => i.detectedAt.toISOString()))}::timestamptz[])
+          AS v (id, from_status, tx_hash, from_address, detected_at)`,
+    )
+    .where(and(eq(orders.id, sql`v.id`), eq(orders.status, sql`v.from_status`)))
+    .returning(getTableColumns(orders));
+  if (updated.length !== items.length) {
+    throw new AppError("INVALID_STATE", "an order changed concurrently");
+  }
+  const byId = new Map(updated.map((order) => [order.id, order]));
+  const events = items.map(({ order, event, payload }) => ({
+    id: newId(),
+    orderId: order.id,
+    eventType: event,
+    payload: { from: order.status, to: "detected", ...payload },
+    createdAt: now,
+  }));
+  await tx.insert(orderEvents).values(events);
+  return items.map(({ order }, i) => ({
     order: byId.get(order.id) as OrderRow,
     eventId: (events[i] as { id: string }).id,
     eventCreatedAt: now,

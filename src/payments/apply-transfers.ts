@@ -17,7 +17,12 @@ import { orders, transfers } from "../db/schema.js";
 import { assertNever } from "../errors.js";
 import { newId } from "../ids.js";
 import { formatAmount } from "../money.js";
-import { transitionOrder, type OrderRow } from "../orders/transitions.js";
+import {
+  transitionDetections,
+  transitionOrder,
+  type DetectionTransition,
+  type OrderRow,
+} from "../orders/transitions.js";
 import { recordStrayTransfers, type StrayHolder } from "../strays/record-stray-transfers.js";
 import { addressHolders, orderHolders, type AddressHolder } from "./address-holders.js";
 
@@ -170,22 +175,53 @@ export async function creditTransfers(
     for (const d of done) inserted.add(`${d.txHash}:${d.logIndex}`);
   }
 
-  // Replays (already recorded transfers) change nothing; new ones are credited in chain order.
+  // Replays (already recorded transfers) change nothing; new ones are credited in chain order. An
+  // order waiting for its payment (pending, expired, cancelled) is detected by its first new
+  // transfer: all of them in one statement (transitionDetections); the rare rest one at a time.
+  const detections: DetectionTransition[] = [];
+  const detecting = new Set<string>();
   for (const transfer of matched) {
     if (!inserted.has(`${transfer.txHash}:${transfer.logIndex}`)) continue;
     const orderId = owners.get(transfer.to) as string;
     const order = byId.get(orderId);
     if (!order) continue;
     result.credited += 1;
-    const updated = await creditOrder(ctx, tx, order, transfer);
-    byId.set(orderId, updated);
-    if (updated.status === "detected" && order.status !== "detected") result.detected.push(orderId);
+    let status = order.status;
+    if (detecting.has(orderId)) {
+      status = "detected";
+    } else if (order.status === "pending" || order.status === "expired" || order.status === "cancelled") {
+      detecting.add(orderId);
+      detections.push({
+        order,
+        event: order.status === "pending" ? "payment_detected" : "late_payment",
+        payload: detectionPayload(transfer),
+        txHash: order.txHash ?? transfer.txHash,
+        fromAddress: order.fromAddress ?? transfer.from,
+        detectedAt: order.detectedAt ?? ctx.clock.now(),
+      });
+      status = "detected";
+      result.detected.push(orderId);
+    } else {
+      const updated = await creditOrder(ctx, tx, order, transfer);
+      byId.set(orderId, updated);
+      status = updated.status;
+    }
     ctx.log.info(
-      { orderId, txHash: transfer.txHash, amount: formatAmount(transfer.amount), status: updated.status },
+      { orderId, txHash: transfer.txHash, amount: formatAmount(transfer.amount), status },
       "payment detected",
     );
   }
+  await transitionDetections(ctx, tx, detections);
   return result;
+}
+
+function detectionPayload(transfer: ChainTransfer): Record<string, unknown> {
+  return {
+    tx_hash: transfer.txHash,
+    amount: formatAmount(transfer.amount),
+    from_address: transfer.from,
+    block_number: transfer.blockNumber,
+  };
 }
 
 async function creditOrder(
@@ -194,12 +230,7 @@ async function creditOrder(
   order: OrderRow,
   transfer: ChainTransfer,
 ): Promise<OrderRow> {
-  const payload = {
-    tx_hash: transfer.txHash,
-    amount: formatAmount(transfer.amount),
-    from_address: transfer.from,
-    block_number: transfer.blockNumber,
-  };
+  const payload = detectionPayload(transfer);
   const firstPayment = {
     txHash: order.txHash ?? transfer.txHash,
     fromAddress: order.fromAddress ?? transfer.from,

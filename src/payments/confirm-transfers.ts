@@ -12,17 +12,25 @@ import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import { orders, transfers } from "../db/schema.js";
 import { formatAmount } from "../money.js";
+import { pgArray } from "../db/pg-array.js";
 import {
   outcomeEvent,
   outcomeFor,
   STATUSES_WITH_OUTCOME,
   transitionOrder,
+  transitionOutcomes,
   type OrderRow,
   type OutcomeStatus,
+  type OutcomeTransition,
+  type TransitionResult,
 } from "../orders/transitions.js";
-import { creditMerchant } from "../ledger/post-ledger.js";
-import { enqueueSweep } from "../sweeps/enqueue-sweep.js";
-import { enqueueOutcomeWebhook, type OutcomeEvent } from "../webhooks/enqueue-webhook.js";
+import { creditMerchant, creditMerchants } from "../ledger/post-ledger.js";
+import { enqueueSweep, enqueueSweeps } from "../sweeps/enqueue-sweep.js";
+import {
+  enqueueOutcomeWebhook,
+  enqueueOutcomeWebhooks,
+  type OutcomeEvent,
+} from "../webhooks/enqueue-webhook.js";
 
 export interface SeenTransfer {
   id: string;
@@ -89,6 +97,79 @@ export async function settleOrderTransfers(
   });
 }
 
+/** What an order's transfers add up to once the newly final ones are confirmed. */
+interface OrderTotals {
+  /** Its transfers still unconfirmed. */
+  seen: number;
+  /** The sum of its confirmed transfers. */
+  confirmed: bigint;
+  /** The tx hash of its first transfer (by block, then log index). */
+  first: string | null;
+}
+
+type OutcomeDecision = { outcome: OutcomeStatus; additional: boolean; received: bigint } | undefined;
+
+/**
+ * The outcome an order gets from its totals, or none: a transfer still unconfirmed, nothing
+ * received, an unchanged sum on an order that has its outcome, or an order without a payment.
+ */
+function decideOutcome(ctx: Context, order: OrderRow, totals: OrderTotals | undefined): OutcomeDecision {
+  if (!totals || totals.seen > 0) return undefined;
+  const received = totals.confirmed;
+  if (received === 0n) return undefined;
+  const outcome = outcomeFor(received, order.amountExpected);
+  if (order.status === "detected") return { outcome, additional: false, received };
+  if (STATUSES_WITH_OUTCOME.includes(order.status)) {
+    // Nothing new was confirmed for this order: its outcome stands.
+    if (received === order.amountReceived) return undefined;
+    return { outcome, additional: true, received };
+  }
+  ctx.log.warn(
+    { orderId: order.id, status: order.status },
+    "confirmed transfers on an order without a payment",
+  );
+  return undefined;
+}
+
+function outcomePayload(order: OrderRow, decision: NonNullable<OutcomeDecision>): Record<string, unknown> {
+  return {
+    amount_received: formatAmount(decision.received),
+    amount_expected: formatAmount(order.amountExpected),
+    ...(decision.additional ? { previous_amount_received: formatAmount(order.amountReceived) } : {}),
+  };
+}
+
+function logOutcome(ctx: Context, orderId: string, decision: NonNullable<OutcomeDecision>): void {
+  ctx.log.info(
+    {
+      orderId,
+      status: decision.outcome,
+      amountReceived: formatAmount(decision.received),
+      additional: decision.additional,
+    },
+    "payment outcome",
+  );
+}
+
+/** The totals of these orders' transfers, by order id. */
+async function orderTotals(tx: Executor, orderIds: readonly string[]): Promise<Map<string, OrderTotals>> {
+  const rows = await tx
+    .select({
+      orderId: transfers.orderId,
+      seen: sql<number>`count(*) FILTER (WHERE ${transfers.status} = 'seen')`.mapWith(Number),
+      confirmed: sql<string>`coalesce(sum(${transfers.amount}) FILTER (WHERE ${transfers.status} = 'confirmed'), 0)::text`,
+      first: sql<
+        string | null
+      >`(array_agg(${transfers.txHash} ORDER BY ${transfers.blockNumber}, ${transfers.logIndex}))[1]`,
+    })
+    .from(transfers)
+    .where(inArray(transfers.orderId, [...orderIds]))
+    .groupBy(transfers.orderId);
+  return new Map(
+    rows.map((r) => [r.orderId, { seen: r.seen, confirmed: BigInt(r.confirmed), first: r.first }]),
+  );
+}
+
 /**
  * settleOrderTransfers inside the caller's transaction, on an order it has locked. `sweep: false`
  * when the newly confirmed money is not on the order's own address (an attached stray transfer is
@@ -119,45 +200,19 @@ export async function settleLockedOrder(
         ),
       );
   }
-  const [totals] = await tx
-    .select({
-      seen: sql<number>`count(*) FILTER (WHERE ${transfers.status} = 'seen')`.mapWith(Number),
-      confirmed: sql<string>`coalesce(sum(${transfers.amount}) FILTER (WHERE ${transfers.status} = 'confirmed'), 0)::text`,
-      first: sql<
-        string | null
-      >`(array_agg(${transfers.txHash} ORDER BY ${transfers.blockNumber}, ${transfers.logIndex}))[1]`,
-    })
-    .from(transfers)
-    .where(eq(transfers.orderId, orderId));
-  if (!totals || totals.seen > 0) return {};
-  const received = BigInt(totals.confirmed);
-  if (received === 0n) return {};
-
-  const outcome = outcomeFor(received, order.amountExpected);
-  let additional: boolean;
-  if (order.status === "detected") {
-    additional = false;
-  } else if (STATUSES_WITH_OUTCOME.includes(order.status)) {
-    // Nothing new was confirmed for this order: its outcome stands.
-    if (received === order.amountReceived) return {};
-    additional = true;
-  } else {
-    ctx.log.warn({ orderId, status: order.status }, "confirmed transfers on an order without a payment");
-    return {};
-  }
+  const totals = (await orderTotals(tx, [orderId])).get(orderId);
+  const decision = decideOutcome(ctx, order, totals);
+  if (!decision) return {};
+  const { outcome, additional, received } = decision;
   const transition = await transitionOrder(ctx, tx, {
     order,
     to: outcome,
     event: additional ? "additional_payment" : outcomeEvent(outcome),
-    payload: {
-      amount_received: formatAmount(received),
-      amount_expected: formatAmount(order.amountExpected),
-      ...(additional ? { previous_amount_received: formatAmount(order.amountReceived) } : {}),
-    },
+    payload: outcomePayload(order, decision),
     patch: {
       amountReceived: received,
       confirmedAt: now,
-      txHash: order.txHash ?? totals.first,
+      txHash: order.txHash ?? totals?.first ?? null,
     },
   });
   // The merchant's balance grows by what this outcome adds, in the same transaction (DESIGN 14).
@@ -181,9 +236,130 @@ export async function settleLockedOrder(
     eventCreatedAt: transition.eventCreatedAt,
   });
   if (options.sweep) await enqueueSweep(ctx, tx, transition.order);
-  ctx.log.info(
-    { orderId, status: outcome, amountReceived: formatAmount(received), additional },
-    "payment outcome",
-  );
+  logOutcome(ctx, orderId, decision);
   return { outcome, additional };
+}
+
+/**
+ * settleOrderTransfers for many orders in one transaction with a fixed number of statements
+ * whatever their number (the confirmer settling a block of payments): the orders locked in id
+ * order, their final transfers confirmed, their totals read, their outcomes set (transitionOutcomes),
+ * the merchants credited, the webhooks queued and the sweeps queued, each one statement for all.
+ * Decides exactly as settleOrderTransfers does, order by order. If the batch fails (an order
+ * changed concurrently, a deadlock), nothing of it is kept and each order is settled alone, so one
+ * order can neither hold the others back nor be settled twice. Results by order id.
+ */
+export async function settleOrdersTransfers(
+  ctx: Context,
+  finalIds: ReadonlyMap<string, readonly string[]>,
+): Promise<Map<string, SettleResult>> {
+  if (finalIds.size <= 1) {
+    const out = new Map<string, SettleResult>();
+    for (const [orderId, ids] of finalIds) out.set(orderId, await settleOrderTransfers(ctx, orderId, ids));
+    return out;
+  }
+  try {
+    return await ctx.db.transaction((tx) => settleLockedBatch(ctx, tx, finalIds));
+  } catch (error) {
+    ctx.log.warn({ err: error, orders: finalIds.size }, "batched settlement failed: settling order by order");
+    const out = new Map<string, SettleResult>();
+    for (const [orderId, ids] of finalIds) out.set(orderId, await settleOrderTransfers(ctx, orderId, ids));
+    return out;
+  }
+}
+
+async function settleLockedBatch(
+  ctx: Context,
+  tx: Executor,
+  finalIds: ReadonlyMap<string, readonly string[]>,
+): Promise<Map<string, SettleResult>> {
+  const out = new Map<string, SettleResult>();
+  const now = ctx.clock.now();
+  // In id order, as the webhook recorder locks orders, so two batches never wait on each other in a cycle.
+  const locked = await tx
+    .select()
+    .from(orders)
+    .where(inArray(orders.id, [...finalIds.keys()]))
+    .orderBy(asc(orders.id))
+    .for("update");
+  if (locked.length === 0) return out;
+  const pairs = [...finalIds].flatMap(([orderId, ids]) => ids.map((id) => [id, orderId] as const));
+  if (pairs.length > 0) {
+    // Each transfer only with its own order, as settleLockedOrder does.
+    await tx
+      .update(transfers)
+      .set({ status: "confirmed", confirmedAt: now })
+      .from(
+        sql`unnest(${pgArray(pairs.map(([id]) => id))}::uuid[], ${pgArray(pairs.map(([, orderId]) => orderId))}::uuid[])
+              AS f (id, order_id)`,
+      )
+      .where(
+        and(
+          eq(transfers.id, sql`f.id`),
+          eq(transfers.orderId, sql`f.order_id`),
+          eq(transfers.status, "seen"),
+        ),
+      );
+  }
+  const totals = await orderTotals(
+    tx,
+    locked.map((o) => o.id),
+  );
+  const items: (OutcomeTransition & { decision: NonNullable<OutcomeDecision> })[] = [];
+  for (const order of locked) {
+    const decision = decideOutcome(ctx, order, totals.get(order.id));
+    if (!decision) {
+      out.set(order.id, {});
+      continue;
+    }
+    items.push({
+      order,
+      to: decision.outcome,
+      event: decision.additional ? "additional_payment" : outcomeEvent(decision.outcome),
+      payload: outcomePayload(order, decision),
+      amountReceived: decision.received,
+      txHash: order.txHash ?? totals.get(order.id)?.first ?? null,
+      decision,
+    });
+  }
+  const transitions = await transitionOutcomes(ctx, tx, items, now);
+  // The merchants' balances grow by what these outcomes add, in the same transaction (DESIGN 14).
+  await creditMerchants(
+    tx,
+    items
+      .filter((item) => item.decision.received !== item.order.amountReceived)
+      .map((item) => ({
+        merchantId: item.order.merchantId,
+        // The order's currency: its transfers are only ever of that token (apply-transfers.ts).
+        currency: storedCurrency(item.order.currency),
+        amount: item.decision.received - item.order.amountReceived,
+        kind: "payment_confirmed",
+        refType: "order",
+        refId: item.order.id,
+        at: now,
+      })),
+  );
+  await enqueueOutcomeWebhooks(
+    ctx,
+    tx,
+    items.map((item, i) => {
+      const transition = transitions[i] as TransitionResult;
+      return {
+        order: transition.order,
+        event: webhookEventFor(item.decision.outcome),
+        orderEventId: transition.eventId,
+        eventCreatedAt: transition.eventCreatedAt,
+      };
+    }),
+  );
+  await enqueueSweeps(
+    ctx,
+    tx,
+    transitions.map((t) => t.order),
+  );
+  for (const item of items) {
+    logOutcome(ctx, item.order.id, item.decision);
+    out.set(item.order.id, { outcome: item.decision.outcome, additional: item.decision.additional });
+  }
+  return out;
 }

@@ -7,6 +7,7 @@
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
+import { pgArray } from "../db/pg-array.js";
 import { newId } from "../ids.js";
 
 /** An address-level sweep: the address, and the chain whose balance is swept (default tron). */
@@ -29,16 +30,35 @@ export async function enqueueSweep(
   tx: Executor,
   order: { id: string; address: string; chain?: string },
 ): Promise<void> {
-  if (!ctx.config.sweepEnabled) return;
+  await enqueueSweeps(ctx, tx, [order]);
+}
+
+/** The same for many orders in one statement (a block's payments settled together). */
+export async function enqueueSweeps(
+  ctx: Context,
+  tx: Executor,
+  targets: readonly { id: string; address: string; chain?: string }[],
+): Promise<void> {
+  if (!ctx.config.sweepEnabled || targets.length === 0) return;
   const now = ctx.clock.now().toISOString();
-  const chain = order.chain ?? "tron";
+  // In order id order, so two transactions queueing overlapping sets lock their rows alike; each
+  // order once (ON CONFLICT may not touch a row twice in one statement).
+  const sorted = [...new Map(targets.map((t) => [t.id, t])).values()].sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+  const chains = sorted.map((t) => t.chain ?? "tron");
   await tx.execute(sql`
     INSERT INTO settlements (id, order_id, address_id, address, status, cold_wallet_address, next_attempt_at,
       queued_at, created_at, updated_at, chain)
-    VALUES (${newId()}::uuid, ${order.id}::uuid,
-      (SELECT id FROM addresses WHERE address = ${order.address}), ${order.address}, 'waiting',
-      ${coldWallet(ctx, chain)}, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz,
-      ${now}::timestamptz, ${chain})
+    SELECT t.id, t.order_id, (SELECT a.id FROM addresses a WHERE a.address = t.address), t.address, 'waiting',
+      t.cold_wallet, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, t.chain
+    FROM unnest(${pgArray(sorted.map(() => newId()))}::uuid[],
+                ${pgArray(sorted.map((t) => t.id))}::uuid[],
+                ${pgArray(sorted.map((t) => t.address))}::text[],
+                ${pgArray(chains.map((chain) => coldWallet(ctx, chain)))}::text[],
+                ${pgArray(chains)}::text[])
+      WITH ORDINALITY AS t (id, order_id, address, cold_wallet, chain, n)
+    ORDER BY t.n
     ON CONFLICT (order_id) DO UPDATE
     SET status = 'waiting', step = NULL, attempts = 0, last_error = NULL, mode = NULL,
       round = settlements.round + 1, queued_at = EXCLUDED.queued_at,

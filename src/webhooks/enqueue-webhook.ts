@@ -2,7 +2,7 @@
  * The outbox insert: called inside the transaction that sets an outcome, so the outcome and the
  * webhook it owes commit together. The body is built once here and every attempt sends these bytes.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
 import type { orders } from "../db/schema.js";
@@ -62,15 +62,37 @@ export async function enqueueOutcomeWebhook(
   tx: Executor,
   input: EnqueueInput,
 ): Promise<string> {
+  const [id] = await enqueueOutcomeWebhooks(ctx, tx, [input]);
+  return id as string;
+}
+
+/**
+ * Many orders' outcome webhooks (a block's payments settled together): one UPDATE supersedes their
+ * undelivered older ones, one INSERT queues the new ones. Each order at most once. Returns the
+ * delivery ids in the order of `inputs`.
+ */
+export async function enqueueOutcomeWebhooks(
+  ctx: Context,
+  tx: Executor,
+  inputs: readonly EnqueueInput[],
+): Promise<string[]> {
+  if (inputs.length === 0) return [];
   const now = ctx.clock.now();
   // A newer outcome makes an undelivered older one stale: the merchant gets the current state once.
   await tx
     .update(webhookDeliveries)
     .set({ status: "superseded", updatedAt: now })
-    .where(and(eq(webhookDeliveries.orderId, input.order.id), eq(webhookDeliveries.status, "pending")));
-  const id = newId();
-  await tx.insert(webhookDeliveries).values({
-    id,
+    .where(
+      and(
+        inArray(
+          webhookDeliveries.orderId,
+          inputs.map((input) => input.order.id),
+        ),
+        eq(webhookDeliveries.status, "pending"),
+      ),
+    );
+  const rows = inputs.map((input) => ({
+    id: newId(),
     orderId: input.order.id,
     merchantId: input.order.merchantId,
     orderEventId: input.orderEventId,
@@ -79,12 +101,13 @@ export async function enqueueOutcomeWebhook(
     payload: JSON.stringify(
       buildWebhookPayload(input.order, input.event, input.eventCreatedAt, input.resolution),
     ),
-    status: "pending",
+    status: "pending" as const,
     attempts: 0,
     maxAttempts: 10,
     nextAttemptAt: now,
     createdAt: now,
     updatedAt: now,
-  });
-  return id;
+  }));
+  await tx.insert(webhookDeliveries).values(rows);
+  return rows.map((row) => row.id);
 }
