@@ -38,23 +38,52 @@ export interface SenderFloat {
   unseen: bigint;
 }
 
+/** The most blocks at or below the solidified head a float read fetches to settle transactions. */
+const SETTLE_BLOCKS = 4;
+
 /**
  * Reads the float on the round's node. `solid` is that node's solidified head, read before the
  * balance: the balance (read after it, on the same node) holds every block up to it, so what is
  * recorded solid at or below it is paid in the balance, and what is in a later block is counted.
+ * A live transaction the sender saw in a block at or below that head (solidified, not yet recorded
+ * by its look) is taken as paid only once that node's block at that height lists it: a fork may
+ * have dropped the block it was seen in. Up to SETTLE_BLOCKS such blocks are fetched, oldest first;
+ * what they do not settle stays counted.
  */
 export async function readSenderFloat(d: SweepDeps, solid: { number: number }): Promise<SenderFloat> {
   const balance = await usdtBalance(d, d.hotAddress, { solidified: true });
-  const [pending] = await queryRows<{ total: string; unseen: string }>(
+  // One statement, one snapshot: the totals and the transactions the solidified blocks may settle.
+  const [pending] = await queryRows<{
+    total: string;
+    unseen: string;
+    settling: { tx_hash: string; amount: string; block: string }[] | null;
+  }>(
     d.ctx.db,
     sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
                coalesce(sum(p.amount) FILTER (WHERE t.state IN ('signed', 'sent')
-                 AND (t.block_number IS NULL OR t.block_number <= ${solid.number})), 0)::text AS unseen
+                 AND (t.block_number IS NULL OR t.block_number <= ${solid.number})), 0)::text AS unseen,
+               json_agg(json_build_object('tx_hash', t.tx_hash, 'amount', p.amount::text,
+                 'block', t.block_number::text))
+                 FILTER (WHERE t.state IN ('signed', 'sent') AND t.block_number <= ${solid.number}) AS settling
         FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
         WHERE t.state IN ('signed', 'sent')
            OR (t.state = 'solid' AND t.block_number > ${solid.number})`,
   );
-  return { balance, committed: BigInt(pending?.total ?? "0"), unseen: BigInt(pending?.unseen ?? "0") };
+  let committed = BigInt(pending?.total ?? "0");
+  let unseen = BigInt(pending?.unseen ?? "0");
+  const settling = pending?.settling ?? [];
+  const blocks = [...new Set(settling.map((s) => Number(s.block)))].sort((a, b) => a - b);
+  for (const number of blocks.slice(0, SETTLE_BLOCKS)) {
+    // At or below the node's solidified head, its block at that height is final.
+    const block = await d.client.getBlockByNum(number);
+    const listed = new Set((block?.transactions ?? []).map((tx) => tx.txID));
+    for (const s of settling) {
+      if (Number(s.block) !== number || !listed.has(s.tx_hash)) continue;
+      committed -= BigInt(s.amount);
+      unseen -= BigInt(s.amount);
+    }
+  }
+  return { balance, committed, unseen };
 }
 
 /**

@@ -416,6 +416,60 @@ describe("payouts through the merchant API", () => {
     await expectBothPaidFromTheFloat(a, b, toA, toB);
   });
 
+  it("takes a solidified payout the sender saw in a block as paid only once that block lists it: not after a fork dropped it", async () => {
+    await settleFloatTo(20n);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const a = await createPayout("po-dropped-a", "12", toA);
+    const b = await createPayout("po-dropped-b", "10", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1);
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // A seen in its block
+    const [seen] = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a));
+    expect(seen?.blockNumber).not.toBeNull();
+    await t.devnetPost("/devnet/fork", { depth: 1 }); // the block holding A is gone
+    t.mine(SOLIDIFY_AFTER + 1); // the solidified head passes its height; A is in no block
+    expect(await usdtBalance(t.devnet, hot.address)).toBe(20n * USDT);
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    t.clock.advance(1_000); // A's next look is not due yet
+    await runDuePayouts(t.ctx);
+    // A still owes 12 of the 20: B (10) is not covered, though A's record names a solidified height
+    expect(await rowOfPayout(b)).toMatchObject({ status: "approved" });
+    expect(
+      await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, b)),
+    ).toEqual([]);
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    expect(await sendUntilDone(a)).toMatchObject({ status: "completed", attempts: 1 });
+    expect(await sendUntilDone(b)).toMatchObject({ status: "completed", attempts: 1 });
+    expect([await usdtBalance(t.devnet, toA), await usdtBalance(t.devnet, toB)]).toEqual([
+      12n * USDT,
+      10n * USDT,
+    ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
+  it("takes a payout seen in a block that solidified as paid before its look records it", async () => {
+    await settleFloatTo(20n);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const a = await createPayout("po-listed-a", "12", toA);
+    const b = await createPayout("po-listed-b", "8", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1);
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // A seen in its block
+    t.mine(SOLIDIFY_AFTER + 1); // A solidified: the solidified balance is 8, A not yet recorded
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    await runDuePayouts(t.ctx); // the clock has not moved: A's next look is not due, B is
+    expect(
+      (await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a)))[0],
+    ).toMatchObject({ state: "sent" });
+    expect(await rowOfPayout(a)).toMatchObject({ status: "sending" });
+    expect(await rowOfPayout(b)).toMatchObject({ status: "sending", lastError: null });
+    await expectBothPaidFromTheFloat(a, b, toA, toB);
+  });
+
   it("sends a round's payouts side by side, but never more than the float: the one it does not cover waits", async () => {
     await settleFloatTo(10n, 12n);
     const recipients = [
