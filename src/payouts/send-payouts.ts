@@ -3,8 +3,8 @@
  * 14; docs/payouts.md "Sending" walks through it). claim -> float check -> sign -> store (with the
  * move to `sending`, BEFORE the broadcast) -> broadcast -> look until solidified: completed, failed
  * on chain, or expired unseen (only then is a new transaction signed). A round signs and stores its
- * new transactions together (send-new.ts) and writes every release in one statement at its end
- * (payout-release.ts). The other reads and writes are payout-store.ts, the chain reads and the
+ * new transactions together (send-new.ts), ends the payouts it found solidified together
+ * (finishPayouts) and writes every release in one statement at its end (payout-release.ts). The other reads and writes are payout-store.ts, the chain reads and the
  * signing payout-chain.ts, the float's rule payout-float.ts.
  *
  * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
