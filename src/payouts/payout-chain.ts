@@ -71,6 +71,8 @@ function memo<T>(read: () => Promise<T>): () => Promise<T> {
 /** The chain reads one round shares (see the header), and what the round reserved of the float. */
 export interface SendRound {
   solidHead: () => Promise<Head>;
+  /** When (by the clock, ms) the round read its solidified head; 0 before it has. */
+  solidReadAt: number;
   head: () => Promise<RefBlock & { timestamp: number }>;
   prices: () => Promise<{ energyPriceSun: bigint; bandwidthPriceSun: bigint }>;
   /** The energy a USDT transfer costs (estimated once per recipient and amount, per round). */
@@ -86,8 +88,13 @@ export function newSendRound(d: SweepDeps): SendRound {
   const { clock } = d.ctx;
   let head: { at: number; block: Promise<RefBlock & { timestamp: number }> } | undefined;
   const energy = new Map<string, Promise<number>>();
-  return {
-    solidHead: memo(async () => headOf(await d.client.getSolidifiedNowBlock())),
+  const round: SendRound = {
+    solidHead: memo(async () => {
+      const solid = headOf(await d.client.getSolidifiedNowBlock());
+      round.solidReadAt = clock.now().getTime();
+      return solid;
+    }),
+    solidReadAt: 0,
     head: () => {
       const now = clock.now().getTime();
       if (!head || now - head.at > REF_BLOCK_REUSE_MS) {
@@ -113,10 +120,12 @@ export function newSendRound(d: SweepDeps): SendRound {
       }
       return estimate;
     },
-    float: memo(() => readSenderFloat(d)),
+    // The solidified head first, then the balance on the solidified state (payout-float.ts).
+    float: memo(async () => readSenderFloat(d, await round.solidHead())),
     reserved: 0n,
     signed: 0,
   };
+  return round;
 }
 
 /** A signed transfer, and the same transfer signed with its timestamp moved by `bump` ms. */
@@ -153,20 +162,29 @@ export async function signTransfer(
   return { tx: again(round.signed++), again };
 }
 
+/** Past the moment the solidified head should reach a block, so the look finds it there. */
+const SOLID_MARGIN_MS = 250;
+
 /**
- * When the solidified head should reach `block`: the blocks still to go at the pace the chain shows
- * between the solidified head and the head, within minMs..maxMs.
+ * How long from now until the solidified head should reach `block`: the blocks still to go at the
+ * pace the chain shows between the solidified head and the head, counted from when the round read
+ * the solidified head (not from now: a long round would look late), a little past it. Within
+ * maxMs, and at least minMs, or one block where the pace is known and shorter (a look that came a
+ * block early comes back one block later, not minMs later).
  */
 export async function untilSolid(
   round: SendRound,
   block: number,
   minMs: number,
   maxMs: number,
+  now: number,
 ): Promise<number> {
   const [solid, head] = await Promise.all([round.solidHead(), round.head()]);
   const headNumber = Number(head.number);
   const perBlock =
     headNumber > solid.number ? (head.timestamp - solid.timestamp) / (headNumber - solid.number) : 0;
-  const ms = Math.ceil((block - solid.number) * perBlock);
-  return Math.min(maxMs, Math.max(minMs, Number.isFinite(ms) ? ms : 0));
+  const elapsed = Math.max(0, now - round.solidReadAt);
+  const ms = Math.ceil((block - solid.number) * perBlock) + SOLID_MARGIN_MS - elapsed;
+  const least = perBlock > 0 ? Math.min(minMs, Math.ceil(perBlock)) : minMs;
+  return Math.min(maxMs, Math.max(least, Number.isFinite(ms) ? ms : 0));
 }

@@ -2,8 +2,8 @@
  * The hot wallet's USDT float: the one rule the sender, the dashboard (read-float.ts) and the
  * `payout_float_low` alert share.
  *
- *  - The sender's check (floatCheck): the balance, less every payout whose transaction is committed
- *    to the chain but not yet visible in that balance, less what the round has reserved, must cover
+ *  - The sender's check (floatCheck): the solidified balance, less every payout whose transaction
+ *    is committed to the chain but not in that balance, less what the round has reserved, must cover
  *    the payout. Otherwise the payout waits with `wait_reason = 'float_low'`; that column, not the
  *    wording of last_error, is what the dashboard and the alert count (waitingForFloat).
  *  - The dashboard's shortfall (floatShortfall) is the same test applied to the whole queue.
@@ -23,37 +23,76 @@ export const FLOAT_LOW_REASON = "float_low";
 export const FLOAT_LOW_MESSAGE = "the hot wallet's USDT float is too small; waiting for a top-up";
 
 /**
- * The hot wallet's USDT and the money already committed to the chain but not visible in that
- * balance (read from the head): every live transaction and those solidified after the read, unless
- * the sender had already seen it in a block before the read (the balance has paid it then; counting
- * it too made a tight float wait and alert for the ~19 blocks to solidification).
+ * The hot wallet's USDT on the solidified chain, and the money committed to the chain but not in
+ * that balance: every live (signed or sent) transaction, and every transaction recorded solid in a
+ * block above the solidified head the balance was read after. A transaction the sender has recorded
+ * solid at or below that head is in the balance and holds no float any more; one in a block of the
+ * head chain is not in the balance yet and counts once (a head balance paid it already, so it
+ * counted twice until the sender looked at it).
  */
 export interface SenderFloat {
   balance: bigint;
   committed: bigint;
-  /** The part of `committed` broadcast but not yet seen in a block: it may be paid in `balance` too. */
+  /**
+   * The part of `committed` that may be paid in `balance` already: live transactions the sender
+   * has not seen in a block above the solidified head (the next look at them settles it).
+   */
   unseen: bigint;
 }
 
-export async function readSenderFloat(d: SweepDeps): Promise<SenderFloat> {
-  const at = d.ctx.clock.now().toISOString();
-  const balance = await usdtBalance(d, d.hotAddress);
-  const [pending] = await queryRows<{ total: string; unseen: string }>(
+/** The most blocks at or below the solidified head a float read fetches to settle transactions. */
+const SETTLE_BLOCKS = 4;
+
+/**
+ * Reads the float on the round's node. `solid` is that node's solidified head, read before the
+ * balance: the balance (read after it, on the same node) holds every block up to it, so what is
+ * recorded solid at or below it is paid in the balance, and what is in a later block is counted.
+ * A live transaction the sender saw in a block at or below that head (solidified, not yet recorded
+ * by its look) is taken as paid only once that node's block at that height lists it: a fork may
+ * have dropped the block it was seen in. Up to SETTLE_BLOCKS such blocks are fetched, oldest first;
+ * what they do not settle stays counted.
+ */
+export async function readSenderFloat(d: SweepDeps, solid: { number: number }): Promise<SenderFloat> {
+  const balance = await usdtBalance(d, d.hotAddress, { solidified: true });
+  // One statement, one snapshot: the totals and the transactions the solidified blocks may settle.
+  const [pending] = await queryRows<{
+    total: string;
+    unseen: string;
+    settling: { tx_hash: string; amount: string; block: string }[] | null;
+  }>(
     d.ctx.db,
     sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
-               coalesce(sum(p.amount) FILTER (WHERE t.state = 'sent' AND t.included_at IS NULL), 0)::text AS unseen
+               coalesce(sum(p.amount) FILTER (WHERE t.state IN ('signed', 'sent')
+                 AND (t.block_number IS NULL OR t.block_number <= ${solid.number})), 0)::text AS unseen,
+               json_agg(json_build_object('tx_hash', t.tx_hash, 'amount', p.amount::text,
+                 'block', t.block_number::text))
+                 FILTER (WHERE t.state IN ('signed', 'sent') AND t.block_number <= ${solid.number}) AS settling
         FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
-        WHERE (t.state IN ('signed', 'sent') OR (t.state = 'solid' AND t.landed_at >= ${at}::timestamptz))
-          AND (t.included_at IS NULL OR t.included_at >= ${at}::timestamptz)`,
+        WHERE t.state IN ('signed', 'sent')
+           OR (t.state = 'solid' AND t.block_number > ${solid.number})`,
   );
-  return { balance, committed: BigInt(pending?.total ?? "0"), unseen: BigInt(pending?.unseen ?? "0") };
+  let committed = BigInt(pending?.total ?? "0");
+  let unseen = BigInt(pending?.unseen ?? "0");
+  const settling = pending?.settling ?? [];
+  const blocks = [...new Set(settling.map((s) => Number(s.block)))].sort((a, b) => a - b);
+  for (const number of blocks.slice(0, SETTLE_BLOCKS)) {
+    // At or below the node's solidified head, its block at that height is final.
+    const block = await d.client.getBlockByNum(number);
+    const listed = new Set((block?.transactions ?? []).map((tx) => tx.txID));
+    for (const s of settling) {
+      if (Number(s.block) !== number || !listed.has(s.tx_hash)) continue;
+      committed -= BigInt(s.amount);
+      unseen -= BigInt(s.amount);
+    }
+  }
+  return { balance, committed, unseen };
 }
 
 /**
  * Whether the float covers `amount` on top of `reserved` (what the round stored meanwhile):
- * "covered"; "settling" when it is short only by transactions broadcast but not yet seen in a block
- * (they may be paid in the balance already: the next look at them settles it, so no alert and no
- * top-up wait yet); "float_low" when it is short.
+ * "covered"; "settling" when it is short only by transactions that may be paid in the balance
+ * already (`unseen`: the next look at them settles it, so no alert and no top-up wait yet);
+ * "float_low" when it is short.
  */
 export function floatCheck(
   float: SenderFloat,

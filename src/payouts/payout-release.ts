@@ -16,7 +16,10 @@ export type TxNote =
 
 export interface Release {
   id: string;
+  /** the next look, this long after the release */
   delayMs: number;
+  /** or at this time (clock ms) when set: a time the round worked out before its end */
+  dueAtMs?: number;
   /** last_error to write (unchanged when undefined) */
   lastError?: string;
   /** why the payout waits (payout-float.ts), or null */
@@ -59,7 +62,7 @@ export async function releasePayouts(ctx: Context, owner: string, releases: Rele
   const byId = new Map(releases.map((r) => [r.id, r]));
   const values = [...byId.values()].map(
     (r) =>
-      sql`(${r.id}::uuid, ${new Date(now + r.delayMs).toISOString()}::timestamptz, ${r.waitReason ?? null}::text,
+      sql`(${r.id}::uuid, ${new Date(r.dueAtMs ?? now + r.delayMs).toISOString()}::timestamptz, ${r.waitReason ?? null}::text,
            ${r.lastError?.slice(0, 500) ?? null}::text, ${r.lastError === undefined}::boolean)`,
   );
   const notes = [...byId.values()].flatMap((r) => (r.tx ? [r.tx] : []));

@@ -1,7 +1,8 @@
 /**
  * The payout sender's reads and writes: the claim under a lease, the round's rows with their live
  * transactions, the store of a round's signed transactions before their broadcast (one database
- * transaction for the round), and the end of a payout once its transaction is solidified. The
+ * transaction for the round), and the end of the payouts whose transactions a round found
+ * solidified (one database transaction for the round). The
  * release that ends a round is payout-release.ts. Every write after the claim is guarded by the
  * lease, and every change of a payout's status goes through transitionPayout (or, for a round's
  * move to `sending`, its batch form transitionToSending).
@@ -174,63 +175,98 @@ export async function markExpired(ctx: Context, txHash: string): Promise<void> {
   );
 }
 
+/** A payout whose transaction the round found solidified: its receipt, and the failure if any. */
+export interface Landed {
+  id: string;
+  txHash: string;
+  info: TransactionInfo;
+  /** the on-chain failure (REVERT, OUT_OF_ENERGY...), or null for SUCCESS */
+  failed: string | null;
+}
+
 /**
- * Ends a payout whose transaction is solidified: its transaction's receipt, then completed (the
- * reservation settled) or failed on chain (`failed`: the reason; the reservation released), with
- * the TRX its transactions burnt. "lost" when it is no longer sending.
+ * Ends the payouts whose transactions a round found solidified, in one database transaction: their
+ * rows locked (in id order, as storeSigned locks), every transaction's receipt in one UPDATE, the
+ * TRX each payout's transactions burnt in one read, then each payout completed (the reservation
+ * settled) or failed on chain (the reservation released) through transitionPayout. Per payout:
+ * "completed", "failed", or "lost" when it is no longer sending (another worker ended it).
  */
-export async function finishPayout(
+export async function finishPayouts(
   ctx: Context,
-  id: string,
-  txHash: string,
-  info: TransactionInfo,
-  failed: string | null,
-): Promise<"completed" | "failed" | "lost"> {
+  landed: readonly Landed[],
+): Promise<Map<string, "completed" | "failed" | "lost">> {
+  const result = new Map<string, "completed" | "failed" | "lost">(landed.map((l) => [l.id, "lost"]));
+  if (landed.length === 0) return result;
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(payouts).where(eq(payouts.id, id)).for("update");
-    if (!locked || locked.status !== "sending") return "lost";
+  const ids = (items: readonly { id: string }[]) =>
+    sql.join(
+      items.map((l) => sql`${l.id}::uuid`),
+      sql`, `,
+    );
+  await ctx.db.transaction(async (tx) => {
+    const locked = await tx
+      .select()
+      .from(payouts)
+      .where(inArray(payouts.id, [...result.keys()]))
+      .orderBy(payouts.id)
+      .for("update");
+    const sending = new Map(locked.filter((row) => row.status === "sending").map((row) => [row.id, row]));
+    const todo = landed.filter((l) => sending.has(l.id));
+    if (todo.length === 0) return;
+    const receipts = todo.map(
+      ({ txHash, info, failed }) =>
+        sql`(${txHash}::text, ${failed ? "failed" : "solid"}::text, ${failed ?? "SUCCESS"}::text,
+             ${String(info.fee ?? 0)}::numeric, ${String(info.receipt?.energy_fee ?? 0)}::numeric,
+             ${String(info.receipt?.net_fee ?? 0)}::numeric,
+             ${String(info.receipt?.energy_usage_total ?? 0)}::bigint,
+             ${String(info.receipt?.net_usage ?? 0)}::bigint, ${info.blockNumber ?? null}::bigint)`,
+    );
     await tx.execute(
-      sql`UPDATE payout_transactions SET state = ${failed ? "failed" : "solid"}, result = ${failed ?? "SUCCESS"},
-            fee_sun = ${String(info.fee ?? 0)}::numeric,
-            energy_fee_sun = ${String(info.receipt?.energy_fee ?? 0)}::numeric,
-            net_fee_sun = ${String(info.receipt?.net_fee ?? 0)}::numeric,
-            energy_used = ${String(info.receipt?.energy_usage_total ?? 0)}::bigint,
-            net_usage = ${String(info.receipt?.net_usage ?? 0)}::bigint,
-            block_number = ${info.blockNumber ?? null}, landed_at = ${now.toISOString()}::timestamptz
-          WHERE tx_hash = ${txHash}`,
+      sql`UPDATE payout_transactions t SET state = v.state, result = v.result, fee_sun = v.fee,
+            energy_fee_sun = v.energy_fee, net_fee_sun = v.net_fee, energy_used = v.energy_used,
+            net_usage = v.net_usage, block_number = v.block, landed_at = ${now.toISOString()}::timestamptz
+          FROM (VALUES ${sql.join(receipts, sql`, `)})
+            AS v(tx_hash, state, result, fee, energy_fee, net_fee, energy_used, net_usage, block)
+          WHERE t.tx_hash = v.tx_hash`,
     );
-    const [spent] = await queryRows<{ total: string }>(
+    const spent = await queryRows<{ payout_id: string; total: string }>(
       tx,
-      sql`SELECT coalesce(sum(fee_sun), 0)::text AS total FROM payout_transactions WHERE payout_id = ${id}::uuid`,
+      sql`SELECT payout_id::text AS payout_id, coalesce(sum(fee_sun), 0)::text AS total
+          FROM payout_transactions WHERE payout_id IN (${ids(todo)}) GROUP BY payout_id`,
     );
-    const burnt = BigInt(spent?.total ?? "0");
-    const common = {
-      txHash,
-      trxBurntSun: burnt,
-      energyUsed: BigInt(info.receipt?.energy_usage_total ?? 0),
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    };
-    if (failed) {
+    const burntOf = new Map(spent.map((r) => [r.payout_id, BigInt(r.total)]));
+    for (const { id, txHash, info, failed } of todo) {
+      const payout = sending.get(id) as PayoutRow;
+      const burnt = burntOf.get(id) ?? 0n;
+      const common = {
+        txHash,
+        trxBurntSun: burnt,
+        energyUsed: BigInt(info.receipt?.energy_usage_total ?? 0),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      };
+      if (failed) {
+        await transitionPayout(ctx, tx, {
+          payout,
+          to: "failed",
+          event: `${payout.kind}_failed`,
+          payload: { tx_hash: txHash, reason: failed, trx_burnt: formatAmount(burnt) },
+          patch: { ...common, failedAt: now, lastError: `transaction failed on chain: ${failed}` },
+        });
+        ctx.log.error({ txHash, reason: failed }, "payout failed on chain; reservation released");
+        result.set(id, "failed");
+        continue;
+      }
       await transitionPayout(ctx, tx, {
-        payout: locked,
-        to: "failed",
-        event: `${locked.kind}_failed`,
-        payload: { tx_hash: txHash, reason: failed, trx_burnt: formatAmount(burnt) },
-        patch: { ...common, failedAt: now, lastError: `transaction failed on chain: ${failed}` },
+        payout,
+        to: "completed",
+        event: `${payout.kind}_completed`,
+        payload: { tx_hash: txHash, trx_burnt: formatAmount(burnt), block_number: info.blockNumber ?? null },
+        patch: { ...common, completedAt: now, lastError: null },
       });
-      ctx.log.error({ txHash, reason: failed }, "payout failed on chain; reservation released");
-      return "failed";
+      ctx.log.info({ txHash, amount: formatAmount(payout.amount) }, "payout completed");
+      result.set(id, "completed");
     }
-    await transitionPayout(ctx, tx, {
-      payout: locked,
-      to: "completed",
-      event: `${locked.kind}_completed`,
-      payload: { tx_hash: txHash, trx_burnt: formatAmount(burnt), block_number: info.blockNumber ?? null },
-      patch: { ...common, completedAt: now, lastError: null },
-    });
-    ctx.log.info({ txHash, amount: formatAmount(locked.amount) }, "payout completed");
-    return "completed";
   });
+  return result;
 }

@@ -21,6 +21,12 @@ export const PAYOUT_WAIT_MS = 3_000;
  * payout's own steps stay in order, and the float check reserves synchronously (see signNew).
  */
 export const PAYOUT_SEND_CONCURRENCY = 16;
+/**
+ * How soon a payout the float covers but for transactions that may be paid in the balance already
+ * ("settling") checks again: their looks are timed for when their blocks solidify, so the next
+ * round's read usually finds them recorded.
+ */
+export const PAYOUT_SETTLE_MS = 1_000;
 /** How long a payout waits when the float is short before it checks again. */
 export const PAYOUT_FLOAT_WAIT_MS = 30_000;
 /** Back-off after a node error. */
@@ -82,7 +88,7 @@ export async function sendFresh(
         const signing = await signNew(d, row.address, row.amount, round);
         if (signing === "settling") {
           // Short only by transactions that may already be paid in the balance: look again soon.
-          log.releases.push({ id: row.id, delayMs: PAYOUT_WAIT_MS });
+          log.releases.push({ id: row.id, delayMs: PAYOUT_SETTLE_MS });
           log.outcomes.set(row.id, "waiting");
         } else if (signing === "float_low") {
           log.releases.push({

@@ -3,8 +3,8 @@
  * 14; docs/payouts.md "Sending" walks through it). claim -> float check -> sign -> store (with the
  * move to `sending`, BEFORE the broadcast) -> broadcast -> look until solidified: completed, failed
  * on chain, or expired unseen (only then is a new transaction signed). A round signs and stores its
- * new transactions together (send-new.ts) and writes every release in one statement at its end
- * (payout-release.ts). The other reads and writes are payout-store.ts, the chain reads and the
+ * new transactions together (send-new.ts), ends the payouts it found solidified together
+ * (finishPayouts) and writes every release in one statement at its end (payout-release.ts). The other reads and writes are payout-store.ts, the chain reads and the
  * signing payout-chain.ts, the float's rule payout-float.ts.
  *
  * "Expired" is judged against the solidified head read BEFORE looking the transaction up in the
@@ -24,10 +24,11 @@ import { newSendRound, payoutDeps, untilSolid, type SendRound } from "./payout-c
 import { releasePayouts, type Release } from "./payout-release.js";
 import {
   claimDuePayouts,
-  finishPayout,
+  finishPayouts,
   loadClaimed,
   markExpired,
   type ClaimedPayout,
+  type Landed,
   type LiveTx,
 } from "./payout-store.js";
 import {
@@ -112,13 +113,18 @@ async function advanceRound(
   };
   const live = claimed.filter((c) => c.live !== undefined);
   const fresh = claimed.filter((c) => c.live === undefined).map((c) => c.row);
-  await Promise.all([
-    inLanes(
+  const landed: Landed[] = [];
+  const look = async () => {
+    await inLanes(
       live,
       PAYOUT_SEND_CONCURRENCY,
       async ({ row, live: tx }) => {
         try {
           const landing = await awaitLanding(d, tx as LiveTx, round);
+          if ("landed" in landing) {
+            landed.push(landing.landed);
+            return;
+          }
           await options.onStep?.("waiting", row.id);
           if (landing.outcome === "waiting") log.releases.push({ id: row.id, ...landing.release });
           log.outcomes.set(row.id, landing.outcome);
@@ -127,9 +133,11 @@ async function advanceRound(
         }
       },
       () => log.nodeFailed,
-    ),
-    sendFresh(d, fresh, round, options, log),
-  ]);
+    );
+    // Every payout the round found solidified ends in one database transaction.
+    await finishLanded(d, landed, options, log);
+  };
+  await Promise.all([look(), sendFresh(d, fresh, round, options, log)]);
   for (const { row } of claimed) {
     if (!log.outcomes.has(row.id)) log.releases.push({ id: row.id, delayMs: PAYOUT_WAIT_MS });
   }
@@ -137,24 +145,47 @@ async function advanceRound(
   return log.outcomes;
 }
 
-async function awaitLanding(
-  d: SweepDeps,
-  live: LiveTx,
-  round: SendRound,
-): Promise<{ outcome: Outcome; release: Omit<Release, "id"> }> {
+/** Ends the round's solidified payouts together (finishPayouts); a failure retries each later. */
+async function finishLanded(d: SweepDeps, landed: Landed[], options: SenderOptions, log: RoundLog) {
+  if (landed.length === 0) return;
+  let outcomes: Map<string, Outcome>;
+  try {
+    outcomes = await finishPayouts(d.ctx, landed);
+  } catch (error) {
+    for (const { id } of landed) log.failed(id, error);
+    return;
+  }
+  for (const { id } of landed) {
+    log.outcomes.set(id, outcomes.get(id) ?? "lost");
+    try {
+      await options.onStep?.("waiting", id);
+    } catch (error) {
+      log.failed(id, error);
+    }
+  }
+}
+
+type Landing = { landed: Landed } | { outcome: Outcome; release: Omit<Release, "id"> };
+
+async function awaitLanding(d: SweepDeps, live: LiveTx, round: SendRound): Promise<Landing> {
   const { ctx } = d;
-  const wait = (block: number) => untilSolid(round, block, PAYOUT_WAIT_MS, PAYOUT_MAX_WAIT_MS);
+  const wait = async (block: number) => {
+    const now = ctx.clock.now().getTime();
+    return {
+      delayMs: 0,
+      dueAtMs: now + (await untilSolid(round, block, PAYOUT_WAIT_MS, PAYOUT_MAX_WAIT_MS, now)),
+    };
+  };
   // The solidified head first (see the header): only then the lookup.
   const solidHead = await round.solidHead();
   const seenIn = live.block_number === null ? null : Number(live.block_number);
   if (seenIn !== null && seenIn > solidHead.number) {
     // In a block the solidified chain has not reached: nothing to look up yet.
-    return { outcome: "waiting", release: { delayMs: await wait(seenIn) } };
+    return { outcome: "waiting", release: await wait(seenIn) };
   }
   const solid = await d.client.getTransactionInfoById(live.tx_hash, { solidified: true });
   if (solid) {
-    const outcome = await finishPayout(ctx, live.payout_id, live.tx_hash, solid, chainFailure(solid));
-    return { outcome, release: { delayMs: 0 } };
+    return { landed: { id: live.payout_id, txHash: live.tx_hash, info: solid, failed: chainFailure(solid) } };
   }
   if (live.signed.raw_data.expiration < solidHead.timestamp) {
     // Missing past its expiration on this node: counted, and only on the second round in a row is
@@ -178,7 +209,7 @@ async function awaitLanding(
   return {
     outcome: "waiting",
     release: {
-      delayMs: block === null ? PAYOUT_WAIT_MS : await wait(block),
+      ...(block === null ? { delayMs: PAYOUT_WAIT_MS } : await wait(block)),
       tx: unchanged
         ? undefined
         : block === null

@@ -26,12 +26,16 @@ import {
   type SweepDeps,
 } from "./sweep-types.js";
 
-export async function usdtBalance(d: SweepDeps, address: string): Promise<bigint> {
-  const result = await d.client.triggerConstantContract({
-    owner: address,
-    contract: d.usdt,
-    data: encodeBalanceOf(address),
-  });
+/** The USDT balance of `address` at the head, or with `solidified` on the solidified state. */
+export async function usdtBalance(
+  d: SweepDeps,
+  address: string,
+  opts: { solidified?: boolean } = {},
+): Promise<bigint> {
+  const result = await d.client.triggerConstantContract(
+    { owner: address, contract: d.usdt, data: encodeBalanceOf(address) },
+    opts,
+  );
   const word = result.constant_result?.[0];
   if (!word || !/^[0-9a-f]{1,64}$/i.test(word)) throw new SweepError("balanceOf answered no value");
   return BigInt(`0x${word}`);

@@ -9,16 +9,19 @@ import { startLoop, type Loop } from "./loop.js";
 
 /**
  * Payouts one round claims. A round that claimed any runs the next at once: more may be due by its
- * end (approvals, looks scheduled by earlier rounds); only an empty round waits.
+ * end (approvals, looks scheduled by earlier rounds); only an empty round waits, PAYOUT_IDLE_MS: a
+ * look is timed for the moment its block should be solidified, so a long idle pause would add to
+ * every payout's time (one claim statement per pause and worker).
  */
 const PAYOUT_ROUND = 50;
+const PAYOUT_IDLE_MS = 500;
 
 export function startPayoutLoops(ctx: Context): Loop[] {
   return [
     startLoop({
       name: "payout-sender",
       log: ctx.log,
-      intervalMs: 2_000,
+      intervalMs: PAYOUT_IDLE_MS,
       task: async () => (await runDuePayouts(ctx, { limit: PAYOUT_ROUND })).claimed > 0,
     }),
     ...startEvmPayoutLoops(ctx),

@@ -16,6 +16,7 @@ import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { checkLedger } from "../../src/ledger/check-ledger.js";
 import { refreshMetricsSnapshot } from "../../src/metrics/refresh-metrics-snapshot.js";
 import { createMerchant } from "../../src/merchants/create-merchant.js";
+import { finishPayouts } from "../../src/payouts/payout-store.js";
 import { PAYOUT_MAX_WAIT_MS, runDuePayouts, type SenderOptions } from "../../src/payouts/send-payouts.js";
 import { adminCookie } from "../helpers/admin.js";
 import { TEST_ADMIN_PASSWORD } from "../helpers/config.js";
@@ -381,19 +382,91 @@ describe("payouts through the merchant API", () => {
     await expectBothPaidFromTheFloat(a, b, toA, toB);
   });
 
-  it("checked before the sender has seen the other payout's block: looks again soon, without the float alert", async () => {
+  it("counts a transaction in a block the sender has not looked at once: the float that covers both sends both at once", async () => {
+    await settleFloatTo(20n);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const a = await createPayout("po-unseen-a", "12", toA);
+    const b = await createPayout("po-unseen-b", "8", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1); // A in a block the sender has not looked at: paid in the head balance (8), not solidified
+    expect(await usdtBalance(t.devnet, hot.address)).toBe(8n * USDT);
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    t.clock.advance(1_000); // A's first look is not due yet
+    expect(await runDuePayouts(t.ctx)).toMatchObject({ claimed: 1, waitingForFloat: 0 });
+    // the solidified balance (20) less A (12) covers B: it goes in this round, not 3 s later
+    expect(await rowOfPayout(b)).toMatchObject({ status: "sending", lastError: null, waitReason: null });
+    expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_float_low");
+    await expectBothPaidFromTheFloat(a, b, toA, toB);
+  });
+
+  it("checked after the other payout solidified but before the sender looked at it: looks again soon, without the float alert", async () => {
     await settleFloatTo(20n);
     const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
     const a = await createPayout("po-settle-a", "12", toA);
     const b = await createPayout("po-settle-b", "8", toB);
     await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
     await runDuePayouts(t.ctx); // A broadcast
-    t.mine(1); // A in a block the sender has not looked at: the head balance is 8, A still counted
+    t.mine(SOLIDIFY_AFTER + 1); // A solidified: the solidified balance is 8, A still counted as live
     await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
     t.clock.advance(1_000); // A's first look is not due yet
     expect(await runDuePayouts(t.ctx)).toMatchObject({ claimed: 1, waitingForFloat: 0 });
-    expect(await rowOfPayout(b)).toMatchObject({ status: "approved", lastError: null });
+    expect(await rowOfPayout(b)).toMatchObject({ status: "approved", lastError: null, waitReason: null });
     expect((await evaluateAlerts(t.ctx)).fired).not.toContain("payout_float_low");
+    await expectBothPaidFromTheFloat(a, b, toA, toB);
+  });
+
+  it("takes a solidified payout the sender saw in a block as paid only once that block lists it: not after a fork dropped it", async () => {
+    await settleFloatTo(20n);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const a = await createPayout("po-dropped-a", "12", toA);
+    const b = await createPayout("po-dropped-b", "10", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1);
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // A seen in its block
+    const [seen] = await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a));
+    expect(seen?.blockNumber).not.toBeNull();
+    await t.devnetPost("/devnet/fork", { depth: 1 }); // the block holding A is gone
+    t.mine(SOLIDIFY_AFTER + 1); // the solidified head passes its height; A is in no block
+    expect(await usdtBalance(t.devnet, hot.address)).toBe(20n * USDT);
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    t.clock.advance(1_000); // A's next look is not due yet
+    await runDuePayouts(t.ctx);
+    // A still owes 12 of the 20: B (10) is not covered, though A's record names a solidified height
+    expect(await rowOfPayout(b)).toMatchObject({ status: "approved" });
+    expect(
+      await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, b)),
+    ).toEqual([]);
+    await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "1000", solidify: true });
+    expect(await sendUntilDone(a)).toMatchObject({ status: "completed", attempts: 1 });
+    expect(await sendUntilDone(b)).toMatchObject({ status: "completed", attempts: 1 });
+    expect([await usdtBalance(t.devnet, toA), await usdtBalance(t.devnet, toB)]).toEqual([
+      12n * USDT,
+      10n * USDT,
+    ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
+  it("takes a payout seen in a block that solidified as paid before its look records it", async () => {
+    await settleFloatTo(20n);
+    const [toA, toB] = [(await newAccount()).address, (await newAccount()).address];
+    const a = await createPayout("po-listed-a", "12", toA);
+    const b = await createPayout("po-listed-b", "8", toB);
+    await adminCall("POST", `/api/v1/admin/payouts/${a}/approve`, {});
+    await runDuePayouts(t.ctx); // A broadcast
+    t.mine(1);
+    t.clock.advance(5_000);
+    await runDuePayouts(t.ctx); // A seen in its block
+    t.mine(SOLIDIFY_AFTER + 1); // A solidified: the solidified balance is 8, A not yet recorded
+    await adminCall("POST", `/api/v1/admin/payouts/${b}/approve`, {});
+    await runDuePayouts(t.ctx); // the clock has not moved: A's next look is not due, B is
+    expect(
+      (await t.ctx.db.select().from(payoutTransactions).where(eq(payoutTransactions.payoutId, a)))[0],
+    ).toMatchObject({ state: "sent" });
+    expect(await rowOfPayout(a)).toMatchObject({ status: "sending" });
+    expect(await rowOfPayout(b)).toMatchObject({ status: "sending", lastError: null });
     await expectBothPaidFromTheFloat(a, b, toA, toB);
   });
 
@@ -433,6 +506,54 @@ describe("payouts through the merchant API", () => {
       4n * USDT,
       4n * USDT,
     ]);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+});
+
+describe("a round that finds several payouts solidified", () => {
+  it("ends them in one batch, each completed once; the same batch again changes nothing", async () => {
+    await paidOrder("9", 9n * USDT);
+    const recipients = [
+      (await newAccount()).address,
+      (await newAccount()).address,
+      (await newAccount()).address,
+    ];
+    const ids: string[] = [];
+    for (const [i, to] of recipients.entries()) {
+      ids.push(await createPayout(`po-batch-${i}`, String(i + 1), to));
+      await adminCall("POST", `/api/v1/admin/payouts/${ids[i]}/approve`, {});
+    }
+    expect((await runDuePayouts(t.ctx)).claimed).toBe(3); // all three broadcast
+    t.mine(SOLIDIFY_AFTER + 1);
+    t.clock.advance(5_000);
+    expect(await runDuePayouts(t.ctx)).toMatchObject({ claimed: 3, completed: 3 });
+    const events = async () =>
+      queryRows<{ payout_id: string; n: number }>(
+        t.ctx.db,
+        sql`SELECT payout_id::text AS payout_id, count(*)::int AS n FROM payout_events
+            WHERE event_type = 'payout_completed' AND payout_id IN (${sql.join(
+              ids.map((id) => sql`${id}::uuid`),
+              sql`, `,
+            )}) GROUP BY payout_id ORDER BY payout_id`,
+      );
+    expect((await events()).map((e) => e.n)).toEqual([1, 1, 1]);
+    for (const [i, id] of ids.entries()) {
+      expect(await rowOfPayout(id)).toMatchObject({ status: "completed", leaseOwner: null });
+      expect(await usdtBalance(t.devnet, recipients[i] as string)).toBe(BigInt(i + 1) * USDT);
+    }
+    // Another worker holding the same receipts (a second finish of the batch) finds them ended.
+    const txs = await t.ctx.db.select().from(payoutTransactions);
+    const landed = await Promise.all(
+      ids.map(async (id) => {
+        const tx = txs.find((row) => row.payoutId === id && row.state === "solid");
+        const info = await t.ctx.chain.client.getTransactionInfoById(tx?.txHash ?? "", { solidified: true });
+        if (!tx || !info) throw new Error(`no solid transaction for ${id}`);
+        return { id, txHash: tx.txHash, info, failed: null };
+      }),
+    );
+    const again = await finishPayouts(t.ctx, landed);
+    expect([...again.values()]).toEqual(["lost", "lost", "lost"]);
+    expect((await events()).map((e) => e.n)).toEqual([1, 1, 1]);
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 });

@@ -102,7 +102,8 @@ export interface NodeClient {
   /** chain parameters by key, e.g. getEnergyFee, getTransactionFee, getCreateAccountFee */
   getChainParameters(): Promise<Record<string, number>>;
   getContract(address: string): Promise<SmartContractJson | null>;
-  triggerConstantContract(input: ConstantCallInput): Promise<ConstantCallResult>;
+  /** With `solidified`, from /walletsolidity: the call runs on the solidified state. */
+  triggerConstantContract(input: ConstantCallInput, opts?: SolidOption): Promise<ConstantCallResult>;
   estimateEnergy(input: ConstantCallInput): Promise<number>;
   broadcastTransaction(signedTx: TransactionJson): Promise<BroadcastResult>;
   broadcastHex(signedTxHex: string): Promise<BroadcastResult>;
@@ -361,8 +362,8 @@ export function createNodeClient(opts: NodeClientOptions): NodeClient {
       const v = await object("/wallet/getcontract", { value: toHex(address), visible: false });
       return isEmpty(v) ? null : (v as SmartContractJson);
     },
-    async triggerConstantContract(input) {
-      const path = "/wallet/triggerconstantcontract";
+    async triggerConstantContract(input, o = {}) {
+      const path = (o.solidified ? "/walletsolidity" : "/wallet") + "/triggerconstantcontract";
       const v = await object(path, constantBody(input));
       checkCallResult(path, v);
       return v as unknown as ConstantCallResult;
