@@ -106,6 +106,7 @@ interface ExpectedDeposit {
   id: string;
   address: string;
   paid: bigint;
+  payments: number;
 }
 
 /** What the run did; the end checks compare the service's state and the chains with it. */
@@ -157,6 +158,12 @@ function amountOf(h: Harness): bigint {
 function decimal(micro: bigint): string {
   const s = micro.toString().padStart(7, "0");
   return `${s.slice(0, -6)}.${s.slice(-6)}`;
+}
+
+/** A 6-decimal string of the API as micro-units (never through a float). */
+function microOf(text: string): bigint {
+  const [whole = "0", fraction = ""] = text.split(".");
+  return BigInt(whole) * USDT + BigInt(fraction.padEnd(6, "0").slice(0, 6));
 }
 
 /** Exact, under or over: what the payer sends for an order of `amount`. */
@@ -275,12 +282,13 @@ const MIX: MixEntry[] = [
           callback_url: h.receiver.url,
         });
         if (r.status !== 201) throw new Error(`deposit address: ${r.status} ${JSON.stringify(r.json)}`);
-        deposit = { id: r.json.id as string, address: r.json.address as string, paid: 0n };
+        deposit = { id: r.json.id as string, address: r.json.address as string, paid: 0n, payments: 0 };
         h.ledger.deposits.push(deposit);
       }
       const micro = amountOf(h);
       await payTron(h, deposit.address, micro);
       deposit.paid += micro;
+      deposit.payments++;
     },
   },
   {
@@ -291,7 +299,7 @@ const MIX: MixEntry[] = [
       if (candidates.length === 0) return;
       const order = h.pick(candidates);
       const current = await h.merchant("GET", `/api/v1/payments/${order.id}`);
-      const received = BigInt(Math.round(Number(current.json.amount_received ?? "0") * 1e6));
+      const received = microOf(String(current.json.amount_received ?? "0"));
       if (received === 0n) return;
       const refunded = h.ledger.payouts
         .filter((p) => p.order === order.id)
@@ -828,12 +836,39 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     );
     const redeliveries = [...received.values()].reduce((s, n) => s + n - 1, 0);
 
+    // Static deposits: each confirmed once with one deposit.confirmed webhook, at the amounts paid.
+    for (const d of ledger.deposits) {
+      const rows = await h.query<{ total: string; n: number; hooks: number }>(
+        `SELECT coalesce(sum(d.amount), 0)::text AS total, count(*)::int AS n,
+                (SELECT count(*)::int FROM webhook_deliveries w JOIN deposits x ON x.id = w.deposit_id
+                  WHERE x.deposit_address_id = $1::uuid AND w.event = 'deposit.confirmed') AS hooks
+           FROM deposits d WHERE d.deposit_address_id = $1::uuid AND d.status = 'confirmed'`,
+        [d.id],
+      );
+      const row = rows[0];
+      check(
+        `deposit address ${d.address}: ${d.payments} deposits of ${decimal(d.paid)} confirmed, one webhook each`,
+        row?.total === d.paid.toString() && row.n === d.payments && row.hooks === d.payments,
+        () => ({ deposit: d, row }),
+      );
+    }
+
     // 5. The TRON chain's own transfers: payouts once each, sweeps once per payment, cold exact.
     const transfers = await tronTransfers(tron);
     const hotAddress = hot.address.base58 as string;
     const payoutRows = await h.query<{ id: string; status: string }>("SELECT id::text, status FROM payouts");
     const payoutStatus = new Map(payoutRows.map((r) => [r.id, r.status]));
+    const payoutHooks = await h.query<{ payout_id: string; event: string; n: number }>(
+      `SELECT payout_id::text, event, count(*)::int AS n FROM webhook_deliveries
+        WHERE payout_id IS NOT NULL GROUP BY 1, 2`,
+    );
     for (const p of ledger.payouts) {
+      const hooks = payoutHooks.filter((x) => x.payout_id === p.id);
+      check(
+        `${p.kind} ${p.id}: one ${p.kind}.completed webhook`,
+        hooks.length === 1 && hooks[0]?.event === `${p.kind}.completed` && hooks[0].n === 1,
+        () => hooks,
+      );
       const got = transfers.filter((t) => t.to === p.to);
       check(
         `${p.kind} ${p.id}: ${p.to} received ${decimal(p.amount)} once`,
