@@ -114,7 +114,8 @@ interface Ledger {
   orders: ExpectedOrder[];
   strays: ExpectedStray[];
   payouts: ExpectedPayout[];
-  refused: { kind: string; code: string }[];
+  /** Refunds and payouts the API refused, with the address they named: it must receive nothing. */
+  refused: { kind: string; code: string; to: string }[];
   deposits: ExpectedDeposit[];
 }
 
@@ -316,7 +317,7 @@ const MIX: MixEntry[] = [
         h.ledger.payouts.push({ id: r.json.id as string, kind: "refund", to, amount, order: order.id });
       } else if (r.status >= 500 || typeof r.json.code !== "string") {
         throw new Error(`refund: ${r.status} ${JSON.stringify(r.json)}`);
-      } else h.ledger.refused.push({ kind: "refund", code: r.json.code });
+      } else h.ledger.refused.push({ kind: "refund", code: r.json.code, to });
     },
   },
   {
@@ -334,7 +335,7 @@ const MIX: MixEntry[] = [
       if (r.status === 201) h.ledger.payouts.push({ id: r.json.id as string, kind: "payout", to, amount });
       else if (r.status >= 500 || typeof r.json.code !== "string") {
         throw new Error(`payout: ${r.status} ${JSON.stringify(r.json)}`);
-      } else h.ledger.refused.push({ kind: "payout", code: r.json.code });
+      } else h.ledger.refused.push({ kind: "payout", code: r.json.code, to });
     },
   },
   {
@@ -879,6 +880,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         () => ({ payout: p, status: payoutStatus.get(p.id), transfers: got }),
       );
     }
+    for (const r of ledger.refused) {
+      const got = transfers.filter((t) => t.to === r.to);
+      check(`the refused ${r.kind} to ${r.to} (${r.code}) moved nothing`, got.length === 0, () => got);
+    }
     let swept = 0n;
     const paidAt = new Map<string, bigint>();
     for (const o of ledger.orders)
@@ -913,7 +918,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     log(
       `  checked: ${checks.length} passed, ${failures.length} failed; ${kills} kills, ${h.reorgs} reorgs, ` +
-        `${redeliveries} webhook re-deliveries, refused ${JSON.stringify(ledger.refused)}`,
+        `${redeliveries} webhook re-deliveries, refused ${JSON.stringify(ledger.refused.map((r) => [r.kind, r.code]))}`,
     );
     if (failures.length > 0) {
       throw new Error(
