@@ -104,6 +104,7 @@ interface ExpectedPayout {
 
 interface ExpectedDeposit {
   id: string;
+  chain: ChainName;
   address: string;
   paid: bigint;
   payments: number;
@@ -275,21 +276,59 @@ const MIX: MixEntry[] = [
     name: "static deposit",
     weight: 1,
     async run(h) {
-      const reuse = h.ledger.deposits.length > 0 && h.rng() < 0.5;
-      let deposit = reuse ? h.pick(h.ledger.deposits) : undefined;
+      const tronDeposits = h.ledger.deposits.filter((d) => d.chain === "tron");
+      const reuse = tronDeposits.length > 0 && h.rng() < 0.5;
+      let deposit = reuse ? h.pick(tronDeposits) : undefined;
       if (!deposit) {
         const r = await h.merchant("POST", "/api/v1/deposit-addresses", {
           customer_ref: h.next("customer"),
           callback_url: h.receiver.url,
         });
         if (r.status !== 201) throw new Error(`deposit address: ${r.status} ${JSON.stringify(r.json)}`);
-        deposit = { id: r.json.id as string, address: r.json.address as string, paid: 0n, payments: 0 };
+        deposit = {
+          id: r.json.id as string,
+          chain: "tron",
+          address: r.json.address as string,
+          paid: 0n,
+          payments: 0,
+        };
         h.ledger.deposits.push(deposit);
       }
       const micro = amountOf(h);
       await payTron(h, deposit.address, micro);
       deposit.paid += micro;
       deposit.payments++;
+    },
+  },
+  {
+    // A customer's static address on an EVM chain (the one EVM address of its family), paid once
+    // or twice on that chain; credited per deposit after finality. Not swept: no EVM sweeper yet.
+    name: "evm static deposit",
+    weight: 1,
+    async run(h) {
+      const chain = h.pick(["ethereum", "bsc"] as const);
+      const r = await h.merchant("POST", "/api/v1/deposit-addresses", {
+        customer_ref: h.next("evm-customer"),
+        chain,
+        currency: "USDT",
+        callback_url: h.receiver.url,
+      });
+      if (r.status !== 201) throw new Error(`EVM deposit address: ${r.status} ${JSON.stringify(r.json)}`);
+      const deposit: ExpectedDeposit = {
+        id: r.json.id as string,
+        chain,
+        address: r.json.address as string,
+        paid: 0n,
+        payments: 0,
+      };
+      h.ledger.deposits.push(deposit);
+      const times = 1 + Math.floor(h.rng() * 2);
+      for (let i = 0; i < times; i++) {
+        const micro = amountOf(h);
+        await sendToken(h.evm[chain], evmToken(h, chain, "USDT"), deposit.address, evmUnits(chain, micro));
+        deposit.paid += micro;
+        deposit.payments++;
+      }
     },
   },
   {
@@ -451,6 +490,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const processes: ServiceProcess[] = [];
   const workers: (ServiceProcess | undefined)[] = [];
   let minerTimer: NodeJS.Timeout | undefined;
+  // Set when the run ends (a failure included): the kill schedule restarts no worker after it.
+  let stopped = false;
   let pool: pg.Pool | undefined;
   const outputs = () =>
     processes
@@ -550,6 +591,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     let counter = 0;
     let minerPaused = 0;
+    /** The block producer's mining in flight, if any: a paused producer's last blocks land first. */
+    let mining: Promise<unknown> | undefined;
     const h: Harness = {
       rng,
       pick: <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)] as T,
@@ -577,6 +620,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       async withMinerPaused(fn) {
         minerPaused++;
         try {
+          await mining;
           return await fn();
         } finally {
           minerPaused--;
@@ -587,13 +631,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
 
     // The EVM chains' block producer: a block on each every 300 ms unless the reorg entry holds it.
-    let mining = false;
     minerTimer = setInterval(() => {
       if (minerPaused > 0 || mining) return;
-      mining = true;
-      void Promise.all([ethereum.mine(1), bsc.mine(1)])
+      mining = Promise.all([ethereum.mine(1), bsc.mine(1)])
         .catch(() => undefined)
-        .finally(() => (mining = false));
+        .finally(() => (mining = undefined));
     }, 300);
 
     await poll(
@@ -612,10 +654,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const endAt = Date.now() + durationMs;
     const killRng = seededRandom(seed ^ 0x5eed);
     const monkey = (async () => {
-      while (Date.now() < endAt) {
+      while (Date.now() < endAt && !stopped) {
         const pause = 1_500 + Math.floor(killRng() * 3_500);
         await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, endAt - Date.now()))));
-        if (Date.now() >= endAt) break;
+        if (Date.now() >= endAt || stopped) break;
         const i = Math.floor(killRng() * workerCount);
         const victim = workers[i];
         const downMs = 200 + Math.floor(killRng() * 1_800);
@@ -626,7 +668,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           log(`  kill ${kills}: worker ${i} (SIGKILL), restart in ${downMs} ms`);
         }
         await new Promise((r) => setTimeout(r, downMs));
-        await startWorker(i);
+        if (!stopped) await startWorker(i);
       }
     })();
 
@@ -708,7 +750,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // Sweeps are queued after completion: wait for the TRON addresses we were paid at to be empty.
     const tronPaid = [
       ...ledger.orders.filter((o) => o.chain === "tron" && o.paid > 0n).map((o) => o.address),
-      ...ledger.deposits.filter((d) => d.paid > 0n).map((d) => d.address),
+      ...ledger.deposits.filter((d) => d.chain === "tron" && d.paid > 0n).map((d) => d.address),
     ];
     const unswept = async () => {
       const left: { address: string; balance: string }[] = [];
@@ -848,7 +890,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       );
       const row = rows[0];
       check(
-        `deposit address ${d.address}: ${d.payments} deposits of ${decimal(d.paid)} confirmed, one webhook each`,
+        `deposit address ${d.address} (${d.chain}): ${d.payments} deposits of ${decimal(d.paid)} confirmed, one webhook each`,
         row?.total === d.paid.toString() && row.n === d.payments && row.hooks === d.payments,
         () => ({ deposit: d, row }),
       );
@@ -888,7 +930,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const paidAt = new Map<string, bigint>();
     for (const o of ledger.orders)
       if (o.chain === "tron") paidAt.set(o.address, (paidAt.get(o.address) ?? 0n) + o.paid);
-    for (const d of ledger.deposits) paidAt.set(d.address, (paidAt.get(d.address) ?? 0n) + d.paid);
+    for (const d of ledger.deposits) {
+      if (d.chain === "tron") paidAt.set(d.address, (paidAt.get(d.address) ?? 0n) + d.paid);
+    }
     for (const [address, paid] of paidAt) {
       if (paid === 0n) continue;
       const out = transfers.filter((t) => t.from === address);
@@ -929,6 +973,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     return report;
   } finally {
+    stopped = true;
     if (minerTimer) clearInterval(minerTimer);
     await Promise.all(
       processes.map(async (p) => {
