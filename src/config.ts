@@ -72,6 +72,12 @@ export interface Config extends ChainsConfig {
   readonly sweepDelegateFallback: SweepDelegateFallback;
   readonly hotWalletAlertTrx: number;
   readonly sweepMinUsdt: bigint;
+  /**
+   * WORKER_LEASE_SECONDS: the lease of a claimed sweep, payout or webhook delivery, after which
+   * another worker takes over a dead worker's item; undefined = each queue's own (sweeps 120 s,
+   * payouts 60 s, webhooks 60 s). Webhook leases never go below 3 × the request timeout.
+   */
+  readonly workerLeaseMs: number | undefined;
   /** DESIGN.md 14: refunds and payouts at or below it are approved at creation (0 = never). */
   readonly payoutAutoApproveUsdt: bigint;
   /** Per merchant per UTC day, beyond which nothing is auto-approved; undefined = unlimited. */
@@ -246,6 +252,10 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     hotWalletAlertTrx: integer(read("HOT_WALLET_ALERT_TRX"), "HOT_WALLET_ALERT_TRX", 100, 0, 1e12),
     sweepMinUsdt,
+    workerLeaseMs:
+      read("WORKER_LEASE_SECONDS") === undefined
+        ? undefined
+        : integer(read("WORKER_LEASE_SECONDS"), "WORKER_LEASE_SECONDS", 0, 5, 3600) * 1000,
     payoutAutoApproveUsdt,
     payoutDailyLimitUsdt,
     payoutFourEyes: boolean(read("PAYOUT_FOUR_EYES"), "PAYOUT_FOUR_EYES", true),

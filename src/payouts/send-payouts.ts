@@ -62,7 +62,12 @@ export async function runDuePayouts(ctx: Context, options: SenderOptions = {}): 
   const owner = options.owner ?? `payout-sender-${process.pid}`;
   const d = payoutDeps(ctx, owner);
   if (!d) return result;
-  const ids = await claimDuePayouts(ctx, owner, options.limit ?? 10, options.leaseMs ?? PAYOUT_LEASE_MS);
+  const ids = await claimDuePayouts(
+    ctx,
+    owner,
+    options.limit ?? 10,
+    options.leaseMs ?? ctx.config.workerLeaseMs ?? PAYOUT_LEASE_MS,
+  );
   result.claimed = ids.length;
   const claimed = await loadClaimed(ctx, ids, owner);
   const outcomes = await advanceRound(d, claimed, newSendRound(d), options, true);

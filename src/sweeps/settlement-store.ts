@@ -21,11 +21,12 @@ export async function claimDueSettlements(
   chain = "tron",
 ): Promise<SettlementRow[]> {
   const now = ctx.clock.now();
+  const leaseMs = ctx.config.workerLeaseMs ?? SWEEP_LEASE_MS;
   return queryRows<SettlementRow>(
     ctx.db,
     sql`
     UPDATE settlements s
-    SET lease_owner = ${owner}, lease_expires_at = ${new Date(now.getTime() + SWEEP_LEASE_MS).toISOString()}::timestamptz
+    SET lease_owner = ${owner}, lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
     FROM (
       SELECT id FROM settlements
       WHERE status IN ('waiting', 'active') AND chain = ${chain}

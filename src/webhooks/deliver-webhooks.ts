@@ -127,7 +127,7 @@ export function defaultWorkerId(): string {
 
 export function createWebhookDeliverer(ctx: Context, options: DelivererOptions = {}): WebhookDeliverer {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const leaseMs = options.leaseMs ?? Math.max(DEFAULT_LEASE_MS, timeoutMs * 3);
+  const leaseMs = options.leaseMs ?? Math.max(ctx.config.workerLeaseMs ?? DEFAULT_LEASE_MS, timeoutMs * 3);
   const workerId = options.workerId ?? defaultWorkerId();
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =

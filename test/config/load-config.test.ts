@@ -365,6 +365,18 @@ describe("roles that tell the truth (DESIGN.md 2)", () => {
     expect(config.hotWalletAddress).toBe(hotAddress);
   });
 
+  it("reads WORKER_LEASE_SECONDS as milliseconds, unset by default, and refuses one out of range", () => {
+    expect(loadConfig(production({ WALLET_XPUB: xpub })).workerLeaseMs).toBeUndefined();
+    expect(loadConfig(production({ WALLET_XPUB: xpub, WORKER_LEASE_SECONDS: "10" })).workerLeaseMs).toBe(
+      10_000,
+    );
+    for (const bad of ["4", "3601", "1.5", "ten"]) {
+      expect(() => loadConfig(production({ WALLET_XPUB: xpub, WORKER_LEASE_SECONDS: bad }))).toThrow(
+        /^WORKER_LEASE_SECONDS: /,
+      );
+    }
+  });
+
   it("reads METRICS_TOKEN", () => {
     expect(loadConfig(production({ WALLET_XPUB: xpub })).metricsToken).toBeUndefined();
     expect(loadConfig(production({ WALLET_XPUB: xpub, METRICS_TOKEN: "scrape-me-0123" })).metricsToken).toBe(
