@@ -487,10 +487,14 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     expect(balance.reserved).not.toBe("0.000000");
     await owner.getByTestId("nav-merchants").click();
     await owner.getByTestId("merchant-Payout Page Shop").getByTestId("merchant-link").click();
+    // One panel per currency the deployment takes (arbitrum adds USDC): the USDT one holds the money.
+    const usdt = owner.getByTestId("merchant-balance-USDT");
     await expect
-      .poll(() => owner.getByTestId("balance-available").innerText(), { timeout: 20_000 })
+      .poll(() => usdt.getByTestId("balance-available").innerText(), { timeout: 20_000 })
       .toBe(`${balance.available} USDT`);
-    expect(await owner.getByTestId("balance-reserved").innerText()).toBe(`${balance.reserved} USDT`);
+    expect(await usdt.getByTestId("balance-reserved").innerText()).toBe(`${balance.reserved} USDT`);
+    const usdc = owner.getByTestId("merchant-balance-USDC");
+    expect(await usdc.getByTestId("balance-available").innerText()).toBe("0.000000 USDC");
     expect(owner.url()).toContain(`/admin/merchants/${merchantId}`);
   });
 
