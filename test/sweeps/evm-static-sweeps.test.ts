@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { JsonRpcProvider, Wallet } from "ethers";
+import { formatEther, JsonRpcProvider, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EvmDevnet } from "@stablegate/devnet";
 import { createScanner, type Scanner } from "../../src/chain/scanner.js";
@@ -18,6 +18,7 @@ import { runOutbox } from "../../src/outbox/run-outbox.js";
 import { signerLookup } from "../../src/outbox/signers.js";
 import { runDueEvmSweeps } from "../../src/sweeps/evm-sweeps.js";
 import { FAST_RETRY } from "../chain/helpers.js";
+import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
 import { tokenBalance } from "../helpers/evm-sweeps.js";
@@ -102,9 +103,9 @@ async function deposits(depositAddressId: string) {
 }
 
 async function sweepsSent(address: string, chain: ChainId) {
-  return queryRows<{ purpose: string; state: string }>(
+  return queryRows<{ purpose: string; state: string; tx_hash: string }>(
     t.ctx.db,
-    sql`SELECT purpose, state FROM evm_transactions
+    sql`SELECT purpose, state, tx_hash FROM evm_transactions
         WHERE chain = ${chain} AND (to_address = ${address} OR sender = ${address}) ORDER BY id`,
   );
 }
@@ -198,4 +199,52 @@ describe("static EVM deposit addresses are swept on each chain", () => {
     ]);
     expect((await deposits(id)).filter((d) => d.settlement_id === null)).toEqual([]);
   }, 120_000);
+
+  it("reports each EVM chain's sweep costs on the admin wallet, exactly as the receipts say, dust counted", async () => {
+    const [settled] = await queryRows<{ address: string }>(
+      t.ctx.db,
+      sql`SELECT address FROM settlements WHERE order_id IS NULL AND chain = 'ethereum' LIMIT 1`,
+    );
+    const address = settled?.address ?? "";
+    const cookie = await adminCookie(t.app);
+    const reply = await t.app.inject({ method: "GET", url: "/api/v1/admin/wallet", headers: { cookie } });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const costs = (reply.json() as { sweep_costs: { evm: Record<string, unknown>[] } }).sweep_costs.evm;
+    // Independently: every receipt's gas used x effective gas price, and the ETH on the address now.
+    const expected = async (chain: ChainId, symbol: string, sweeps: number) => {
+      const p = provider(devnet(chain));
+      let gas = 0n;
+      let sweep = 0n;
+      for (const tx of await sweepsSent(address, chain)) {
+        const receipt = await p.getTransactionReceipt(tx.tx_hash);
+        if (!receipt) throw new Error(`no receipt for ${tx.tx_hash}`);
+        if (tx.purpose === "sweep_gas") gas += receipt.gasUsed * receipt.gasPrice;
+        else sweep += receipt.gasUsed * receipt.gasPrice;
+      }
+      const dust = await p.getBalance(address);
+      expect(gas).toBeGreaterThan(0n);
+      expect(dust).toBeGreaterThan(0n);
+      return {
+        chain,
+        native_symbol: symbol,
+        sweeps,
+        gas_cost_wei: gas.toString(),
+        gas_cost: formatEther18(gas),
+        sweep_gas_cost_wei: sweep.toString(),
+        sweep_gas_cost: formatEther18(sweep),
+        total_wei: (gas + sweep).toString(),
+        total: formatEther18(gas + sweep),
+        dust_wei: dust.toString(),
+        dust: formatEther18(dust),
+      };
+    };
+    // Ethereum swept the address twice (its dust counted once, as it is now), bsc once.
+    expect(costs).toEqual([await expected("ethereum", "ETH", 2), await expected("bsc", "BNB", 1)]);
+  });
 });
+
+/** Wei as an exact 18-decimal string, all decimals kept (ethers drops trailing zeros). */
+function formatEther18(wei: bigint): string {
+  const [whole, fraction = ""] = formatEther(wei).split(".");
+  return `${whole}.${fraction.padEnd(18, "0")}`;
+}
