@@ -109,8 +109,36 @@ export interface SweepCostWindow {
   average_trx: string;
 }
 
-/** Sweep costs by mode: the last 7 UTC days and all time. */
-export type SweepCostSummary = Record<"burn" | "delegate", { week: SweepCostWindow; total: SweepCostWindow }>;
+/**
+ * What an EVM chain's sweeps cost (evm_sweep_legs, docs/evm-sweeps.md), all time, in the chain's
+ * native coin: wei as integer strings and the same exactly with 18 decimals.
+ */
+export interface EvmSweepCost {
+  chain: string;
+  native_symbol: string;
+  /** token legs swept */
+  sweeps: number;
+  /** the top-ups' own gas (top-up mode) */
+  gas_cost_wei: string;
+  gas_cost: string;
+  /** the sweep transactions' gas (paid by the address in top-up mode, the hot wallet in 7702 mode) */
+  sweep_gas_cost_wei: string;
+  sweep_gas_cost: string;
+  /** gas_cost + sweep_gas_cost */
+  total_wei: string;
+  total: string;
+  /** the native coin left on swept addresses: each address's dust after its latest sweep */
+  dust_wei: string;
+  dust: string;
+}
+
+/** Sweep costs by mode: the last 7 UTC days and all time; and each EVM chain's. */
+export type SweepCostSummary = Record<
+  "burn" | "delegate",
+  { week: SweepCostWindow; total: SweepCostWindow }
+> & {
+  evm: EvmSweepCost[];
+};
 
 /** SPEC.md 2.7, plus `stake` and `sweep_costs` (added fields, DESIGN.md 7b). */
 export interface WalletStatus {

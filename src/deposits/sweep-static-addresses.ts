@@ -4,12 +4,9 @@
  * up instead of each paying a sweep. One EVM address holds a separate balance on every EVM chain,
  * so it is due per (address, chain). Called in the transaction that confirms deposits; the sweep
  * itself is the address-level settlement (one row per address, a new round each time), which moves
- * exactly the deposits it marks (src/sweeps/sweepable-amount.ts).
- *
- * Settlements carry no chain yet: the sweeper moves the primary chain's token (TRON's), so only the
- * primary chain's due addresses are queued there. The other chains' due addresses are returned and
- * logged; their deposits stay unswept (settlement_id NULL), counted again at the address's next
- * confirmed deposit, until settlements name their chain (the EVM sweeper, migration 0031).
+ * exactly the deposits it marks (src/sweeps/sweepable-amount.ts on TRON, src/sweeps/evm-sweeps.ts on
+ * an EVM chain). Every due (address, chain) pair is queued on its own chain (settlements name their
+ * chain since migration 0031), so one EVM address paid on two chains is swept on each of them.
  */
 import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
@@ -43,10 +40,7 @@ export async function staticSweepsDue(
   return due.map((row) => ({ addressId: Number(row.address_id), address: row.address, chain: row.chain }));
 }
 
-/**
- * Queues the sweeps these addresses are due for; returns the due ones left for a sweeper of
- * their own chain (see above).
- */
+/** Queues the sweeps these addresses are due for, each on its own chain; returns them. */
 export async function queueStaticSweeps(
   ctx: Context,
   tx: Executor,
@@ -54,18 +48,7 @@ export async function queueStaticSweeps(
 ): Promise<StaticSweepDue[]> {
   if (!ctx.config.sweepEnabled || depositAddressIds.length === 0) return [];
   const due = await staticSweepsDue(ctx, tx, depositAddressIds);
-  const primary = ctx.chains.primary.id;
   // One statement for all of them: a block can make hundreds of addresses due at once.
-  await enqueueAddressSweeps(
-    ctx,
-    tx,
-    due.filter((d) => d.chain === primary),
-  );
-  const waiting = due.filter((d) => d.chain !== primary);
-  if (waiting.length > 0)
-    ctx.log.info(
-      { addresses: waiting.length, chains: [...new Set(waiting.map((d) => d.chain))] },
-      "static addresses due for a sweep on a chain the sweeper does not serve yet",
-    );
-  return waiting;
+  await enqueueAddressSweeps(ctx, tx, due);
+  return due;
 }

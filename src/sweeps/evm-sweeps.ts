@@ -21,9 +21,10 @@ import { delegationCode, sweepCalldata, sweeperRuntimeCode } from "@stablegate/d
 import { sql } from "drizzle-orm";
 import type { Chain, NonceSending, TransactionSigner } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
-import { unitsToMicro } from "../chains/token-units.js";
+import { microToUnits, unitsToMicro } from "../chains/token-units.js";
 import type { EvmSweepMode } from "../config/evm.js";
 import type { Context } from "../context.js";
+import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
 import { formatAmount } from "../money.js";
 import { appendOrderEvent } from "../orders/transitions.js";
@@ -197,11 +198,55 @@ async function advance(d: EvmSweepDeps, row: SettlementRow): Promise<"completed"
   }
 }
 
+const isStaticRow = (row: SettlementRow) => row.static_index !== null && row.static_index !== undefined;
+
+/**
+ * A static deposit address (DESIGN.md 15) is swept by its deposits, as on TRON
+ * (src/sweeps/sweepable-amount.ts): the round marks this chain's confirmed deposits not yet swept
+ * with (settlement, round), in the transaction that stores its legs, and each token's leg moves
+ * exactly their sum. A deposit still unconfirmed waits for the next round.
+ */
+async function markStaticDeposits(
+  d: EvmSweepDeps,
+  tx: Executor,
+  row: SettlementRow,
+  tokens: Awaited<ReturnType<Chain["loadTokens"]>>,
+) {
+  const now = d.ctx.clock.now().toISOString();
+  await tx.execute(sql`UPDATE deposits SET settlement_id = ${row.id}::uuid, sweep_round = ${row.round},
+      updated_at = ${now}::timestamptz
+    WHERE to_address = ${row.address} AND chain = ${d.chain.id} AND status = 'confirmed' AND settlement_id IS NULL`);
+  const sums = await queryRows<{ currency: string; total: string }>(
+    tx,
+    sql`SELECT currency, sum(amount)::text AS total FROM deposits
+        WHERE settlement_id = ${row.id}::uuid AND sweep_round = ${row.round} GROUP BY currency ORDER BY currency`,
+  );
+  return sums.flatMap((s) => {
+    const token = tokens.find((t) => t.currency === s.currency);
+    if (!token) throw new SweepError(`no ${s.currency} token is configured on ${d.chain.id}`);
+    const units = microToUnits(BigInt(s.total), token.decimals);
+    return units > 0n ? [{ ...token, units }] : [];
+  });
+}
+
+/** Whether this chain's confirmed deposits to a static address not yet swept reach SWEEP_MIN_USDT. */
+async function staticDue(d: EvmSweepDeps, row: SettlementRow): Promise<boolean> {
+  const [rest] = await queryRows<{ total: string | null }>(
+    d.ctx.db,
+    sql`SELECT sum(amount)::text AS total FROM deposits
+        WHERE to_address = ${row.address} AND chain = ${d.chain.id} AND status = 'confirmed' AND settlement_id IS NULL`,
+  );
+  return BigInt(rest?.total ?? "0") >= d.ctx.config.sweepMinUsdt;
+}
+
 /** Plans the round's legs (one statement with the step): false when no token is worth a sweep. */
 async function plan(d: EvmSweepDeps, row: SettlementRow, mode: EvmSweepMode): Promise<boolean> {
-  const balances = await sweepableBalances(d, row.address);
+  // The chain is read before the transaction, so none is held open over an RPC call.
+  const tokens = isStaticRow(row) ? await d.chain.loadTokens() : null;
+  const held = tokens ? null : await sweepableBalances(d, row.address);
   const now = d.ctx.clock.now().toISOString();
-  await d.ctx.db.transaction(async (tx) => {
+  return d.ctx.db.transaction(async (tx) => {
+    const balances = held ?? (await markStaticDeposits(d, tx, row, tokens ?? []));
     for (const b of balances) {
       await tx.execute(sql`INSERT INTO evm_sweep_legs (settlement_id, round, currency, chain, mode, address, token,
           units, decimals, state, created_at, updated_at)
@@ -211,8 +256,8 @@ async function plan(d: EvmSweepDeps, row: SettlementRow, mode: EvmSweepMode): Pr
         ON CONFLICT (settlement_id, round, currency) DO NOTHING`);
     }
     if (balances.length > 0) await updateLeased(d, tx, row, sql`step = 'legs', status = 'active'`);
+    return balances.length > 0;
   });
-  return balances.length > 0;
 }
 
 type LegNext = "go" | { waitMs: number };
@@ -379,7 +424,7 @@ async function sendDelegatedSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg)
 
 /** The deposit address's key: on branch 0 for an order's address, 1 for a static one. */
 function depositSigner(d: EvmSweepDeps, row: SettlementRow): TransactionSigner {
-  const isStatic = row.static_index !== null && row.static_index !== undefined;
+  const isStatic = isStaticRow(row);
   const index = isStatic ? row.static_index : row.derivation_index;
   if (index === null || index === undefined)
     throw new SweepError("the deposit address is not one of our derived addresses");
@@ -448,7 +493,9 @@ async function finish(d: EvmSweepDeps, row: SettlementRow, step: "swept" | "belo
   const now = ctx.clock.now().toISOString();
   const legs = step === "swept" ? await legsOf(ctx, row) : [];
   const micro = legs.reduce((sum, l) => sum + unitsToMicro(l.units, l.decimals).micro, 0n);
-  const again = step === "swept" && (await sweepableBalances(d, row.address)).length > 0;
+  const again =
+    step === "swept" &&
+    (isStaticRow(row) ? await staticDue(d, row) : (await sweepableBalances(d, row.address)).length > 0);
   const next = again
     ? sql`status = 'waiting', step = NULL, mode = NULL, round = round + 1, queued_at = ${now}::timestamptz,
         next_attempt_at = ${now}::timestamptz`

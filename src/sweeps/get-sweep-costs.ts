@@ -2,9 +2,13 @@
  * What sweeps really cost, per mode, over the last 7 UTC days (today included, as the admin stats
  * count a week) and over all time: from `sweep_costs`, which the sweeper fills from the transaction
  * infos. TRX as 6-decimal strings; the average is over finished sweeps, rounded down to the sun.
+ * Each EVM chain's, all time, from `evm_sweep_legs` (docs/evm-sweeps.md "What it cost"): exact wei
+ * and 18-decimal strings of the native coin.
  */
 import { sql } from "drizzle-orm";
-import type { SweepCostSummary, SweepCostWindow } from "../admin/api-shapes.js";
+import type { EvmSweepCost, SweepCostSummary, SweepCostWindow } from "../admin/api-shapes.js";
+import { CHAIN_LABELS, type ChainId } from "../chains/chain-types.js";
+import { formatUnits } from "../chains/token-units.js";
 import type { SweepMode } from "../config.js";
 import { SWEEP_MODES } from "../config.js";
 import type { Context } from "../context.js";
@@ -40,7 +44,7 @@ export async function getSweepCosts(ctx: Context): Promise<SweepCostSummary> {
         count(*)::text AS all_count, sum(trx_burnt)::text AS all_sun
       FROM sweep_costs GROUP BY mode`,
   );
-  const out = {} as SweepCostSummary;
+  const out = { evm: await evmSweepCosts(ctx) } as SweepCostSummary;
   for (const mode of SWEEP_MODES) {
     const row = rows.find((r) => r.mode === mode);
     out[mode] = {
@@ -49,4 +53,51 @@ export async function getSweepCosts(ctx: Context): Promise<SweepCostSummary> {
     };
   }
   return out;
+}
+
+/**
+ * Per EVM chain (every configured one, and any other with legs): the swept legs' gas, and the dust
+ * still on the addresses. A later top-up of an address spends its dust, so only each address's
+ * latest swept leg's dust is counted, never the sum over its sweeps.
+ */
+async function evmSweepCosts(ctx: Context): Promise<EvmSweepCost[]> {
+  const rows = await queryRows<{
+    chain: string;
+    sweeps: string;
+    gas: string;
+    sweep_gas: string;
+    dust: string;
+  }>(
+    ctx.db,
+    sql`WITH swept AS (SELECT * FROM evm_sweep_legs WHERE state = 'swept'),
+        latest AS (SELECT DISTINCT ON (chain, address) chain, dust_wei FROM swept
+                   ORDER BY chain, address, swept_at DESC, round DESC, currency DESC)
+      SELECT s.chain, count(*)::text AS sweeps, coalesce(sum(s.gas_cost_wei), 0)::text AS gas,
+        coalesce(sum(s.sweep_gas_cost_wei), 0)::text AS sweep_gas,
+        (SELECT coalesce(sum(l.dust_wei), 0) FROM latest l WHERE l.chain = s.chain)::text AS dust
+      FROM swept s GROUP BY s.chain`,
+  );
+  const chains = [
+    ...new Set([...ctx.config.evmChains.map((c) => c.id as string), ...rows.map((r) => r.chain)]),
+  ];
+  const eth = (wei: bigint) => formatUnits(wei, 18);
+  return chains.map((chain) => {
+    const row = rows.find((r) => r.chain === chain);
+    const gas = BigInt(row?.gas ?? 0);
+    const sweepGas = BigInt(row?.sweep_gas ?? 0);
+    const dust = BigInt(row?.dust ?? 0);
+    return {
+      chain,
+      native_symbol: CHAIN_LABELS[chain as ChainId]?.nativeSymbol ?? "ETH",
+      sweeps: Number(row?.sweeps ?? 0),
+      gas_cost_wei: gas.toString(),
+      gas_cost: eth(gas),
+      sweep_gas_cost_wei: sweepGas.toString(),
+      sweep_gas_cost: eth(sweepGas),
+      total_wei: (gas + sweepGas).toString(),
+      total: eth(gas + sweepGas),
+      dust_wei: dust.toString(),
+      dust: eth(dust),
+    };
+  });
 }

@@ -37,7 +37,7 @@ export async function claimDueSettlements(
       FOR UPDATE SKIP LOCKED
     ) due
     WHERE s.id = due.id
-    RETURNING s.id::text AS id, s.order_id::text AS order_id, s.address, s.step, s.attempts,
+    RETURNING s.id::text AS id, s.order_id::text AS order_id, s.address, s.chain, s.step, s.attempts,
       s.amount::text AS amount, s.fee_trx::text AS fee_trx, s.fee_tx_hash, s.fee_tx_signed,
       s.sweep_tx_hash, s.sweep_tx_signed, s.mode, s.round, (extract(epoch FROM s.swept_at) * 1000)::bigint::text AS swept_at,
       (SELECT a.derivation_index FROM addresses a WHERE a.address = s.address) AS derivation_index,

@@ -14,6 +14,8 @@ export interface SettlementRow extends Record<string, unknown> {
   /** null: an address-level settlement (a stray balance, DESIGN.md 4) */
   order_id: string | null;
   address: string;
+  /** the chain whose balance is swept (migration 0031) */
+  chain?: string;
   step: string | null;
   attempts: number;
   amount: string | null;

@@ -4,7 +4,8 @@
  * confirmed deposits not yet swept, marks them with (settlement, round) once, and moves exactly
  * their sum, so every deposit is swept once and a deposit still unconfirmed (which a fork could
  * drop) waits for the next round. The marking happens once per round, in its own statement, before
- * anything is signed: a step retried after a crash finds the same deposits and the same sum.
+ * anything is signed: a step retried after a crash finds the same deposits and the same sum. Only
+ * the settlement's own chain's deposits count: an address's deposits on another chain are swept there.
  */
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/query-rows.js";
@@ -28,7 +29,8 @@ export async function sweepableAmount(d: SweepDeps, row: SettlementRow): Promise
     sql`WITH marked AS (
           UPDATE deposits SET settlement_id = ${row.id}::uuid, sweep_round = ${row.round},
                  updated_at = ${d.ctx.clock.now().toISOString()}::timestamptz
-          WHERE to_address = ${row.address} AND status = 'confirmed' AND settlement_id IS NULL
+          WHERE to_address = ${row.address} AND chain = ${row.chain ?? "tron"}
+            AND status = 'confirmed' AND settlement_id IS NULL
           RETURNING amount)
         SELECT sum(amount)::text AS total FROM marked`,
   );
@@ -41,7 +43,8 @@ export async function sweepableRest(d: SweepDeps, row: SettlementRow): Promise<b
   const [rest] = await queryRows<{ total: string | null }>(
     d.ctx.db,
     sql`SELECT sum(amount)::text AS total FROM deposits
-        WHERE to_address = ${row.address} AND status = 'confirmed' AND settlement_id IS NULL`,
+        WHERE to_address = ${row.address} AND chain = ${row.chain ?? "tron"}
+          AND status = 'confirmed' AND settlement_id IS NULL`,
   );
   return BigInt(rest?.total ?? "0");
 }

@@ -80,6 +80,8 @@ describe("GET /api/v1/admin/wallet", () => {
     expect(body.sweep_costs).toEqual({
       burn: { week: none, total: none },
       delegate: { week: none, total: none },
+      // TRON only: no EVM chain, so no EVM sweep costs.
+      evm: [],
     });
     expect(body.system).toEqual({
       chain_network: "devnet",

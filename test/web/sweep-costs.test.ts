@@ -16,7 +16,13 @@ import { listenLocal } from "../helpers/app.js";
 
 // The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
 // delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the
-// sweeps cost per mode, over 7 days and over all time, as the ledger recorded them.
+// sweeps cost per mode, over 7 days and over all time, as the ledger recorded them; and an EVM
+// chain's sweep costs in its native coin.
+const EVM_ADDRESS = "0x00000000000000000000000000000000000000bb";
+const EVM_LEGS = [
+  { round: 1, gas: 21_000n * 3_000_000_007n, sweep: 51_234n * 2_000_000_001n, dust: 9_876_543_210_123n },
+  { round: 2, gas: 0n, sweep: 48_000n * 1_500_000_000n, dust: 1_000_000_000_000_001n },
+];
 let t: ChainTest;
 let delegateCtx: Context;
 let app: App;
@@ -60,6 +66,23 @@ beforeAll(async () => {
     sql`UPDATE sweep_costs SET finished_at = finished_at - interval '30 days' WHERE order_id = ${old!.orderId}::uuid`,
   );
 
+  // An EVM chain's swept legs, as the EVM sweeper records them (test/sweeps/evm-static-sweeps.test.ts
+  // checks those figures against the receipts on Anvil): one address swept in two rounds, its dust
+  // after the second counted, not the first's.
+  const now = new Date().toISOString();
+  await t.ctx.db
+    .execute(sql`INSERT INTO settlements (id, address_id, address, status, created_at, updated_at, round, chain)
+    VALUES ('01a2a000-0000-7000-8000-000000000001', (SELECT min(id) FROM addresses), ${EVM_ADDRESS}, 'completed', ${now}::timestamptz,
+      ${now}::timestamptz, 2, 'ethereum')`);
+  for (const leg of EVM_LEGS)
+    await t.ctx.db
+      .execute(sql`INSERT INTO evm_sweep_legs (settlement_id, round, currency, chain, mode, address,
+        token, units, decimals, state, gas_cost_wei, sweep_gas_cost_wei, dust_wei, created_at, updated_at, swept_at)
+      VALUES ('01a2a000-0000-7000-8000-000000000001', ${leg.round}, 'USDT', 'ethereum', 'topup', ${EVM_ADDRESS},
+        '0x00000000000000000000000000000000000000aa', 1000000, 6, 'swept', ${leg.gas}::numeric,
+        ${leg.sweep}::numeric, ${leg.dust}::numeric, ${now}::timestamptz, ${now}::timestamptz,
+        ${new Date(Date.now() + leg.round * 1000).toISOString()}::timestamptz)`);
+
   app = await buildApp(delegateCtx);
   base = await listenLocal(app);
   browser = await launchChromium();
@@ -72,7 +95,7 @@ afterAll(async () => {
 });
 
 describe("wallet page, sweep costs", () => {
-  it("shows the stake and the average and total sweep cost per mode, over 7 days and all time", async () => {
+  it("shows the stake, the average and total sweep cost per mode over 7 days and all time, and an EVM chain's sweep costs", async () => {
     const page = await (await browser.newContext()).newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(error.message));
@@ -106,6 +129,18 @@ describe("wallet page, sweep costs", () => {
       "2",
       trx(allSun / 2n),
       trx(allSun),
+    ]);
+    // The EVM chain's sweeps in ETH, exactly: both legs' gas, the latest sweep's dust only.
+    const eth = (wei: bigint) => `${wei / 10n ** 18n}.${(wei % 10n ** 18n).toString().padStart(18, "0")} ETH`;
+    const gas = EVM_LEGS.reduce((sum, l) => sum + l.gas, 0n);
+    const sweep = EVM_LEGS.reduce((sum, l) => sum + l.sweep, 0n);
+    expect(await page.getByTestId("evm-sweep-cost-ethereum").locator("td").allInnerTexts()).toEqual([
+      "Ethereum",
+      "2",
+      eth(gas),
+      eth(sweep),
+      eth(gas + sweep),
+      "0.001000000000000001 ETH",
     ]);
     const stakePanel = await page.getByTestId("stake").innerText();
     expect(stakePanel).toContain("100,000.000000 TRX");

@@ -11434,6 +11434,30 @@ export interface operations {
                                     average_trx: string;
                                 };
                             };
+                            /** @description each EVM chain's sweeps, all time, in its native coin (evm_sweep_legs; docs/evm-sweeps.md) */
+                            evm: {
+                                chain: string;
+                                /** @description the coin that pays gas: ETH, BNB, POL */
+                                native_symbol: string;
+                                /** @description token legs swept */
+                                sweeps: number;
+                                /** @description the top-ups' own gas, in wei (an integer) */
+                                gas_cost_wei: string;
+                                /** @description the top-ups' own gas, exact, with 18 decimals */
+                                gas_cost: string;
+                                /** @description the sweep transactions' gas, in wei (an integer) */
+                                sweep_gas_cost_wei: string;
+                                /** @description the sweep transactions' gas, exact, with 18 decimals */
+                                sweep_gas_cost: string;
+                                /** @description gas_cost + sweep_gas_cost, in wei (an integer) */
+                                total_wei: string;
+                                /** @description gas_cost + sweep_gas_cost, exact, with 18 decimals */
+                                total: string;
+                                /** @description the native coin left on swept addresses (each address's latest sweep), in wei (an integer) */
+                                dust_wei: string;
+                                /** @description the native coin left on swept addresses (each address's latest sweep), exact, with 18 decimals */
+                                dust: string;
+                            }[];
                         };
                         system: {
                             chain_network: string;

@@ -17,6 +17,22 @@ const tokenBalance = z.object({
   balance: z.string().nullable().meta({ description: "6 decimals; null when the node did not answer" }),
 });
 
+const wei = (what: string) => z.string().meta({ description: `${what}, in wei (an integer)` });
+const native = (what: string) => z.string().meta({ description: `${what}, exact, with 18 decimals` });
+const evmSweepCost = z.object({
+  chain: z.string(),
+  native_symbol: z.string().meta({ description: "the coin that pays gas: ETH, BNB, POL" }),
+  sweeps: z.number().int().meta({ description: "token legs swept" }),
+  gas_cost_wei: wei("the top-ups' own gas"),
+  gas_cost: native("the top-ups' own gas"),
+  sweep_gas_cost_wei: wei("the sweep transactions' gas"),
+  sweep_gas_cost: native("the sweep transactions' gas"),
+  total_wei: wei("gas_cost + sweep_gas_cost"),
+  total: native("gas_cost + sweep_gas_cost"),
+  dust_wei: wei("the native coin left on swept addresses (each address's latest sweep)"),
+  dust: native("the native coin left on swept addresses (each address's latest sweep)"),
+});
+
 const evmWallet = z.object({
   chain: z.string(),
   native_symbol: z.string().meta({ description: "the coin that pays gas: ETH, BNB, POL" }),
@@ -74,7 +90,14 @@ const walletStatusReply = z.object({
       stake_error: z.string().optional(),
     })
     .nullable(),
-  sweep_costs: z.object({ burn: modeCosts, delegate: modeCosts }),
+  sweep_costs: z.object({
+    burn: modeCosts,
+    delegate: modeCosts,
+    evm: z.array(evmSweepCost).meta({
+      description:
+        "each EVM chain's sweeps, all time, in its native coin (evm_sweep_legs; docs/evm-sweeps.md)",
+    }),
+  }),
   system: z.object({
     chain_network: z.string(),
     usdt_contract: z.string().nullable(),

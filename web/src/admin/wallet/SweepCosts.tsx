@@ -1,9 +1,27 @@
 import type { WalletStatus } from "../../api-types.js";
-import { formatUsdt } from "../format.js";
+import { CHAIN_LABELS, formatUsdt } from "../format.js";
 
-/** TRX burnt per sweep (from the transaction infos), by mode: the last 7 UTC days and all time. */
+/**
+ * TRX burnt per sweep (from the transaction infos), by mode: the last 7 UTC days and all time; then
+ * each EVM chain's sweeps, all time, in its native coin, exactly (18 decimals).
+ */
 export function SweepCosts({ costs }: { costs: WalletStatus["sweep_costs"] }) {
   const modes = ["burn", "delegate"] as const;
+  return (
+    <>
+      <TronSweepCosts costs={costs} modes={modes} />
+      {costs.evm.length > 0 && <EvmSweepCosts costs={costs.evm} />}
+    </>
+  );
+}
+
+function TronSweepCosts({
+  costs,
+  modes,
+}: {
+  costs: WalletStatus["sweep_costs"];
+  modes: readonly ("burn" | "delegate")[];
+}) {
   return (
     <section className="panel wide">
       <h2>Sweep cost (TRX burnt)</h2>
@@ -35,6 +53,41 @@ export function SweepCosts({ costs }: { costs: WalletStatus["sweep_costs"] }) {
                 </tr>
               );
             })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function EvmSweepCosts({ costs }: { costs: WalletStatus["sweep_costs"]["evm"] }) {
+  const name = (chain: string) => CHAIN_LABELS[chain as keyof typeof CHAIN_LABELS]?.name ?? chain;
+  return (
+    <section className="panel wide">
+      <h2>EVM sweep cost (native coin, all time)</h2>
+      <div className="table-scroll" tabIndex={0}>
+        <table data-testid="evm-sweep-costs">
+          <thead>
+            <tr>
+              <th>Chain</th>
+              <th>Sweeps</th>
+              <th>Top-up gas</th>
+              <th>Sweep gas</th>
+              <th>Total gas</th>
+              <th>Dust left on addresses</th>
+            </tr>
+          </thead>
+          <tbody>
+            {costs.map((c) => (
+              <tr key={c.chain} data-testid={`evm-sweep-cost-${c.chain}`}>
+                <td>{name(c.chain)}</td>
+                <td>{c.sweeps}</td>
+                <td>{`${c.gas_cost} ${c.native_symbol}`}</td>
+                <td>{`${c.sweep_gas_cost} ${c.native_symbol}`}</td>
+                <td>{`${c.total} ${c.native_symbol}`}</td>
+                <td>{`${c.dust} ${c.native_symbol}`}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
