@@ -134,8 +134,8 @@ describe("chain on the order's reads", () => {
   });
 });
 
-describe("migration 0021", () => {
-  it("gives orders, transfers, strays and deposits a chain (default tron), and transfers a remainder", async () => {
+describe("migrations 0021 and 0033", () => {
+  it("gives orders, transfers, strays and deposits a chain (default tron), and transfers and strays a remainder", async () => {
     const columns = await queryRows<{ table_name: string; column_name: string; column_default: string }>(
       t.ctx.db,
       sql`SELECT table_name, column_name, column_default FROM information_schema.columns
@@ -147,6 +147,7 @@ describe("migration 0021", () => {
       "deposits.chain",
       "orders.chain",
       "stray_transfers.chain",
+      "stray_transfers.remainder",
       "transfers.chain",
       "transfers.remainder",
     ]);
