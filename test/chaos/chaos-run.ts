@@ -10,8 +10,9 @@
  * At the end, with the workers settled, it checks the books against the chains: `stablegate
  * check-ledger` passes; every order's outcome and amount match what the chain kept; every webhook
  * event is delivered; each payout recipient received exactly its amount once (TRC20 transfers read
- * block by block); every TRON address we were paid at was swept exactly once, and the cold wallet
- * holds exactly what was paid there. A failure throws naming the seed and the state that disagreed.
+ * block by block; on EVM the hot wallet's Transfer logs); every TRON address we were paid at was
+ * swept exactly once, and the cold wallet holds exactly what was paid there; every EVM order and
+ * stray address sent the EVM cold wallet exactly what it received, per token, and holds none. A failure throws naming the seed and the state that disagreed.
  *
  * Used by test/chaos/chaos.test.ts (CI-sized) and `npm run chaos` (scripts/chaos.ts: --duration, --seed).
  */
@@ -231,8 +232,8 @@ interface MixEntry {
 }
 
 /**
- * The mix. EVM payouts and EVM sweeps join here as entries of their own once main has them
- * (docs/testing.md, "The chaos run").
+ * The mix, EVM payouts and refunds included; EVM static addresses are not swept on main yet
+ * (docs/development.md, "The chaos run").
  */
 const MIX: MixEntry[] = [
   {
