@@ -11,8 +11,8 @@
  * check-ledger` passes; every order's outcome and amount match what the chain kept; every webhook
  * event is delivered; each payout recipient received exactly its amount once (TRC20 transfers read
  * block by block; on EVM the hot wallet's Transfer logs); every TRON address we were paid at was
- * swept exactly once, and the cold wallet holds exactly what was paid there; every EVM order and
- * stray address sent the EVM cold wallet exactly what it received, per token, and holds none. A failure throws naming the seed and the state that disagreed.
+ * swept exactly once, and the cold wallet holds exactly what was paid there; every EVM order, stray
+ * and static address sent the EVM cold wallet exactly what it received, per token, and holds none. A failure throws naming the seed and the state that disagreed.
  *
  * Used by test/chaos/chaos.test.ts (CI-sized) and `npm run chaos` (scripts/chaos.ts: --duration, --seed).
  */
@@ -232,8 +232,7 @@ interface MixEntry {
 }
 
 /**
- * The mix, EVM payouts and refunds included; EVM static addresses are not swept on main yet
- * (docs/development.md, "The chaos run").
+ * The mix, EVM payouts and refunds included (docs/development.md, "The chaos run").
  */
 const MIX: MixEntry[] = [
   {
@@ -308,8 +307,7 @@ const MIX: MixEntry[] = [
   },
   {
     // A customer's static address on an EVM chain (the one EVM address of its family), paid once
-    // or twice on that chain; credited per deposit after finality. Not swept yet: main queues static
-    // sweeps on the primary chain only (src/deposits/sweep-static-addresses.ts).
+    // or twice on that chain; credited per deposit after finality, then swept on that chain.
     name: "evm static deposit",
     weight: 1,
     async run(h) {
@@ -597,7 +595,7 @@ async function evmTransfers(
   }));
 }
 
-/** Every (chain, address, token) of ours the run paid on an EVM chain and expects swept: orders and strays. */
+/** Every (chain, address, token) of ours the run paid on an EVM chain: orders, strays, static deposits. */
 function evmPaidAddresses(h: Harness): { chain: EvmChainName; address: string; token: string }[] {
   const seen = new Map<string, { chain: EvmChainName; address: string; token: string }>();
   const add = (chain: ChainName, address: string) => {
@@ -611,8 +609,7 @@ function evmPaidAddresses(h: Harness): { chain: EvmChainName; address: string; t
   };
   for (const o of h.ledger.orders) add(o.chain, o.address);
   for (const s of h.ledger.strays) add(s.chain, s.address);
-  // EVM static addresses are left out: main queues their sweeps only on the primary chain
-  // (src/deposits/sweep-static-addresses.ts), so their deposits stay on them for now.
+  for (const d of h.ledger.deposits) add(d.chain, d.address);
   return [...seen.values()];
 }
 
