@@ -28,11 +28,18 @@ export async function claimDueSettlements(
     UPDATE settlements s
     SET lease_owner = ${owner}, lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
     FROM (
-      SELECT id FROM settlements
-      WHERE status IN ('waiting', 'active') AND chain = ${chain}
-        AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
-        AND (lease_expires_at IS NULL OR lease_expires_at < ${now.toISOString()}::timestamptz)
-      ORDER BY next_attempt_at NULLS FIRST
+      SELECT c.id FROM settlements c
+      WHERE c.status IN ('waiting', 'active') AND c.chain = ${chain}
+        AND (c.next_attempt_at IS NULL OR c.next_attempt_at <= ${now.toISOString()}::timestamptz)
+        AND (c.lease_expires_at IS NULL OR c.lease_expires_at < ${now.toISOString()}::timestamptz)
+        -- One sweep of an address at a time, per chain, oldest first: an order's settlement and an
+        -- address-level one (a stray's) both sweep the address's whole balance, and on EVM chains
+        -- both would spend its one nonce sequence and its topped-up gas (docs/evm-sweeps.md).
+        AND NOT EXISTS (
+          SELECT 1 FROM settlements e
+          WHERE e.address = c.address AND e.chain = c.chain AND e.id < c.id
+            AND e.status IN ('waiting', 'active'))
+      ORDER BY c.next_attempt_at NULLS FIRST
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ) due

@@ -10,8 +10,9 @@
  * At the end, with the workers settled, it checks the books against the chains: `stablegate
  * check-ledger` passes; every order's outcome and amount match what the chain kept; every webhook
  * event is delivered; each payout recipient received exactly its amount once (TRC20 transfers read
- * block by block); every TRON address we were paid at was swept exactly once, and the cold wallet
- * holds exactly what was paid there. A failure throws naming the seed and the state that disagreed.
+ * block by block; on EVM the hot wallet's Transfer logs); every TRON address we were paid at was
+ * swept exactly once, and the cold wallet holds exactly what was paid there; every EVM order, stray
+ * and static address sent the EVM cold wallet exactly what it received, per token, and holds none. A failure throws naming the seed and the state that disagreed.
  *
  * Used by test/chaos/chaos.test.ts (CI-sized) and `npm run chaos` (scripts/chaos.ts: --duration, --seed).
  */
@@ -21,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { Wallet } from "ethers";
 import { TronWeb } from "tronweb";
 import { startDevnet, startEvmDevnet, type Devnet, type EvmDevnet } from "@stablegate/devnet";
 import { devnetEnv, TEST_ADMIN_PASSWORD, TEST_MNEMONIC, TEST_SECRETS } from "../helpers/config.js";
@@ -96,6 +98,8 @@ interface ExpectedStray {
 interface ExpectedPayout {
   id: string;
   kind: "payout" | "refund";
+  chain: ChainName;
+  currency: "USDT" | "USDC";
   to: string;
   amount: bigint;
   /** A refund's order. */
@@ -116,7 +120,7 @@ interface Ledger {
   strays: ExpectedStray[];
   payouts: ExpectedPayout[];
   /** Refunds and payouts the API refused, with the address they named: it must receive nothing. */
-  refused: { kind: string; code: string; to: string }[];
+  refused: { kind: string; chain: ChainName; currency: "USDT" | "USDC"; code: string; to: string }[];
   deposits: ExpectedDeposit[];
 }
 
@@ -125,6 +129,8 @@ interface Harness {
   pick<T>(items: readonly T[]): T;
   tron: Devnet;
   evm: Record<EvmChainName, EvmDevnet>;
+  /** The EVM hot wallet's address (the same key on every EVM chain). */
+  evmHot: string;
   receiver: Receiver;
   merchant(
     method: string,
@@ -226,8 +232,7 @@ interface MixEntry {
 }
 
 /**
- * The mix. EVM payouts and EVM sweeps join here as entries of their own once main has them
- * (docs/testing.md, "The chaos run").
+ * The mix, EVM payouts and refunds included (docs/development.md, "The chaos run").
  */
 const MIX: MixEntry[] = [
   {
@@ -302,7 +307,7 @@ const MIX: MixEntry[] = [
   },
   {
     // A customer's static address on an EVM chain (the one EVM address of its family), paid once
-    // or twice on that chain; credited per deposit after finality. Not swept: no EVM sweeper yet.
+    // or twice on that chain; credited per deposit after finality, then swept on that chain.
     name: "evm static deposit",
     weight: 1,
     async run(h) {
@@ -353,10 +358,19 @@ const MIX: MixEntry[] = [
         callback_url: h.receiver.url,
       });
       if (r.status === 201) {
-        h.ledger.payouts.push({ id: r.json.id as string, kind: "refund", to, amount, order: order.id });
+        h.ledger.payouts.push({
+          id: r.json.id as string,
+          kind: "refund",
+          chain: "tron",
+          currency: "USDT",
+          to,
+          amount,
+          order: order.id,
+        });
       } else if (r.status >= 500 || typeof r.json.code !== "string") {
         throw new Error(`refund: ${r.status} ${JSON.stringify(r.json)}`);
-      } else h.ledger.refused.push({ kind: "refund", code: r.json.code, to });
+      } else
+        h.ledger.refused.push({ kind: "refund", chain: "tron", currency: "USDT", code: r.json.code, to });
     },
   },
   {
@@ -371,10 +385,81 @@ const MIX: MixEntry[] = [
         address: to,
         callback_url: h.receiver.url,
       });
-      if (r.status === 201) h.ledger.payouts.push({ id: r.json.id as string, kind: "payout", to, amount });
+      if (r.status === 201)
+        h.ledger.payouts.push({
+          id: r.json.id as string,
+          kind: "payout",
+          chain: "tron",
+          currency: "USDT",
+          to,
+          amount,
+        });
       else if (r.status >= 500 || typeof r.json.code !== "string") {
         throw new Error(`payout: ${r.status} ${JSON.stringify(r.json)}`);
-      } else h.ledger.refused.push({ kind: "payout", code: r.json.code, to });
+      } else
+        h.ledger.refused.push({ kind: "payout", chain: "tron", currency: "USDT", code: r.json.code, to });
+    },
+  },
+  {
+    // An auto-approved payout from the EVM hot wallet: USDT or USDC on ethereum, or bsc's 18-decimal USDT.
+    name: "evm payout",
+    weight: 1,
+    async run(h) {
+      const chain = h.pick(["ethereum", "bsc"] as const);
+      const currency = chain === "bsc" ? "USDT" : h.pick(["USDT", "USDC"] as const);
+      const to = Wallet.createRandom().address;
+      const amount = amountOf(h) / 2n;
+      const r = await h.merchant("POST", "/api/v1/payouts", {
+        external_id: h.next("evm-payout"),
+        amount: decimal(amount),
+        address: to,
+        chain,
+        currency,
+        callback_url: h.receiver.url,
+      });
+      if (r.status === 201)
+        h.ledger.payouts.push({ id: r.json.id as string, kind: "payout", chain, currency, to, amount });
+      else if (r.status >= 500 || typeof r.json.code !== "string") {
+        throw new Error(`EVM payout: ${r.status} ${JSON.stringify(r.json)}`);
+      } else h.ledger.refused.push({ kind: "payout", chain, currency, code: r.json.code, to });
+    },
+  },
+  {
+    // A refund of a paid EVM order, on the order's chain in its token, from the EVM hot wallet.
+    name: "evm refund",
+    weight: 1,
+    async run(h) {
+      const candidates = h.ledger.orders.filter((o) => o.chain !== "tron" && o.paid > 0n);
+      if (candidates.length === 0) return;
+      const order = h.pick(candidates);
+      const current = await h.merchant("GET", `/api/v1/payments/${order.id}`);
+      const received = microOf(String(current.json.amount_received ?? "0"));
+      if (received === 0n) return;
+      const refunded = h.ledger.payouts
+        .filter((p) => p.order === order.id)
+        .reduce((s, p) => s + p.amount, 0n);
+      const amount = (received - refunded) / 2n;
+      if (amount < 100_000n) return;
+      const to = Wallet.createRandom().address;
+      const r = await h.merchant("POST", `/api/v1/payments/${order.id}/refunds`, {
+        amount: decimal(amount),
+        address: to,
+        callback_url: h.receiver.url,
+      });
+      const { chain, currency } = order;
+      if (r.status === 201) {
+        h.ledger.payouts.push({
+          id: r.json.id as string,
+          kind: "refund",
+          chain,
+          currency,
+          to,
+          amount,
+          order: order.id,
+        });
+      } else if (r.status >= 500 || typeof r.json.code !== "string") {
+        throw new Error(`EVM refund: ${r.status} ${JSON.stringify(r.json)}`);
+      } else h.ledger.refused.push({ kind: "refund", chain, currency, code: r.json.code, to });
     },
   },
   {
@@ -475,6 +560,59 @@ async function evmReceived(devnet: EvmDevnet, token: string, address: string): P
   return logs.reduce((s, l) => s + BigInt(l.data), 0n);
 }
 
+/** `token`'s balanceOf(`holder`) on an EVM devnet, in the token's own units. */
+async function evmBalance(devnet: EvmDevnet, token: string, holder: string): Promise<bigint> {
+  const word = holder.toLowerCase().replace(/^0x/, "").padStart(64, "0");
+  return BigInt(await devnet.rpc<string>("eth_call", [{ to: token, data: "0x70a08231" + word }, "latest"]));
+}
+
+/** Every `token` Transfer log on an EVM devnet from or to an address, over its whole chain. */
+async function evmTransfers(
+  devnet: EvmDevnet,
+  token: string,
+  filter: { from?: string; to?: string },
+): Promise<{ hash: string; from: string; to: string; units: bigint }[]> {
+  const logs = await devnet.rpc<{ data: string; topics: string[]; transactionHash: string }[]>(
+    "eth_getLogs",
+    [
+      {
+        fromBlock: "0x0",
+        toBlock: "latest",
+        address: token,
+        topics: [
+          TRANSFER_TOPIC,
+          filter.from ? addressTopic(filter.from) : null,
+          filter.to ? addressTopic(filter.to) : null,
+        ],
+      },
+    ],
+  );
+  return logs.map((l) => ({
+    hash: l.transactionHash,
+    from: "0x" + (l.topics[1] as string).slice(26),
+    to: "0x" + (l.topics[2] as string).slice(26),
+    units: BigInt(l.data),
+  }));
+}
+
+/** Every (chain, address, token) of ours the run paid on an EVM chain: orders, strays, static deposits. */
+function evmPaidAddresses(h: Harness): { chain: EvmChainName; address: string; token: string }[] {
+  const seen = new Map<string, { chain: EvmChainName; address: string; token: string }>();
+  const add = (chain: ChainName, address: string) => {
+    if (chain === "tron") return;
+    const tokens =
+      chain === "bsc"
+        ? [h.evm.bsc.usdt18Contract]
+        : [h.evm.ethereum.usdtContract, h.evm.ethereum.usdcContract];
+    for (const token of tokens)
+      seen.set(`${chain}:${token}:${address.toLowerCase()}`, { chain, address, token });
+  };
+  for (const o of h.ledger.orders) add(o.chain, o.address);
+  for (const s of h.ledger.strays) add(s.chain, s.address);
+  for (const d of h.ledger.deposits) add(d.chain, d.address);
+  return [...seen.values()];
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const { seed, durationMs } = options;
   const workerCount = options.workers ?? 2;
@@ -530,6 +668,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       body: JSON.stringify({ address: hot.address.base58, trx: "20000", usdt: "1000", solidify: true }),
     });
     if (fundRes.status !== 200) throw new Error(`funding the hot wallet: ${await fundRes.text()}`);
+    // The EVM hot wallet (one key, both chains): native coin for payouts and sweep top-ups, and a
+    // float of every token the mix pays out in. One EVM cold wallet receives both chains' sweeps.
+    const evmHot = Wallet.createRandom();
+    const evmCold = Wallet.createRandom().address;
+    for (const d of [ethereum, bsc]) {
+      await d.rpc("anvil_setBalance", [evmHot.address, "0x" + (1000n * 10n ** 18n).toString(16)]);
+      const tokens = d === bsc ? [d.usdt18Contract] : [d.usdtContract, d.usdcContract];
+      for (const token of tokens)
+        await sendToken(d, token, evmHot.address, (d === bsc ? 10n ** 12n : 1n) * 1_000n * USDT);
+      await d.mine(1);
+    }
 
     const env = (extra: Record<string, string>): Record<string, string> => ({
       NODE_ENV: "development",
@@ -547,6 +696,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       WALLET_MNEMONIC: TEST_MNEMONIC,
       HOT_WALLET_ADDRESS: hot.address.base58,
       COLD_WALLET_ADDRESS: cold,
+      EVM_COLD_WALLET_ADDRESS: evmCold,
       SWEEP_ENABLED: "true",
       SWEEP_MIN_USDT: "0.5",
       DEPOSIT_MIN_USDT: "1",
@@ -561,7 +711,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const api = startServiceProcess("api", env({ PORT: String(apiPort) }));
     processes.push(api);
     const workerEnv = async () =>
-      env({ PORT: String(await freePort()), HOT_WALLET_PRIVATE_KEY: hot.privateKey });
+      env({
+        PORT: String(await freePort()),
+        HOT_WALLET_PRIVATE_KEY: hot.privateKey,
+        EVM_HOT_WALLET_PRIVATE_KEY: evmHot.privateKey,
+      });
     const startWorker = async (i: number) => {
       const w = startServiceProcess("worker", await workerEnv());
       w.role = `worker ${i}`;
@@ -598,6 +752,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       pick: <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)] as T,
       tron,
       evm: { ethereum, bsc },
+      evmHot: evmHot.address,
       receiver,
       async merchant(method, path, body) {
         const response = await fetch(`${apiUrl}${path}`, {
@@ -710,8 +865,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           "SELECT address, status, step, last_error FROM settlements WHERE status <> 'completed' LIMIT 10",
         ),
       )}\n${outputs()}`;
-    // EVM settlements wait: main has no EVM sweeper yet (docs/evm-sweeps.md). When it lands, the EVM
-    // sweep joins MIX and the `address NOT LIKE '0x%'` filters below go.
     await poll(
       "the workers to settle",
       async () => {
@@ -727,7 +880,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           `SELECT
              (SELECT count(*)::int FROM orders WHERE status <> 'completed') AS orders,
              (SELECT count(*)::int FROM payouts WHERE status NOT IN ('completed', 'failed', 'rejected', 'cancelled')) AS payouts,
-             (SELECT count(*)::int FROM settlements WHERE status IN ('waiting', 'active') AND address NOT LIKE '0x%') AS settlements,
+             (SELECT count(*)::int FROM settlements WHERE status IN ('waiting', 'active')) AS settlements,
              (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS hooks,
              (SELECT count(*)::int FROM deposits WHERE status = 'detected') AS deposits,
              (SELECT count(*)::int FROM stray_transfers) AS strays,
@@ -747,7 +900,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       },
       { timeoutMs: settleMs, intervalMs: 500, describe },
     );
-    // Sweeps are queued after completion: wait for the TRON addresses we were paid at to be empty.
+    // Sweeps are queued after completion (a stray's after its finality): wait for every address we
+    // were paid at, TRON and EVM, to be empty.
+    const evmPaid = evmPaidAddresses(h);
     const tronPaid = [
       ...ledger.orders.filter((o) => o.chain === "tron" && o.paid > 0n).map((o) => o.address),
       ...ledger.deposits.filter((d) => d.chain === "tron" && d.paid > 0n).map((d) => d.address),
@@ -758,21 +913,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const balance = await usdtBalance(tron, address);
         if (balance !== 0n) left.push({ address, balance: decimal(balance) });
       }
+      for (const { chain, address, token } of evmPaid) {
+        const balance = await evmBalance(h.evm[chain], token, address);
+        if (balance !== 0n)
+          left.push({ address: `${chain}:${token}:${address}`, balance: balance.toString() });
+      }
       return left;
     };
     await poll(
-      "every TRON address we were paid at to be swept",
+      "every address we were paid at to be swept",
       async () => {
         if ((await unswept()).length > 0) return false;
         const [open] = await h.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM settlements WHERE status IN ('waiting', 'active') AND address NOT LIKE '0x%'",
+          "SELECT count(*)::int AS n FROM settlements WHERE status IN ('waiting', 'active')",
         );
         return open?.n === 0;
       },
       {
         timeoutMs: settleMs,
         intervalMs: 500,
-        describe: async () => `holding USDT: ${JSON.stringify(await unswept())}\n${await describe()}`,
+        describe: async () => `holding tokens: ${JSON.stringify(await unswept())}\n${await describe()}`,
       },
     );
     clearInterval(minerTimer);
@@ -912,18 +1072,37 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         hooks.length === 1 && hooks[0]?.event === `${p.kind}.completed` && hooks[0].n === 1,
         () => hooks,
       );
-      const got = transfers.filter((t) => t.to === p.to);
+      if (p.chain === "tron") {
+        const got = transfers.filter((t) => t.to === p.to);
+        check(
+          `${p.kind} ${p.id}: ${p.to} received ${decimal(p.amount)} once`,
+          payoutStatus.get(p.id) === "completed" &&
+            got.length === 1 &&
+            got[0]?.amount === p.amount &&
+            got[0].from === hotAddress,
+          () => ({ payout: p, status: payoutStatus.get(p.id), transfers: got }),
+        );
+        continue;
+      }
+      // EVM: the token's Transfer logs to the recipient, over the whole chain: one, from the EVM hot
+      // wallet, of the exact units (an 18-decimal token's amount scaled exactly).
+      const chain = p.chain;
+      const got = await evmTransfers(h.evm[chain], evmToken(h, chain, p.currency), { to: p.to });
+      const units = evmUnits(chain, p.amount);
       check(
-        `${p.kind} ${p.id}: ${p.to} received ${decimal(p.amount)} once`,
+        `${p.kind} ${p.id} on ${chain}: ${p.to} received ${units} ${p.currency} units once`,
         payoutStatus.get(p.id) === "completed" &&
           got.length === 1 &&
-          got[0]?.amount === p.amount &&
-          got[0].from === hotAddress,
+          got[0]?.units === units &&
+          got[0].from === evmHot.address.toLowerCase(),
         () => ({ payout: p, status: payoutStatus.get(p.id), transfers: got }),
       );
     }
     for (const r of ledger.refused) {
-      const got = transfers.filter((t) => t.to === r.to);
+      const got =
+        r.chain === "tron"
+          ? transfers.filter((t) => t.to === r.to)
+          : await evmTransfers(h.evm[r.chain], evmToken(h, r.chain, r.currency), { to: r.to });
       check(`the refused ${r.kind} to ${r.to} (${r.code}) moved nothing`, got.length === 0, () => got);
     }
     let swept = 0n;
@@ -951,6 +1130,42 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       coldBalance,
       swept,
     }));
+
+    // 6. The EVM chains' own transfers: every address we were paid at swept to the EVM cold wallet
+    // exactly what it received, per token in the token's own units, and holds none; the cold wallet
+    // holds exactly the sum.
+    const coldWant = new Map<string, bigint>();
+    for (const { chain, address, token } of evmPaid) {
+      const d = h.evm[chain];
+      const received = await evmReceived(d, token, address);
+      const out = await evmTransfers(d, token, { from: address });
+      const balance = await evmBalance(d, token, address);
+      const sum = out.reduce((s, t) => s + t.units, 0n);
+      coldWant.set(`${chain}:${token}`, (coldWant.get(`${chain}:${token}`) ?? 0n) + sum);
+      check(
+        `${chain} address ${address}: its ${received} units of ${token} swept to the cold wallet, none left`,
+        sum === received && balance === 0n && out.every((t) => t.to === evmCold.toLowerCase()),
+        () => ({ received, balance, out }),
+      );
+    }
+    for (const chain of ["ethereum", "bsc"] as const) {
+      const tokens =
+        chain === "bsc"
+          ? [h.evm.bsc.usdt18Contract]
+          : [h.evm.ethereum.usdtContract, h.evm.ethereum.usdcContract];
+      for (const token of tokens) {
+        const want = coldWant.get(`${chain}:${token}`) ?? 0n;
+        const got = await evmBalance(h.evm[chain], token, evmCold);
+        check(
+          `the ${chain} cold wallet holds exactly the ${want} units of ${token} swept`,
+          got === want,
+          () => ({
+            got,
+            want,
+          }),
+        );
+      }
+    }
 
     const report: ChaosReport = {
       seed,

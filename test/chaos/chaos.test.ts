@@ -2,7 +2,8 @@
  * The chaos run, CI-sized (test/chaos/chaos-run.ts says what it mixes and checks): two worker
  * processes SIGKILLed and restarted at seeded moments while orders on TRON, Ethereum (USDT, USDC)
  * and bsc (the 18-decimal USDT) are paid exactly, under and over, strays, static deposits, refunds,
- * payouts and an EVM reorganisation go on; at the end check-ledger, the orders' outcomes, the
+ * payouts (TRON, and EVM on ethereum and bsc from the EVM hot wallet, refunds of EVM orders included)
+ * and an EVM reorganisation go on; at the end check-ledger, the orders' outcomes, the
  * webhooks and the chains' own transfers all agree. CHAOS_SEED replays a run (the seed is printed);
  * `npm run chaos` is the longer run.
  */
