@@ -83,7 +83,7 @@ async function paidOrder(units: bigint) {
   return { id: order.id, address: order.address.toLowerCase() };
 }
 
-interface OutboxView {
+type OutboxView = {
   purpose: string;
   ref: string;
   sender: string;
@@ -91,7 +91,7 @@ interface OutboxView {
   state: string;
   tx_hash: string;
   max_fee: string;
-}
+};
 
 async function outboxOf(address: string) {
   return queryRows<OutboxView>(
