@@ -10,7 +10,8 @@
  *              balance is submitted (purpose `sweep`) with exactly the caps the top-up paid for;
  *   sweep_sent once the sweep is final, its Transfer to the cold wallet is checked, and what both
  *              cost (gas used x effective gas price, from the receipts) and the ETH left on the
- *              address are recorded: swept.
+ *              address at the sweep's block are recorded: swept. Until it is included, a sweep
+ *              the base fee outran is topped up and replaced at the same nonce (evm-sweep-bump.ts).
  *
  * Exactly once through crashes: every figure a transaction is built from is stored before it is
  * submitted, and submit() is idempotent on (purpose, ref), ref = settlement:round:currency:attempt,
