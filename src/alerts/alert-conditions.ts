@@ -125,7 +125,7 @@ async function evmHotWalletReadings(ctx: Context): Promise<ConditionReading[]> {
   const rows = await queryRows<{ chain: string; n: number }>(
     ctx.db,
     sql`SELECT chain, count(*)::int AS n FROM evm_sweep_legs
-        WHERE state = 'planned' AND hot_wallet_short_at IS NOT NULL GROUP BY chain`,
+        WHERE state <> 'swept' AND hot_wallet_short_at IS NOT NULL GROUP BY chain`,
   );
   const address = ctx.config.evmWallet.hotWalletAddress ?? null;
   return chains.map((chain) => {

@@ -227,8 +227,11 @@ export interface NonceSending {
   /** True when the node has the transaction, in its pool or in a block. */
   known(hash: string): Promise<boolean>;
   receipt(hash: string): Promise<NonceReceipt | undefined>;
-  /** The account's native balance (wei) at the newest block. */
-  nativeBalance(address: string): Promise<bigint>;
+  /**
+   * The account's native balance (wei) at the newest block, or at block `atBlock` where given (at
+   * the newest block when the node no longer holds that block's state).
+   */
+  nativeBalance(address: string, atBlock?: number): Promise<bigint>;
   /** An ERC-20 balance in the token's own units at the newest block (`contract` in stored form). */
   tokenBalance(contract: string, holder: string): Promise<bigint>;
   /**

@@ -31,9 +31,11 @@ export function belowMarket(caps: FeeCaps, market: MarketFees): boolean {
   return caps.maxFeePerGas < market.baseFee + market.tip;
 }
 
-/** The caps of a replacement of `old`: each >= +12.5%, and at least a new transaction's. */
-export function replacementCaps(old: FeeCaps, market: MarketFees): FeeCaps {
-  const fresh = newCaps(market);
+/**
+ * The caps of a replacement of `old`: each >= +12.5%, and at least `fresh` (a new transaction's
+ * caps at `market` unless the caller prices its own, as a deposit address's sweep does).
+ */
+export function replacementCaps(old: FeeCaps, market: MarketFees, fresh: FeeCaps = newCaps(market)): FeeCaps {
   const tip = max(bump(old.maxPriorityFeePerGas), fresh.maxPriorityFeePerGas);
   const maxFee = max(max(bump(old.maxFeePerGas), fresh.maxFeePerGas), tip);
   return { maxPriorityFeePerGas: tip, maxFeePerGas: maxFee };

@@ -14,7 +14,6 @@ import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { belowMarket, replacementCaps, type MarketFees } from "./fees.js";
 import {
-  insertVersion,
   type NewVersion,
   markLanded,
   markUnincluded,
@@ -25,6 +24,7 @@ import {
 } from "./outbox-store.js";
 import type { SignerLookup } from "./signers.js";
 import { sendRow } from "./submit.js";
+import { supersede as supersedeVersion } from "./supersede.js";
 
 export interface OutboxOptions {
   /** Signers by sender, to replace and fill; a sender without one is only re-sent. */
@@ -52,6 +52,31 @@ export interface OutboxPass {
   replaced: number;
   filled: number;
   dropped: OutboxRow[];
+}
+
+/** How long a transaction below the market waits before it is replaced (OutboxOptions). */
+export const REPLACE_AFTER_MS = 30_000;
+export const REPLACE_AFTER_BLOCKS = 3;
+
+export type ReplaceRule = Pick<OutboxOptions, "replaceAfterMs" | "replaceAfterBlocks">;
+
+/**
+ * Whether `row` has waited long enough since its first broadcast to be replaced when it is below
+ * the market: `replaceAfterMs`, or `replaceAfterBlocks` blocks, whichever comes first. The outbox's
+ * rule, and the sweeper's for a deposit address's sweep (src/sweeps/evm-sweep-bump.ts).
+ */
+export function waitedToReplace(
+  row: Pick<OutboxRow, "firstBroadcastAt" | "broadcastHead">,
+  nowMs: number,
+  head: number,
+  rule: ReplaceRule = {},
+): boolean {
+  const waitedMs = nowMs - (row.firstBroadcastAt ?? nowMs);
+  const waitedBlocks = head - (row.broadcastHead ?? head);
+  return (
+    waitedMs >= (rule.replaceAfterMs ?? REPLACE_AFTER_MS) ||
+    waitedBlocks >= (rule.replaceAfterBlocks ?? REPLACE_AFTER_BLOCKS)
+  );
 }
 
 /** What a 0-value self-transfer costs. */
@@ -129,12 +154,8 @@ async function workNonce(view: SenderView, versions: OutboxRow[]): Promise<void>
   if (live.broadcastAt === null || now - live.broadcastAt >= recheck) {
     if (!(await view.nonces.known(live.hash))) return resend(view, live);
   }
-  const waitedMs = now - (live.firstBroadcastAt ?? now);
-  const waitedBlocks = view.head - (live.broadcastHead ?? view.head);
-  const waited =
-    waitedMs >= (view.options.replaceAfterMs ?? 30_000) ||
-    waitedBlocks >= (view.options.replaceAfterBlocks ?? 3);
-  if (waited && belowMarket(live, view.market)) await replace(view, live);
+  if (waitedToReplace(live, now, view.head, view.options) && belowMarket(live, view.market))
+    await replace(view, live);
 }
 
 /** The chain has used this nonce: which version landed? */
@@ -210,10 +231,7 @@ async function fill(view: SenderView, lost: OutboxRow): Promise<void> {
   await resend(view, next);
 }
 
-/**
- * Signs `version` at `old`'s nonce and, in one database transaction, retires `old` (unless another
- * process did first: then nothing) and stores the new version. Answers the stored row.
- */
+/** Signs `version` at `old`'s nonce with the sender's signer (none held: nothing) and stores it. */
 async function supersede(
   view: SenderView,
   old: OutboxRow,
@@ -223,29 +241,7 @@ async function supersede(
 ): Promise<OutboxRow | undefined> {
   const signer = view.options.signers(old.sender);
   if (!signer) return undefined;
-  const signed = await signer.sign(version);
-  const { ctx } = view;
-  const next = { ...version, ...signed };
-  const id = await ctx.db.transaction(async (tx) => {
-    const at = ctx.clock.now();
-    if (!(await retire(tx, old.id, state, note, at))) return undefined;
-    return insertVersion(tx, next, at);
-  });
-  if (id === undefined) return undefined;
-  const unsent = { firstBroadcastAt: null, broadcastAt: null, broadcastHead: null };
-  const at = ctx.clock.now().getTime();
-  return {
-    ...old,
-    ...next,
-    ...unsent,
-    id,
-    state: "signed",
-    createdAt: at,
-    blockNumber: null,
-    blockHash: null,
-    success: null,
-    note: null,
-  };
+  return supersedeVersion(view.ctx, signer, old, state, note, version);
 }
 
 async function dropped(view: SenderView, row: OutboxRow): Promise<void> {

@@ -10,7 +10,8 @@
  *              balance is submitted (purpose `sweep`) with exactly the caps the top-up paid for;
  *   sweep_sent once the sweep is final, its Transfer to the cold wallet is checked, and what both
  *              cost (gas used x effective gas price, from the receipts) and the ETH left on the
- *              address are recorded: swept.
+ *              address at the sweep's block are recorded: swept. Until it is included, a sweep
+ *              the base fee outran is topped up and replaced at the same nonce (evm-sweep-bump.ts).
  *
  * Exactly once through crashes: every figure a transaction is built from is stored before it is
  * submitted, and submit() is idempotent on (purpose, ref), ref = settlement:round:currency:attempt,
@@ -19,7 +20,7 @@
  */
 import { delegationCode, sweepCalldata, sweeperRuntimeCode } from "@stablegate/devnet";
 import { sql } from "drizzle-orm";
-import type { Chain, NonceSending, TransactionSigner } from "../chains/chain.js";
+import type { Chain } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
 import { microToUnits, unitsToMicro } from "../chains/token-units.js";
 import type { EvmSweepMode } from "../config/evm.js";
@@ -30,37 +31,31 @@ import { formatAmount } from "../money.js";
 import { appendOrderEvent } from "../orders/transitions.js";
 import { hotWalletSigner } from "../outbox/signers.js";
 import { outboxTransaction, submit } from "../outbox/submit.js";
+import { bumpStuckSweep, topupRefs } from "./evm-sweep-bump.js";
+import {
+  depositSigner,
+  EVM_SWEEP_WAIT_MS,
+  type EvmSweepDeps,
+  GAS_MARGIN_PERCENT,
+  HOT_WALLET_RETRY_MS,
+  hotWalletCanPay,
+  isStaticRow,
+  type Leg,
+  type LegNext,
+  legsOf,
+  refOf,
+  sweepCaps,
+  TOPUP_GAS,
+  updateLeg,
+} from "./evm-sweep-legs.js";
 import { recordSweepFailure } from "./record-sweep-failure.js";
 import { claimDueSettlements, updateLeased } from "./settlement-store.js";
 import { SweepError, type SettlementRow } from "./sweep-types.js";
 import type { SweepRunResult } from "./run-sweeps.js";
 
-/** eth_estimateGas of the deposit's transfer + 10 % (docs/evm-sweeps.md, "The margin rule"). */
-export const GAS_MARGIN_PERCENT = 10n;
-/** The base fee may rise by 1/8 a block: the caps cover two blocks of rises, plus the tip. */
-export const BASE_FEE_RISE_BLOCKS = 2;
-/** What the outbox's top-up (a plain ETH transfer to an account without code) costs in gas. */
-const TOPUP_GAS = 21_000n;
-/** How soon to look again at a transaction on its way, and at a hot wallet that was short. */
-const EVM_SWEEP_WAIT_MS = 2_000;
-const HOT_WALLET_RETRY_MS = 30_000;
+export type { EvmSweepDeps, EvmSweepStep } from "./evm-sweep-legs.js";
+
 const MAX_STEPS_PER_CLAIM = 12;
-
-/** Where a sweep stands in this worker: the crash tests die at each. */
-export type EvmSweepStep = "gas_stored" | "gas_sent" | "sweep_stored" | "sweep_sent";
-
-export interface EvmSweepDeps {
-  ctx: Context;
-  chain: Chain;
-  nonces: NonceSending;
-  hot: TransactionSigner;
-  cold: string;
-  mnemonic: string;
-  /** The 7702 sweeper on this chain (stored form), where configured. */
-  sweeper: string | undefined;
-  owner: string;
-  onStep?: ((step: EvmSweepStep, settlementId: string) => void | Promise<void>) | undefined;
-}
 
 /** The cold wallet of an EVM chain: <CHAIN>_COLD_WALLET_ADDRESS, else EVM_COLD_WALLET_ADDRESS. */
 export function evmColdWallet(ctx: Context, chainId: ChainId): string | undefined {
@@ -78,52 +73,6 @@ export function evmSweepDeps(ctx: Context, chainId: ChainId, owner: string): Evm
   if (ctx.config.evmWallet.hotWalletPrivateKey === undefined) return null;
   const sweeper = ctx.config.evmChains.find((c) => c.id === chainId)?.sweeperContract?.toLowerCase();
   return { ctx, chain, nonces, hot: hotWalletSigner(ctx, chainId), cold, mnemonic, sweeper, owner };
-}
-
-interface Leg {
-  currency: string;
-  token: string;
-  units: bigint;
-  decimals: number;
-  state: "planned" | "gas_sent" | "sweep_sent" | "swept";
-  attempt: number;
-  gasLimit: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  topupWei: bigint | null;
-}
-
-type Raw = Record<string, string | number | null>;
-const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
-
-async function legsOf(ctx: Context, row: SettlementRow): Promise<Leg[]> {
-  const rows = await queryRows<Raw>(
-    ctx.db,
-    sql`SELECT currency, token, units::text AS units, decimals, state, attempt, gas_limit::text AS gas_limit,
-          max_fee_per_gas::text AS max_fee, max_priority_fee_per_gas::text AS tip, topup_wei::text AS topup
-        FROM evm_sweep_legs WHERE settlement_id = ${row.id}::uuid AND round = ${row.round}
-        ORDER BY currency`,
-  );
-  return rows.map((r) => ({
-    currency: String(r.currency),
-    token: String(r.token),
-    units: BigInt(String(r.units)),
-    decimals: Number(r.decimals),
-    state: r.state as Leg["state"],
-    attempt: Number(r.attempt),
-    gasLimit: big(r.gas_limit),
-    maxFeePerGas: big(r.max_fee),
-    maxPriorityFeePerGas: big(r.tip),
-    topupWei: big(r.topup),
-  }));
-}
-
-const refOf = (row: SettlementRow, leg: Leg) => `${row.id}:${row.round}:${leg.currency}:${leg.attempt}`;
-
-async function updateLeg(d: EvmSweepDeps, row: SettlementRow, leg: Leg, set: ReturnType<typeof sql>) {
-  await d.ctx.db
-    .execute(sql`UPDATE evm_sweep_legs SET ${set}, updated_at = ${d.ctx.clock.now().toISOString()}::timestamptz
-    WHERE settlement_id = ${row.id}::uuid AND round = ${row.round} AND currency = ${leg.currency}`);
 }
 
 /** The token balances worth a sweep now (at or above SWEEP_MIN_USDT), whole, in token units. */
@@ -146,6 +95,8 @@ export async function runDueEvmSweeps(
     limit?: number;
     owner?: string;
     onStep?: EvmSweepDeps["onStep"];
+    /** When a deposit address's sweep below the market is replaced (default: the outbox's rule). */
+    replace?: EvmSweepDeps["replace"];
   } = {},
 ): Promise<SweepRunResult> {
   const result: SweepRunResult = { claimed: 0, completed: 0, failed: 0 };
@@ -156,7 +107,12 @@ export async function runDueEvmSweeps(
   result.claimed = claimed.length;
   for (const row of claimed) {
     const log = ctx.log.child({ settlementId: row.id, orderId: row.order_id, chain: chainId });
-    const d: EvmSweepDeps = { ...deps, ctx: { ...ctx, log }, onStep: options.onStep };
+    const d: EvmSweepDeps = {
+      ...deps,
+      ctx: { ...ctx, log },
+      onStep: options.onStep,
+      replace: options.replace,
+    };
     const outcome = await advance(d, row);
     if (outcome === "completed") result.completed++;
     if (outcome === "failed") result.failed++;
@@ -197,8 +153,6 @@ async function advance(d: EvmSweepDeps, row: SettlementRow): Promise<"completed"
     return recordSweepFailure(d, row, step, error);
   }
 }
-
-const isStaticRow = (row: SettlementRow) => row.static_index !== null && row.static_index !== undefined;
 
 /**
  * A static deposit address (DESIGN.md 15) is swept by its deposits, as on TRON
@@ -260,8 +214,6 @@ async function plan(d: EvmSweepDeps, row: SettlementRow, mode: EvmSweepMode): Pr
   });
 }
 
-type LegNext = "go" | { waitMs: number };
-
 async function advanceLeg(
   d: EvmSweepDeps,
   row: SettlementRow,
@@ -286,26 +238,11 @@ async function sendGas(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<L
       nonces.nativeBalance(row.address),
     ]);
     const gasLimit = (estimate * (100n + GAS_MARGIN_PERCENT) + 99n) / 100n;
-    let baseFee = market.baseFee;
-    for (let i = 0; i < BASE_FEE_RISE_BLOCKS; i++) baseFee += (baseFee + 7n) / 8n;
-    const maxFeePerGas = baseFee + market.tip;
+    const { maxFeePerGas } = sweepCaps(market);
     const needed = gasLimit * maxFeePerGas;
     const topup = needed > held ? needed - held : 0n;
     // The hot wallet pays the top-up and its own gas (the outbox offers 2 x base fee + tip).
-    const hotCost = topup === 0n ? 0n : topup + TOPUP_GAS * (market.baseFee * 2n + market.tip);
-    if (topup > 0n && (await nonces.nativeBalance(d.hot.address)) < hotCost) {
-      await updateLeg(
-        d,
-        row,
-        leg,
-        sql`hot_wallet_short_at = coalesce(hot_wallet_short_at, ${d.ctx.clock.now().toISOString()}::timestamptz)`,
-      );
-      d.ctx.log.warn(
-        { chain: d.chain.id, hotWallet: d.hot.address, needWei: hotCost.toString() },
-        "sweep waits: the hot wallet cannot pay the gas top-up",
-      );
-      return { waitMs: HOT_WALLET_RETRY_MS };
-    }
+    if (!(await hotWalletCanPay(d, row, leg, market, topup))) return { waitMs: HOT_WALLET_RETRY_MS };
     await updateLeg(
       d,
       row,
@@ -422,25 +359,21 @@ async function sendDelegatedSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg)
   return "go";
 }
 
-/** The deposit address's key: on branch 0 for an order's address, 1 for a static one. */
-function depositSigner(d: EvmSweepDeps, row: SettlementRow): TransactionSigner {
-  const isStatic = isStaticRow(row);
-  const index = isStatic ? row.static_index : row.derivation_index;
-  if (index === null || index === undefined)
-    throw new SweepError("the deposit address is not one of our derived addresses");
-  const signer = d.nonces.depositSigner(d.mnemonic, isStatic ? 1 : 0, index);
-  if (signer.address !== row.address)
-    throw new SweepError("WALLET_MNEMONIC does not derive this deposit address");
-  return signer;
-}
-
-/** Once the sweep is final: its Transfer to the cold wallet checked, its costs recorded. */
+/**
+ * Once the sweep is final: its Transfer to the cold wallet checked, its costs recorded. Before that,
+ * a deposit address's sweep that the base fee outran is replaced (evm-sweep-bump.ts).
+ */
 async function awaitSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise<LegNext> {
   const ref = refOf(row, leg);
   const tx = await outboxTransaction(d.ctx, d.chain.id, "sweep", ref);
   if (!tx) throw new Error(`the sweep ${ref} is not in the outbox`);
   if (tx.state === "dropped") return replan(d, row, leg, "the sweep's nonce was used by another transaction");
-  if (tx.state !== "final") return { waitMs: EVM_SWEEP_WAIT_MS };
+  if (tx.state !== "final") {
+    // The hot wallet's own sweeps (7702 mode) are replaced by the outbox, which holds its key.
+    if (tx.sender === row.address && (tx.state === "signed" || tx.state === "broadcast"))
+      return bumpStuckSweep(d, row, leg, tx);
+    return { waitMs: EVM_SWEEP_WAIT_MS };
+  }
   const [receipt] = await queryRows<{ success: boolean; cost: string }>(
     d.ctx.db,
     sql`SELECT success, (gas_used * effective_gas_price)::text AS cost FROM evm_transactions WHERE id = ${tx.id}::bigint`,
@@ -455,18 +388,26 @@ async function awaitSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promis
     await replan(d, row, leg, `sweep ${tx.hash} moved no ${leg.currency} to the cold wallet`);
     throw new SweepError(`sweep ${tx.hash} moved no ${leg.currency} to the cold wallet`);
   }
+  // Every top-up of this attempt landed on its own nonce (the first, and one per replacement).
+  const refs = await topupRefs(d, row, leg);
   const [gas] = await queryRows<{ cost: string | null }>(
     d.ctx.db,
-    sql`SELECT (gas_used * effective_gas_price)::text AS cost FROM evm_transactions
-        WHERE chain = ${d.chain.id} AND purpose = 'sweep_gas' AND ref = ${ref} AND state IN ('included', 'final')`,
+    sql`SELECT sum(gas_used * effective_gas_price)::text AS cost FROM evm_transactions
+        WHERE chain = ${d.chain.id} AND purpose = 'sweep_gas' AND ref IN (${sql.join(
+          refs.map((r) => sql`${r}`),
+          sql`, `,
+        )}) AND state IN ('included', 'final')`,
   );
-  const dust = await d.nonces.nativeBalance(row.address);
+  // What the address really holds once the sweep landed, in either mode: a 7702 sweep spends none
+  // of it, so dust an earlier top-up sweep left is still counted.
+  const dust = await d.nonces.nativeBalance(row.address, tx.blockNumber ?? undefined);
   await updateLeg(
     d,
     row,
     leg,
     sql`state = 'swept', gas_cost_wei = ${gas?.cost ?? "0"}::numeric, sweep_gas_cost_wei = ${receipt?.cost ?? "0"}::numeric,
-      dust_wei = ${dust.toString()}::numeric, swept_at = ${d.ctx.clock.now().toISOString()}::timestamptz`,
+      dust_wei = ${dust.toString()}::numeric, sweep_tx_hash = ${tx.hash},
+      swept_at = ${d.ctx.clock.now().toISOString()}::timestamptz`,
   );
   return "go";
 }

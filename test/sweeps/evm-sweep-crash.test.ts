@@ -5,6 +5,10 @@
  * sweep is submitted, and after it is. This process then takes over once the dead worker's lease
  * has expired and finishes. Each order's USDC reaches the cold wallet once, exactly; the hot
  * wallet's nonce moved by one top-up per sweep and the deposit address's by one sweep.
+ * The same for a sweep the base fee outran (docs/evm-sweeps.md "A sweep the fees outran"): every
+ * block after the first top-up's is mined at a base fee the sweep's caps cannot pay, and the worker
+ * dies once the replacement's figures are stored, once its extra top-up is submitted, and once the
+ * re-signed sweep is stored but not sent. One Transfer lands, from the second generation.
  * PostgreSQL (a throwaway cluster, shared with the worker), Anvil over HTTP.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -21,7 +25,14 @@ import { runDueEvmSweeps, type EvmSweepStep } from "../../src/sweeps/evm-sweeps.
 import { fillAddressPools } from "../../src/wallet/fill-address-pool.js";
 import { FAST_RETRY } from "../chain/helpers.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
+import {
+  addressTopic,
+  evmChainEnv,
+  evmDevnetForFile,
+  sendToken,
+  TRANSFER_TOPIC,
+  type EvmLog,
+} from "../helpers/evm-devnet.js";
 import { tokenBalance } from "../helpers/evm-sweeps.js";
 import { createPgCluster, type PgCluster } from "../helpers/pg-cluster.js";
 import { poll } from "../helpers/poll.js";
@@ -106,6 +117,17 @@ async function outboxOf(address: string) {
   );
 }
 
+/** The base fee that prices a sweep out: about twenty times what its caps cover. */
+const HIGH_BASE_FEE = 50_000_000_000n;
+/** Where set, every block after the address got its first top-up is mined at HIGH_BASE_FEE. */
+let pricedOut: string | undefined;
+
+async function mine() {
+  if (pricedOut !== undefined && (await provider().getBalance(pricedOut)) > 0n)
+    await eth().rpc("anvil_setNextBlockBaseFeePerGas", ["0x" + HIGH_BASE_FEE.toString(16)]);
+  await eth().mine(1);
+}
+
 /** Starts a worker that kills itself at `step`, mining blocks until it is dead. */
 async function killWorkerAt(step: EvmSweepStep): Promise<string> {
   let output = "";
@@ -119,6 +141,7 @@ async function killWorkerAt(step: EvmSweepStep): Promise<string> {
       EVM_COLD_WALLET_ADDRESS: cold,
       WORKER_ID: `doomed-${step}`,
       KILL_AT: step,
+      REPLACE_AFTER_MS: "1000",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -130,7 +153,7 @@ async function killWorkerAt(step: EvmSweepStep): Promise<string> {
   return poll(`the worker to die at ${step}`, () => exit, {
     timeoutMs: 60_000,
     intervalMs: 300,
-    between: () => eth().mine(1),
+    between: mine,
     describe: async () => ({
       output,
       settlements: await queryRows(
@@ -151,8 +174,10 @@ async function survive(orderId: string) {
       t.clock.advance(61_000);
       await runDueEvmSweeps(t.ctx, "ethereum", { owner: "survivor" });
       await runOutbox(t.ctx, "ethereum", { signers: signerLookup(t.ctx, "ethereum"), resendAll: true });
-      await eth().mine(1);
+      await mine();
     },
+    describe: () =>
+      queryRows(t.ctx.db, sql`SELECT purpose, state, generation, ref FROM evm_transactions ORDER BY id`),
   });
 }
 
@@ -180,6 +205,50 @@ describe("EVM top-up sweeps across a SIGKILL", () => {
         { purpose: "sweep", state: "final", generation: 0 },
       ]);
       expect(await p.getTransactionCount(hot.address, "latest")).toBe(hotNonceBefore + 1);
+      expect(await p.getTransactionCount(order.address, "latest")).toBe(1);
+    },
+    120_000,
+  );
+});
+
+describe("a top-up sweep the base fee outran, across a SIGKILL", () => {
+  const steps: EvmSweepStep[] = ["bump_stored", "bump_gas_sent", "bump_sweep_stored"];
+  it.each(steps)(
+    "replaces the sweep once, at the same nonce, when the worker dies at %s",
+    async (step) => {
+      t.clock.set(new Date());
+      const p = provider();
+      const units = 4_000_000n + BigInt(steps.indexOf(step));
+      const order = await paidOrder(units);
+      const coldBefore = await tokenBalance(p, eth().usdcContract, cold);
+      const hotNonceBefore = await p.getTransactionCount(hot.address, "latest");
+      pricedOut = order.address;
+      try {
+        expect(await killWorkerAt(step)).toBe("SIGKILL");
+        await survive(order.id);
+      } finally {
+        pricedOut = undefined;
+      }
+
+      expect(await tokenBalance(p, eth().usdcContract, cold)).toBe(coldBefore + units);
+      expect(await tokenBalance(p, eth().usdcContract, order.address)).toBe(0n);
+      expect(await settlement(order.id)).toEqual({ status: "completed", step: "swept" });
+      expect(await outboxOf(order.address)).toEqual([
+        { purpose: "sweep_gas", state: "final", generation: 0 },
+        { purpose: "sweep", state: "replaced", generation: 0 },
+        { purpose: "sweep_gas", state: "final", generation: 0 },
+        { purpose: "sweep", state: "final", generation: 1 },
+      ]);
+      const transfers = await eth().rpc<EvmLog[]>("eth_getLogs", [
+        {
+          fromBlock: "0x0",
+          toBlock: "latest",
+          address: eth().usdcContract,
+          topics: [TRANSFER_TOPIC, addressTopic(order.address)],
+        },
+      ]);
+      expect(transfers.map((l) => BigInt(l.data))).toEqual([units]);
+      expect(await p.getTransactionCount(hot.address, "latest")).toBe(hotNonceBefore + 2);
       expect(await p.getTransactionCount(order.address, "latest")).toBe(1);
     },
     120_000,

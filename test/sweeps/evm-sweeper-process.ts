@@ -2,7 +2,9 @@
  * A real EVM sweeper worker for the crash tests: the worker role's `sweeper-ethereum` and
  * `outbox-ethereum` loops, back to back, on a shared PostgreSQL. Env: DATABASE_URL, ETHEREUM_RPC_URL,
  * ETHEREUM_USDT_CONTRACT, ETHEREUM_USDC_CONTRACT, EVM_HOT_WALLET_PRIVATE_KEY, EVM_COLD_WALLET_ADDRESS,
- * WORKER_ID, KILL_AT (an EvmSweepStep: the process sends itself SIGKILL there). Prints "ready".
+ * WORKER_ID, KILL_AT (an EvmSweepStep: the process sends itself SIGKILL there), REPLACE_AFTER_MS (how
+ * long a deposit's sweep below the market waits before its replacement; default the outbox's).
+ * Prints "ready".
  */
 import { createContext } from "../../src/context.js";
 import { createLogger } from "../../src/logger.js";
@@ -33,11 +35,14 @@ process.stdout.write("ready\n");
 const owner = env("WORKER_ID") ?? `evm-sweeper-${process.pid}`;
 const killAt = env("KILL_AT");
 const signers = signerLookup(ctx, "ethereum");
+const replaceAfterMs = env("REPLACE_AFTER_MS");
+const replace = replaceAfterMs === undefined ? undefined : { replaceAfterMs: Number(replaceAfterMs) };
 let first = true;
 for (;;) {
   try {
     await runDueEvmSweeps(ctx, "ethereum", {
       owner,
+      replace,
       onStep: (step) => {
         if (step === killAt) process.kill(process.pid, "SIGKILL");
       },

@@ -136,8 +136,14 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
       };
     },
 
-    async nativeBalance(address) {
-      return BigInt(await rpc.call<string>("eth_getBalance", [address, "latest"]));
+    async nativeBalance(address, atBlock) {
+      const read = (tag: string) => rpc.call<string>("eth_getBalance", [address, tag]).then(BigInt);
+      if (atBlock === undefined) return read("latest");
+      return read(quantity(BigInt(atBlock))).catch((error: unknown) => {
+        // A node that keeps recent state only (geth keeps 128 blocks) refuses an older block's.
+        if (error instanceof EvmRpcError && !error.retryable) return read("latest");
+        throw error;
+      });
     },
 
     async tokenBalance(contract, holder) {
