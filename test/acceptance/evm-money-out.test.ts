@@ -200,11 +200,12 @@ function provider(chain: Chain) {
   const network = new Network(`${chain}-devnet`, nets[chain].chainId);
   return new JsonRpcProvider(nets[chain].rpcUrl, network, { staticNetwork: network });
 }
-async function balanceOf(chain: Chain, token: string, holder: string): Promise<bigint> {
+/** `token`'s balanceOf(`holder`) at `blockTag` (default the newest block). */
+async function balanceOf(chain: Chain, token: string, holder: string, blockTag?: number): Promise<bigint> {
   const p = provider(chain);
   try {
     const c = new Contract(token, ["function balanceOf(address) view returns (uint256)"], p);
-    return (await c.getFunction("balanceOf")(holder)) as bigint;
+    return (await c.getFunction("balanceOf")(holder, blockTag === undefined ? {} : { blockTag })) as bigint;
   } finally {
     p.destroy();
   }
@@ -387,11 +388,16 @@ describe("issue 40, done when", () => {
     // ---- The sweeps: the cold wallet grows by exactly what was paid, the order addresses are empty.
     const swept = async () =>
       Promise.all(
-        orders.map(async (o, i) => ({
-          chain: o.chain,
-          grew: (await balanceOf(o.chain, tokenOf(o.chain, o.currency), cold)) - (coldBefore[i] as bigint),
-          left: await balanceOf(o.chain, tokenOf(o.chain, o.currency), o.address),
-        })),
+        orders.map(async (o, i) => {
+          // Both read at one block, so a sweep landing between the reads is not half seen.
+          const block = Number(BigInt(await nets[o.chain].rpc<string>("eth_blockNumber")));
+          const token = tokenOf(o.chain, o.currency);
+          return {
+            chain: o.chain,
+            grew: (await balanceOf(o.chain, token, cold, block)) - (coldBefore[i] as bigint),
+            left: await balanceOf(o.chain, token, o.address, block),
+          };
+        }),
       );
     const sweeps = await poll("every order's tokens swept to the cold wallet", swept, {
       until: (rows) => rows.every((r) => r.left === 0n),
@@ -483,19 +489,37 @@ describe("issue 40, done when", () => {
     const included = await receipt("arbitrum", payoutHash);
     expect(included?.status).toBe("0x1");
     expect(await balanceOf("arbitrum", tokenOf("arbitrum"), payee)).toBe(5_432_101n);
-    // When to reorganise is the one thing read from the database: the outbox's own record.
+    // When to reorganise is the one thing read from the database: the outbox's record of the
+    // inclusion, then two looks of the payout sender after it (each look releases the payout with
+    // its next look time; the second look began after the first ended, so after the record).
     const db = new pg.Pool({ connectionString: dbUrl, max: 1 });
     try {
-      await poll(
-        "the restarted worker to see the payout included",
-        async () =>
-          (
-            await db.query("SELECT state FROM evm_transactions WHERE chain = 'arbitrum' AND tx_hash = $1", [
-              payoutHash.toLowerCase(),
-            ])
-          ).rows[0]?.state,
-        { until: (state) => state === "included", timeoutMs: 30_000, intervalMs: 100, describe: outputs },
-      );
+      const look = async () =>
+        (
+          await db.query<{ state: string; next: string | null; status: string }>(
+            `SELECT t.state, p.next_attempt_at::text AS next, p.status FROM payouts p
+               JOIN evm_transactions t ON t.chain = 'arbitrum' AND t.tx_hash = p.tx_hash
+              WHERE p.id = $1`,
+            [payout.id],
+          )
+        ).rows[0];
+      const first = await poll("the restarted worker's outbox to record the payout included", look, {
+        until: (row) => row?.state === "included",
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        describe: outputs,
+      });
+      const seen = new Set([first?.next]);
+      await poll("two looks of the payout sender at the included payout", look, {
+        until: (row) => {
+          if (row?.status !== "sending") return true;
+          seen.add(row.next);
+          return seen.size >= 3;
+        },
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        describe: outputs,
+      });
     } finally {
       await db.end();
     }
