@@ -10,7 +10,8 @@
  * 18-decimal USDT, polygon, arbitrum), the merchant on the SDK, the payer signing with ethers from
  * an Anvil dev account, the webhooks at a real HTTP receiver verified by the SDK, the operators on
  * the admin API with TOTP, and check-ledger as a process. The test mines the blocks itself (every
- * 250 ms, paused per chain where it decides when a transaction lands).
+ * 250 ms, paused per chain where it decides when a transaction lands). DONE_WHEN_TIMING=1 prints
+ * when each stage was reached.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -72,7 +73,8 @@ let receiver: Server;
 let hooksUrl: string;
 /** Every verified webhook, once per idempotency key (the SDK handler dedupes re-deliveries). */
 const events: { key: string; event: Record<string, unknown> }[] = [];
-let deliveries = 0;
+/** Webhook requests the SDK handler refused (a bad signature, a stale timestamp): none expected. */
+const refusedHooks: number[] = [];
 let dataDir: string;
 
 // ---- Blocks: a block on every chain each 250 ms, unless the test holds a chain.
@@ -277,7 +279,9 @@ beforeAll(async () => {
   await Promise.all(CHAINS.map((c) => nets[c].mine(1)));
 
   receiver = createServer((req, res) => {
-    deliveries++;
+    res.on("finish", () => {
+      if (res.statusCode >= 300) refusedHooks.push(res.statusCode);
+    });
     void handler(req, res);
   });
   const handler = createNodeWebhookHandler({
@@ -299,7 +303,7 @@ beforeAll(async () => {
   await poll(
     "the api to answer",
     async () => (await fetch(`${apiUrl}/api/v1/health/live`).catch(() => null))?.status === 200,
-    { timeoutMs: 60_000, intervalMs: 250, describe: outputs },
+    { timeoutMs: 90_000, intervalMs: 250, describe: outputs },
   );
 
   mark("api answers");
@@ -315,7 +319,7 @@ beforeAll(async () => {
   expect(merchant.status, JSON.stringify(merchant.json)).toBe(201);
   apiKey = merchant.json.api_key as string;
   shop = createClient({ baseUrl: apiUrl, apiKey });
-}, 120_000);
+}, 150_000);
 
 afterAll(async () => {
   if (minerTimer) clearInterval(minerTimer);
@@ -622,8 +626,8 @@ describe("issue 40, done when", () => {
       "USDT received 0.000000, reserved 0.000000, paid out 5.432101",
     );
     mark("check-ledger");
-    expect(deliveries).toBeGreaterThanOrEqual(events.length);
+    expect(refusedHooks).toEqual([]);
     // CHAINS leaves TRON out: no process ran a TRON devnet of its own in the shared DATA_DIR.
     expect(readdirSync(dataDir)).not.toContain("devnet-state.json");
-  }, 150_000);
+  }, 180_000);
 });
