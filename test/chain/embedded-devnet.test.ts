@@ -21,6 +21,8 @@ describe("embedded devnet", () => {
       DEVNET_BLOCK_TIME_MS: "0",
     });
     expect(needsEmbeddedDevnet(config)).toBe(true);
+    // CHAINS without tron: no TRON node to run.
+    expect(needsEmbeddedDevnet(testConfig({ TRON_NODE_URL: undefined, CHAINS: "ethereum" }))).toBe(false);
     const hot = addressFromPrivateKey(config.hotWalletPrivateKey as string);
     const infoFile = join(config.dataDir, DEVNET_INFO_FILE);
 

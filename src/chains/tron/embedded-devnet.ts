@@ -32,9 +32,15 @@ export interface EmbeddedDevnetInfo {
   pid: number;
 }
 
-/** true when start-up must run the devnet itself. */
+/**
+ * true when start-up must run the devnet itself: TRON is enabled, on the devnet, without a node. A
+ * deployment whose CHAINS leaves TRON out runs no TRON node (each process would otherwise start
+ * one, all writing the same DATA_DIR state file).
+ */
 export function needsEmbeddedDevnet(config: Config): boolean {
-  return config.tronNetwork === "devnet" && config.tronNodeUrl === undefined;
+  return (
+    config.chains.includes("tron") && config.tronNetwork === "devnet" && config.tronNodeUrl === undefined
+  );
 }
 
 export function embeddedSolidifyAfter(config: Config): number {
