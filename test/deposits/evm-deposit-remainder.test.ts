@@ -5,13 +5,15 @@
  * set). A deposit of 1.0000005 USDT credits 1.000000 and keeps 0.000000500000000000 on the deposit,
  * shown exactly in the admin and merchant reads and never credited; the deposit rollups count USDT
  * and USDC apart, /admin/stats's chain and currency filters narrow the deposit figures, and a
- * planted wrong rollup is reported by check-rollups under its chain and currency.
+ * planted wrong rollup is reported by check-rollups under its chain and currency. A transfer of less
+ * than one micro-unit in all credits nothing and records nothing, and never stops the scanner.
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScanner, type Scanner } from "../../src/chain/scanner.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { checkRollups } from "../../src/stats/check-rollups.js";
+import { fillAddressPools } from "../../src/wallet/fill-address-pool.js";
 import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
@@ -45,7 +47,11 @@ async function stats(query = "") {
     week: { deposit_count: number; total_received: string };
     total: { deposit_count: number; total_received: string };
     currencies: string[];
-    by_chain_currency: { chain: string; currency: string; total: { deposit_count: number; total_received: string } }[];
+    by_chain_currency: {
+      chain: string;
+      currency: string;
+      total: { deposit_count: number; total_received: string };
+    }[];
   };
 }
 
@@ -56,11 +62,13 @@ beforeAll(async () => {
       CHAINS: "bsc",
       CONFIRMATIONS: "1",
       SWEEP_ENABLED: "false",
+      POOL_MIN_FREE: "2",
       ...evmChainEnv("bsc", bsc(), bsc().usdt18Contract),
     },
   });
   shop = await addMerchant(t.ctx, "Remainders");
   cookie = await adminCookie(t.app);
+  await fillAddressPools(t.ctx);
   scanner = createScanner(t.ctx, { chain: t.ctx.chains.primary, retry: FAST_RETRY, maxIdleMs: 50 });
   await scanner.sync();
   const created = await t.app.inject({
@@ -79,7 +87,9 @@ afterAll(async () => {
 
 describe("a static deposit of an 18-decimal token", () => {
   it("credits 1.000000 of 1.0000005 USDT and keeps 0.000000500000000000 on the deposit, shown exactly", async () => {
-    usdtHash = (await sendToken(bsc(), bsc().usdt18Contract, address, 1_000_000_500_000_000_000n)).toLowerCase();
+    usdtHash = (
+      await sendToken(bsc(), bsc().usdt18Contract, address, 1_000_000_500_000_000_000n)
+    ).toLowerCase();
     usdcHash = (await sendToken(bsc(), bsc().usdcContract, address, 2_500_000n)).toLowerCase();
     await finalise();
 
@@ -180,7 +190,11 @@ describe("deposit figures per chain and currency", () => {
     expect(elsewhere).toMatchObject({ currencies: [], by_chain_currency: [] });
 
     // A bad filter changes nothing and is a clear 400.
-    const bad = await t.app.inject({ method: "GET", url: "/api/v1/admin/stats?currency=DAI", headers: { cookie } });
+    const bad = await t.app.inject({
+      method: "GET",
+      url: "/api/v1/admin/stats?currency=DAI",
+      headers: { cookie },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ code: "INVALID_QUERY", error: expect.any(String) });
   });
@@ -212,6 +226,46 @@ describe("deposit figures per chain and currency", () => {
         sql`UPDATE deposit_rollups_daily SET amount = amount - 1 WHERE currency = 'USDT' AND status = 'confirmed'`,
       );
     }
+    expect(await checkRollups(t.ctx.db)).toEqual([]);
+  });
+});
+
+describe("a transfer of less than one micro-unit", () => {
+  it("credits and records nothing, and the scanner goes on to the deposits after it", async () => {
+    const [free] = await queryRows<{ address: string }>(
+      t.ctx.db,
+      sql`SELECT address FROM addresses WHERE family = 'evm' AND status = 'free' ORDER BY derivation_index LIMIT 1`,
+    );
+    expect(free).toBeDefined();
+    const count = async () =>
+      queryRows<{ deposits: string; strays: string }>(
+        t.ctx.db,
+        sql`SELECT (SELECT count(*) FROM deposits)::text AS deposits,
+                   (SELECT count(*) FROM stray_transfers)::text AS strays`,
+      );
+    const before = await count();
+    // 0.0000005 USDT to the static address and to a pool address (address-poisoning dust), then a
+    // deposit of 2.000000000000000001 in the same block.
+    await sendToken(bsc(), bsc().usdt18Contract, address, 500_000_000_000n);
+    await sendToken(bsc(), bsc().usdt18Contract, free!.address, 999_999_999_999n);
+    const after = (
+      await sendToken(bsc(), bsc().usdt18Contract, address, 2_000_000_000_000_000_001n)
+    ).toLowerCase();
+    await finalise();
+    expect(await count()).toEqual([
+      { deposits: String(Number(before[0]?.deposits) + 1), strays: before[0]?.strays },
+    ]);
+    const [deposit] = await queryRows<Record<string, string>>(
+      t.ctx.db,
+      sql`SELECT amount::text AS amount, remainder::text AS remainder, status FROM deposits WHERE tx_hash = ${after}`,
+    );
+    expect(deposit).toEqual({ amount: "2000000", remainder: "1", status: "confirmed" });
+    // The pool address stays free: nothing reached it that could be credited.
+    const [still] = await queryRows<{ status: string }>(
+      t.ctx.db,
+      sql`SELECT status FROM addresses WHERE address = ${free!.address}`,
+    );
+    expect(still).toEqual({ status: "free" });
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 });
