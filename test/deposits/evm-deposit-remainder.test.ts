@@ -129,7 +129,8 @@ describe("a static deposit of an 18-decimal token", () => {
     // The admin read: the list of deposits and the address's recent deposits.
     const list = await t.app.inject({ method: "GET", url: "/api/v1/admin/deposits", headers: { cookie } });
     expect(list.statusCode, list.body).toBe(200);
-    const byHash = (data: { tx_hash: string }[], hash: string) => data.find((d) => d.tx_hash === hash);
+    const byHash = (data: { id: string; tx_hash: string }[], hash: string) =>
+      data.find((d) => d.tx_hash === hash);
     expect(byHash(list.json().data, usdtHash)).toMatchObject({
       amount: "1.000000",
       remainder: "0.000000500000000000",
@@ -153,7 +154,7 @@ describe("a static deposit of an 18-decimal token", () => {
       headers: { "x-api-key": shop.apiKey },
     });
     expect(mine.statusCode, mine.body).toBe(200);
-    const deposit = byHash(mine.json().data, usdtHash) as { id: string };
+    const deposit = byHash(mine.json().data, usdtHash)!;
     expect(deposit).toMatchObject({ amount: "1.000000", remainder: "0.000000500000000000" });
     const one = await t.app.inject({
       method: "GET",
