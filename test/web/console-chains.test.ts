@@ -109,7 +109,8 @@ beforeAll(async () => {
     maxIdleMs: 50,
   });
   await scanner.sync();
-  await eth().mine(eth().finalityDepth + 1);
+  // Final at the chain's finality and CONFIRMATIONS (19 by default), whichever is later.
+  await eth().mine(Math.max(eth().finalityDepth, t.ctx.config.confirmations) + 1);
   await scanner.sync();
 
   base = await listenLocal(t.app);
