@@ -233,11 +233,6 @@ describe("deposit figures per chain and currency", () => {
 
 describe("a transfer of less than one micro-unit", () => {
   it("credits and records nothing, and the scanner goes on to the deposits after it", async () => {
-    const [free] = await queryRows<{ address: string }>(
-      t.ctx.db,
-      sql`SELECT address FROM addresses WHERE family = 'evm' AND status = 'free' ORDER BY derivation_index LIMIT 1`,
-    );
-    expect(free).toBeDefined();
     const count = async () =>
       queryRows<{ deposits: string; strays: string }>(
         t.ctx.db,
@@ -245,10 +240,31 @@ describe("a transfer of less than one micro-unit", () => {
                    (SELECT count(*) FROM stray_transfers)::text AS strays`,
       );
     const before = await count();
-    // 0.0000005 USDT to the static address and to a pool address (address-poisoning dust), then a
-    // deposit of 2.000000000000000001 in the same block.
+    // An order waiting for its payment on bsc.
+    const order = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/payments",
+      headers: { "x-api-key": shop.apiKey, "content-type": "application/json" },
+      payload: JSON.stringify({
+        external_id: "dust-1",
+        amount: "5",
+        currency: "USDT",
+        chain: "bsc",
+        callback_url: receiver.url,
+      }),
+    });
+    expect(order.statusCode, order.body).toBe(201);
+    const { id: orderId, address: orderAddress } = order.json() as { id: string; address: string };
+    const [free] = await queryRows<{ address: string }>(
+      t.ctx.db,
+      sql`SELECT address FROM addresses WHERE family = 'evm' AND status = 'free' ORDER BY derivation_index LIMIT 1`,
+    );
+    expect(free).toBeDefined();
+    // 0.0000005 USDT to the static address, to a pool address and to the order's address
+    // (address-poisoning dust), then a deposit of 2.000000000000000001 in the same block.
     await sendToken(bsc(), bsc().usdt18Contract, address, 500_000_000_000n);
     await sendToken(bsc(), bsc().usdt18Contract, free!.address, 999_999_999_999n);
+    await sendToken(bsc(), bsc().usdt18Contract, orderAddress, 1n);
     const after = (
       await sendToken(bsc(), bsc().usdt18Contract, address, 2_000_000_000_000_000_001n)
     ).toLowerCase();
@@ -267,6 +283,14 @@ describe("a transfer of less than one micro-unit", () => {
       sql`SELECT status FROM addresses WHERE address = ${free!.address}`,
     );
     expect(still).toEqual({ status: "free" });
+    // The order saw no payment.
+    const [pending] = await queryRows<Record<string, string>>(
+      t.ctx.db,
+      sql`SELECT status, amount_received::text AS received,
+            (SELECT count(*) FROM transfers WHERE order_id = orders.id)::text AS transfers
+          FROM orders WHERE id = ${orderId}::uuid`,
+    );
+    expect(pending).toEqual({ status: "pending", received: "0", transfers: "0" });
     expect(await checkRollups(t.ctx.db)).toEqual([]);
   });
 });
