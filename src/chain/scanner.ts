@@ -236,6 +236,15 @@ export function createScanner(ctx: Context, options: ScannerOptions = {}): Scann
           if (!owners.has(to) && !statics.has(to)) continue;
           // Orders count micro-units; a sub-micro remainder (18-decimal tokens) is not credited.
           const { micro, remainder } = unitsToMicro(t.units, t.decimals);
+          if (micro === 0n) {
+            // Less than one micro-unit in all (dust of an 18-decimal token, as address-poisoning
+            // sends): nothing to credit, so no payment, stray or deposit (docs/chains.md).
+            ctx.log.info(
+              { chain: chain.id, txHash: t.txHash, logIndex: t.logIndex, to, units: t.units.toString() },
+              "transfer below one micro-unit: not credited",
+            );
+            continue;
+          }
           matched.push({
             txHash: t.txHash,
             logIndex: t.logIndex,

@@ -544,6 +544,10 @@ export const deposits = pgTable("deposits", {
   chain: text("chain").notNull().default("tron"),
   /** The token it was paid in (migration 0032). */
   currency: text("currency").notNull().default("USDT"),
+  /** What an 18-decimal token carried below one micro-unit, in token units (migration 0038); never credited. */
+  remainder: money("remainder").notNull().default(0n),
+  /** The token's decimals (migration 0038): the remainder is in units of 10^-token_decimals. */
+  tokenDecimals: smallint("token_decimals").notNull().default(6),
   status: text("status", { enum: DEPOSIT_STATUSES }).notNull(),
   belowMinimum: boolean("below_minimum").notNull(),
   addressStatus: text("address_status", { enum: DEPOSIT_ADDRESS_STATUSES }).notNull(),

@@ -84,6 +84,9 @@ export async function creditDeposits(
       fromAddress: t.from,
       toAddress: t.to,
       amount: t.amount,
+      // what an 18-decimal token carried below one micro-unit: kept, never credited
+      remainder: t.remainder,
+      tokenDecimals: t.decimals ?? 6,
       chain: t.chain,
       currency: t.currency,
       status: "detected" as const,

@@ -14,6 +14,7 @@ import {
   type Currency,
 } from "../chains/chain-types.js";
 import type { ChainRegistry } from "../chains/registry.js";
+import { formatUnits } from "../chains/token-units.js";
 import { cursorName } from "../chain/cursor.js";
 import type { Config } from "../config.js";
 import type { Executor } from "../db/connection.js";
@@ -68,6 +69,11 @@ export interface DepositView {
   customer_ref: string;
   address: string;
   amount: string;
+  /**
+   * What an 18-decimal token carried below one micro-unit, as an exact decimal of the token's
+   * decimals ("0.000000500000000000"; "0.000000" for a 6-decimal token): kept, never credited.
+   */
+  remainder: string;
   currency: Currency;
   /** The chain the deposit was paid on; `network` is that chain's network. */
   chain: ChainId;
@@ -182,6 +188,7 @@ export function toDepositView(
     customer_ref: customerRef,
     address: displayAddress(row.chain, row.toAddress),
     amount: formatAmount(row.amount),
+    remainder: formatUnits(row.remainder, row.tokenDecimals),
     currency: row.currency as Currency,
     chain: row.chain as ChainId,
     network: chainNetwork(view, row.chain),

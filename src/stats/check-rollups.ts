@@ -1,6 +1,7 @@
 /**
  * `stablegate check-rollups`: recounts every rollup (migrations 0004, 0010, 0013 and 0033: the daily
- * and total order rollups per chain and currency) from orders,
+ * and total order rollups per chain and currency; 0012 and 0038: the deposit rollups per chain and
+ * currency) from orders, deposits,
  * order_events, addresses and stray_transfers (and checks that each attached stray is credited
  * once, to its order), and lists each key whose stored counters differ. A missing rollup row equals
  * one holding zeros.
@@ -166,32 +167,39 @@ const ATTACHED = sql`
             AND t.order_id = st.order_id) <> 1)
   ORDER BY 1`;
 
+// Deposit counters (migrations 0012 and 0038) per chain and currency.
 const DEPOSITS_DAILY = sql`
   WITH actual AS (
-    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, count(*) AS n, sum(amount) AS amount
-    FROM deposits GROUP BY 1, 2, 3
+    SELECT (created_at AT TIME ZONE 'UTC')::date AS day, merchant_id, status, chain, currency,
+           count(*) AS n, sum(amount) AS amount
+    FROM deposits GROUP BY 1, 2, 3, 4, 5
   )
   SELECT to_char(coalesce(a.day, r.day), 'YYYY-MM-DD') AS day,
          coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
+         coalesce(a.chain, r.chain) AS chain, coalesce(a.currency, r.currency) AS currency,
          coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
          coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
   FROM actual a FULL JOIN deposit_rollups_daily r
     ON r.day = a.day AND r.merchant_id = a.merchant_id AND r.status = a.status
+      AND r.chain = a.chain AND r.currency = a.currency
   WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
-  ORDER BY 1, 2, 3`;
+  ORDER BY 1, 2, 3, 4, 5`;
 
 const DEPOSITS_TOTAL = sql`
   WITH actual AS (
-    SELECT merchant_id, status, count(*) AS n, sum(amount) AS amount FROM deposits GROUP BY 1, 2
+    SELECT merchant_id, status, chain, currency, count(*) AS n, sum(amount) AS amount
+    FROM deposits GROUP BY 1, 2, 3, 4
   )
   SELECT coalesce(a.merchant_id, r.merchant_id)::text AS merchant_id,
          coalesce(a.status, r.status) AS status,
+         coalesce(a.chain, r.chain) AS chain, coalesce(a.currency, r.currency) AS currency,
          coalesce(r.deposit_count, 0)::text AS stored_n, coalesce(a.n, 0)::text AS actual_n,
          coalesce(r.amount, 0)::text AS stored_amount, coalesce(a.amount, 0)::text AS actual_amount
-  FROM actual a FULL JOIN deposit_rollups_total r ON r.merchant_id = a.merchant_id AND r.status = a.status
+  FROM actual a FULL JOIN deposit_rollups_total r
+    ON r.merchant_id = a.merchant_id AND r.status = a.status AND r.chain = a.chain AND r.currency = a.currency
   WHERE coalesce(r.deposit_count, 0) <> coalesce(a.n, 0) OR coalesce(r.amount, 0) <> coalesce(a.amount, 0)
-  ORDER BY 1, 2`;
+  ORDER BY 1, 2, 3, 4`;
 
 export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
   const daily = await queryRows<DiffRow>(db, DAILY);
@@ -318,13 +326,24 @@ export async function checkRollups(db: Executor): Promise<RollupDifference[]> {
     })),
     ...depositsDaily.map((row) => ({
       table: "deposit_rollups_daily" as const,
-      key: { day: row.day ?? "", merchant_id: row.merchant_id, status: row.status ?? "" },
+      key: {
+        day: row.day ?? "",
+        merchant_id: row.merchant_id,
+        status: row.status ?? "",
+        chain: row.chain ?? "",
+        currency: row.currency ?? "",
+      },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],
     })),
     ...depositsTotal.map((row) => ({
       table: "deposit_rollups_total" as const,
-      key: { merchant_id: row.merchant_id, status: row.status ?? "" },
+      key: {
+        merchant_id: row.merchant_id,
+        status: row.status ?? "",
+        chain: row.chain ?? "",
+        currency: row.currency ?? "",
+      },
       stored: [row.stored_n, row.stored_amount ?? "0"],
       actual: [row.actual_n, row.actual_amount ?? "0"],
     })),

@@ -14,8 +14,10 @@
  * the order figures (today, week, total and the breakdown) to the rollup rows of that chain and/or
  * currency; `by_chain_currency` answers the same three blocks for each (chain, currency) that has
  * orders or is enabled; `currencies` names the currencies the top-level total_received amounts add
- * up, so a sum across USDT and USDC is never shown without saying so. The address pool, strays and
- * deposits are not narrowed (docs/operators.md, "Stats per chain and currency").
+ * up, so a sum across USDT and USDC is never shown without saying so. The deposit figures are read
+ * the same way from the deposit rollups (migration 0038): narrowed by the same filters, with their
+ * own breakdown and currencies. The address pool and strays are not narrowed (docs/operators.md,
+ * "Stats per chain and currency").
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { ChainId, Currency } from "../chains/chain-types.js";
@@ -90,17 +92,27 @@ export interface AdminStats {
     dust_addresses: number;
     dust_amount: string;
   };
-  deposits: {
-    today: DepositStatsBlock;
-    week: DepositStatsBlock;
-    total: DepositStatsBlock;
-    /**
-     * The currencies the deposit amounts may add up: every currency an enabled chain takes. The
-     * deposit rollups (migration 0012) are not split by currency, so this names what the sum can
-     * hold rather than what it holds.
-     */
-    currencies: string[];
-  };
+  deposits: DepositStats;
+}
+
+/** One (chain, currency) of the deposits' breakdown. */
+export interface ChainCurrencyDepositStats {
+  chain: string;
+  currency: string;
+  today: DepositStatsBlock;
+  week: DepositStatsBlock;
+  total: DepositStatsBlock;
+}
+
+/** Confirmed deposits to static addresses, narrowed by the stats filter. */
+export interface DepositStats {
+  today: DepositStatsBlock;
+  week: DepositStatsBlock;
+  total: DepositStatsBlock;
+  /** The currencies of the confirmed deposits the amounts above add up, sorted. */
+  currencies: string[];
+  /** The same blocks for each (chain, currency) with confirmed deposits. */
+  by_chain_currency: ChainCurrencyDepositStats[];
 }
 
 /** `status IN (...)` of the statuses whose amount_received is confirmed. */
@@ -179,7 +191,7 @@ export async function getStats(ctx: Context, filter: StatsFilter = {}): Promise<
       ),
       getAddressPoolCounts(ctx),
       getFamilyPoolCounts(ctx),
-      getDepositStats(ctx, today, utcDate(weekStart), utcDate(tomorrowStart)),
+      getDepositStats(ctx, filter, today, utcDate(weekStart), utcDate(tomorrowStart)),
 
       queryRows<Row>(
         ctx.db,
@@ -253,42 +265,69 @@ export async function getStats(ctx: Context, filter: StatsFilter = {}): Promise<
       dust_addresses: Number(dust?.n ?? "0"),
       dust_amount: formatAmount(BigInt(dust?.amount ?? "0")),
     },
-    deposits: {
-      ...depositStats,
-      currencies: [...new Set(ctx.chains.list.flatMap((chain) => chain.currencies))].sort(),
-    },
+    deposits: depositStats,
   };
 }
 
-/** From the deposit rollups (migration 0012), like the order figures: confirmed deposits only. */
+/**
+ * From the deposit rollups (migrations 0012 and 0038), like the order figures: confirmed deposits
+ * only, per (chain, currency) of the filter, and their sum.
+ */
 async function getDepositStats(
   ctx: Context,
+  filter: StatsFilter,
   today: string,
   weekStart: string,
   tomorrowStart: string,
-): Promise<Omit<AdminStats["deposits"], "currencies">> {
-  const [[recent], [total]] = await Promise.all([
+): Promise<DepositStats> {
+  const where = rollupFilterSql(filter);
+  const [recentRows, totalRows] = await Promise.all([
     queryRows<Row>(
       ctx.db,
-      sql`SELECT coalesce(sum(deposit_count) FILTER (WHERE day = ${today}::date), 0)::text AS today_n,
+      sql`SELECT chain, currency,
+                 coalesce(sum(deposit_count) FILTER (WHERE day = ${today}::date), 0)::text AS today_n,
                  coalesce(sum(amount) FILTER (WHERE day = ${today}::date), 0)::text AS today_amount,
                  coalesce(sum(deposit_count), 0)::text AS week_n, coalesce(sum(amount), 0)::text AS week_amount
           FROM deposit_rollups_daily
-          WHERE status = 'confirmed' AND day >= ${weekStart}::date AND day < ${tomorrowStart}::date`,
+          WHERE status = 'confirmed' AND day >= ${weekStart}::date AND day < ${tomorrowStart}::date AND ${where}
+          GROUP BY chain, currency`,
     ),
     queryRows<Row>(
       ctx.db,
-      sql`SELECT coalesce(sum(deposit_count), 0)::text AS total_n, coalesce(sum(amount), 0)::text AS total_amount
-          FROM deposit_rollups_total WHERE status = 'confirmed'`,
+      sql`SELECT chain, currency,
+                 coalesce(sum(deposit_count), 0)::text AS total_n, coalesce(sum(amount), 0)::text AS total_amount
+          FROM deposit_rollups_total WHERE status = 'confirmed' AND ${where}
+          GROUP BY chain, currency`,
     ),
   ]);
-  const depositBlock = (row: Row | undefined, prefix: string): DepositStatsBlock => ({
-    deposit_count: Number(row?.[`${prefix}_n`] ?? "0"),
-    total_received: formatAmount(BigInt(row?.[`${prefix}_amount`] ?? "0")),
-  });
+  const depositBlock = (rows: Row[], prefix: string): DepositStatsBlock => {
+    let n = 0n;
+    let amount = 0n;
+    for (const row of rows) {
+      n += BigInt(row[`${prefix}_n`] ?? "0");
+      amount += BigInt(row[`${prefix}_amount`] ?? "0");
+    }
+    return { deposit_count: Number(n), total_received: formatAmount(amount) };
+  };
+  const keyOf = (row: Row) => `${row.chain}/${row.currency}`;
+  // A (chain, currency) whose counters are all zero (every deposit reverted) has no deposits.
+  const held = totalRows.filter((row) => row.total_n !== "0");
+  const keys = [...new Set([...recentRows.filter((row) => row.week_n !== "0"), ...held].map(keyOf))].sort();
+  const rowsOf = (rows: Row[], key: string) => rows.filter((row) => keyOf(row) === key);
   return {
-    today: depositBlock(recent, "today"),
-    week: depositBlock(recent, "week"),
-    total: depositBlock(total, "total"),
+    today: depositBlock(recentRows, "today"),
+    week: depositBlock(recentRows, "week"),
+    total: depositBlock(totalRows, "total"),
+    currencies: [...new Set(held.map((row) => row.currency as string))].sort(),
+    by_chain_currency: keys.map((key) => {
+      const [chain = "", currency = ""] = key.split("/");
+      return {
+        chain,
+        currency,
+        today: depositBlock(rowsOf(recentRows, key), "today"),
+        week: depositBlock(rowsOf(recentRows, key), "week"),
+        total: depositBlock(rowsOf(totalRows, key), "total"),
+      };
+    }),
   };
 }

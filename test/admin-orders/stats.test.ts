@@ -175,8 +175,9 @@ describe("GET /api/v1/admin/stats", () => {
         today: { deposit_count: 0, total_received: "0.000000" },
         week: { deposit_count: 0, total_received: "0.000000" },
         total: { deposit_count: 0, total_received: "0.000000" },
-        // TRON only: the deposit amounts can only be USDT.
-        currencies: ["USDT"],
+        // No deposits: their amounts add no currency.
+        currencies: [],
+        by_chain_currency: [],
       },
     });
   });

@@ -88,12 +88,30 @@ beforeAll(async () => {
   ]);
   await sendToken(eth(), eth().usdtContract, HOT, 25_000_000n);
   await sendToken(eth(), eth().usdcContract, COLD, 7_250_000n);
+  // A customer's static address paid in USDT and in USDC: deposits in two currencies.
+  const created = await t.app.inject({
+    method: "POST",
+    url: "/api/v1/deposit-addresses",
+    headers: { "x-api-key": shop.apiKey, "content-type": "application/json" },
+    payload: JSON.stringify({
+      customer_ref: "c-1",
+      callback_url: "https://merchant.example.com/cb",
+      chain: "ethereum",
+    }),
+  });
+  const customer = (created.json() as { address: string }).address;
+  await sendToken(eth(), eth().usdtContract, customer, 1_500_000n);
+  await sendToken(eth(), eth().usdcContract, customer, 2_250_000n);
   await eth().mine(1);
-  await createScanner(t.ctx, {
+  const scanner = createScanner(t.ctx, {
     chain: t.ctx.chains.get("ethereum")!,
     retry: FAST_RETRY,
     maxIdleMs: 50,
-  }).sync();
+  });
+  await scanner.sync();
+  // Final at the chain's finality and CONFIRMATIONS (19 by default), whichever is later.
+  await eth().mine(Math.max(eth().finalityDepth, t.ctx.config.confirmations) + 1);
+  await scanner.sync();
 
   base = await listenLocal(t.app);
   browser = await launchChromium();
@@ -164,8 +182,15 @@ describe("the console per chain", () => {
       expect(await row("tron", "USDT")).toMatch(/TRON\s+USDT\s+10\.000000 USDT/);
       // bsc is enabled and has no orders: its rows show zeros in their own currency.
       expect(await row("bsc", "USDT")).toMatch(/BNB Smart Chain\s+USDT\s+0\.000000 USDT/);
-      // Deposits may be in either currency once an EVM chain takes USDC: said beside their amounts.
+      // Deposits in two currencies: said beside their amounts, then each in its own currency.
+      expect(await page.getByTestId("stats-deposits-total").innerText()).toBe("2 · 3.750000 USDC + USDT");
       expect(await page.getByTestId("stats-deposits-summed").innerText()).toBe("Sum across USDC and USDT.");
+      expect(await page.getByTestId("stats-deposits-ethereum-USDC").innerText()).toMatch(
+        /Ethereum USDC, all time\s+1 · 2\.250000 USDC/,
+      );
+      expect(await page.getByTestId("stats-deposits-ethereum-USDT").innerText()).toMatch(
+        /Ethereum USDT, all time\s+1 · 1\.500000 USDT/,
+      );
       // The 7-day chart adds the currencies too, and says so.
       expect(await page.getByText("Received, last 7 days (UTC), sum across USDC and USDT").count()).toBe(1);
       expect(await page.getByTestId("address-pool-evm").innerText()).toMatch(/Free\s+3/);

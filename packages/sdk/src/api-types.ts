@@ -4611,7 +4611,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -4892,7 +4895,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -5209,7 +5215,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -5750,7 +5759,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -5981,7 +5993,10 @@ export interface operations {
                         customer_ref: string;
                         /** @description the static address the deposit reached */
                         address: string;
+                        /** @description the micro-units credited, 6 decimals on every chain */
                         amount: string;
+                        /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                        remainder: string;
                         /**
                          * @description the token the deposit was paid in
                          * @enum {string}
@@ -10566,9 +10581,9 @@ export interface operations {
     getAdminStats: {
         parameters: {
             query?: {
-                /** @description only orders paid on this chain */
+                /** @description only orders (and, in /admin/stats, deposits) paid on this chain */
                 chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
-                /** @description only orders in this currency */
+                /** @description only orders (and, in /admin/stats, deposits) in this currency */
                 currency?: "USDT" | "USDC";
             };
             header?: never;
@@ -10719,8 +10734,25 @@ export interface operations {
                                 deposit_count: number;
                                 total_received: string;
                             };
-                            /** @description the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies) */
+                            /** @description the currencies of the confirmed deposits whose amounts today, week and total add up (more than one: a sum across currencies) */
                             currencies: string[];
+                            /** @description the same figures for each chain and currency with confirmed deposits */
+                            by_chain_currency: {
+                                chain: string;
+                                currency: string;
+                                today: {
+                                    deposit_count: number;
+                                    total_received: string;
+                                };
+                                week: {
+                                    deposit_count: number;
+                                    total_received: string;
+                                };
+                                total: {
+                                    deposit_count: number;
+                                    total_received: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -10874,9 +10906,9 @@ export interface operations {
     getAdminStatsDaily: {
         parameters: {
             query?: {
-                /** @description only orders paid on this chain */
+                /** @description only orders (and, in /admin/stats, deposits) paid on this chain */
                 chain?: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
-                /** @description only orders in this currency */
+                /** @description only orders (and, in /admin/stats, deposits) in this currency */
                 currency?: "USDT" | "USDC";
             };
             header?: never;
@@ -11116,7 +11148,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -22217,7 +22252,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -22481,7 +22519,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -22781,7 +22822,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}
@@ -23049,7 +23093,10 @@ export interface operations {
                             customer_ref: string;
                             /** @description the static address the deposit reached */
                             address: string;
+                            /** @description the micro-units credited, 6 decimals on every chain */
                             amount: string;
+                            /** @description what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token */
+                            remainder: string;
                             /**
                              * @description the token the deposit was paid in
                              * @enum {string}

@@ -38,11 +38,11 @@ export const statsQuery = z.object({
   chain: z
     .enum(CHAIN_IDS, { error: `must be one of ${CHAIN_IDS.join(", ")}` })
     .optional()
-    .meta({ description: "only orders paid on this chain" }),
+    .meta({ description: "only orders (and, in /admin/stats, deposits) paid on this chain" }),
   currency: z
     .enum(CURRENCIES, { error: `must be one of ${CURRENCIES.join(", ")}` })
     .optional()
-    .meta({ description: "only orders in this currency" }),
+    .meta({ description: "only orders (and, in /admin/stats, deposits) in this currency" }),
 });
 
 export const getStatsSchema = {
@@ -91,8 +91,19 @@ export const getStatsSchema = {
           total: depositStatsBlock,
           currencies: z.array(z.string()).meta({
             description:
-              "the currencies the deposit amounts may add up: every currency an enabled chain takes (the deposit rollups are not split by currency; more than one: a sum across currencies)",
+              "the currencies of the confirmed deposits whose amounts today, week and total add up (more than one: a sum across currencies)",
           }),
+          by_chain_currency: z
+            .array(
+              z.object({
+                chain: z.string(),
+                currency: z.string(),
+                today: depositStatsBlock,
+                week: depositStatsBlock,
+                total: depositStatsBlock,
+              }),
+            )
+            .meta({ description: "the same figures for each chain and currency with confirmed deposits" }),
         })
         .meta({ description: "confirmed deposits to static addresses, by UTC day of detection" }),
     }),

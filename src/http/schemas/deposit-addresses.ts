@@ -64,7 +64,11 @@ export const depositReply = z.object({
   deposit_address_id: z.string(),
   customer_ref: z.string(),
   address: z.string().meta({ description: "the static address the deposit reached" }),
-  amount: z.string(),
+  amount: z.string().meta({ description: "the micro-units credited, 6 decimals on every chain" }),
+  remainder: z.string().meta({
+    description:
+      "what an 18-decimal token carried below one micro-unit, as a decimal with the token's decimals (0.000000500000000000); never credited, kept on the record; 0.000000 for a 6-decimal token",
+  }),
   currency: z.enum(CURRENCIES).meta({ description: "the token the deposit was paid in" }),
   chain: z.enum(CHAIN_IDS).meta({ description: "the chain the deposit was paid on" }),
   network: z.string().meta({ description: "the chain's network: mainnet, a testnet's name, or devnet" }),

@@ -78,7 +78,14 @@ export function DepositAddressDetailPage({ id }: { id: string }) {
             <tbody>
               {deposits.data.data.map((d) => (
                 <tr key={d.id} data-testid="deposit-row">
-                  <td className="nowrap">{formatUsdt(d.amount)}</td>
+                  <td className="nowrap">
+                    {formatUsdt(d.amount, d.currency)}
+                    {/^0\.0+$/.test(d.remainder) ? null : (
+                      <div className="muted small" data-testid="deposit-remainder">
+                        + {d.remainder} below one micro-unit, not credited
+                      </div>
+                    )}
+                  </td>
                   <td>{statusLabel(d.status)}</td>
                   <td>
                     {[

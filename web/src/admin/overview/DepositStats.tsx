@@ -1,9 +1,12 @@
 import type { Stats } from "../../api-types.js";
-import { formatUsdt as formatAmount } from "../format.js";
+import { CHAIN_LABELS, formatUsdt as formatAmount } from "../format.js";
+
+const chainName = (chain: string) => CHAIN_LABELS[chain as keyof typeof CHAIN_LABELS]?.name ?? chain;
 
 /**
  * Confirmed deposits to static addresses: count and amount today, in 7 days and in all. The amounts
- * name the currencies they may add (every currency an enabled chain takes), and say so when two.
+ * name the currencies they add (those of the deposits counted), and say so when two; then each chain
+ * and currency's all-time figures follow in their own currency.
  */
 export function DepositStats({ deposits }: { deposits: Stats["deposits"] }) {
   const unit = deposits.currencies.length === 0 ? "USDT" : deposits.currencies.join(" + ");
@@ -29,6 +32,23 @@ export function DepositStats({ deposits }: { deposits: Stats["deposits"] }) {
         <p className="muted small" data-testid="stats-deposits-summed">
           Sum across {deposits.currencies.join(" and ")}.
         </p>
+      )}
+      {deposits.by_chain_currency.length > 1 && (
+        <dl data-testid="stats-deposits-by-chain">
+          {deposits.by_chain_currency.map((row) => (
+            <div
+              key={`${row.chain}/${row.currency}`}
+              data-testid={`stats-deposits-${row.chain}-${row.currency}`}
+            >
+              <dt>
+                {chainName(row.chain)} {row.currency}, all time
+              </dt>
+              <dd>
+                {row.total.deposit_count} · {formatAmount(row.total.total_received, row.currency)}
+              </dd>
+            </div>
+          ))}
+        </dl>
       )}
     </section>
   );
