@@ -197,11 +197,13 @@ async function evmFloats(
   totalsOf: (chain: ChainId, currency: Currency) => Totals | undefined,
 ): Promise<FloatEntry[]> {
   const nonces = chain.nonces;
-  const address = evmHotAddress(ctx, chain) ?? null;
+  const hot = evmHotAddress(ctx, chain);
+  // Shown EIP-55 checksummed: operators copy it into the wallet they top up from.
+  const address = hot === undefined ? null : chain.address.display(hot);
   return Promise.all(
     chain.currencies.map(async (currency) => {
       const totals = totalsOf(chain.id, currency);
-      if (!nonces || !address)
+      if (!nonces || hot === undefined)
         return entryOf(chain.id, currency, address, totals, {
           error: "no EVM hot wallet is configured",
           unconfigured: true,
@@ -213,7 +215,7 @@ async function evmFloats(
           ctx.db,
           chain.id,
           currency,
-          () => nonces.tokenBalance(token.contract, address),
+          () => nonces.tokenBalance(token.contract, hot),
           token.decimals,
         );
         return entryOf(chain.id, currency, address, totals, { float });
