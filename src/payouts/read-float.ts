@@ -88,7 +88,9 @@ type Totals = {
 };
 
 /** The queue's totals per chain and currency, in one statement. */
-async function queueTotals(ctx: Context): Promise<(chain: ChainId, currency: Currency) => Totals | undefined> {
+async function queueTotals(
+  ctx: Context,
+): Promise<(chain: ChainId, currency: Currency) => Totals | undefined> {
   const rows = await queryRows<Totals>(
     ctx.db,
     sql`SELECT chain, currency,

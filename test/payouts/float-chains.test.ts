@@ -83,7 +83,10 @@ interface Entry {
   error: string | null;
 }
 
-async function readFloat(): Promise<{ body: Record<string, unknown>; entry: (chain: string, c: string) => Entry }> {
+async function readFloat(): Promise<{
+  body: Record<string, unknown>;
+  entry: (chain: string, c: string) => Entry;
+}> {
   const res = await app.inject({ method: "GET", url: "/api/v1/admin/payouts/float", headers: { cookie } });
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json() as Record<string, unknown> & { floats: Entry[] };
@@ -102,7 +105,13 @@ async function approvedPayout(chain: string, amount: string, address: string): P
     method: "POST",
     url: "/api/v1/payouts",
     headers: { "x-api-key": apiKey },
-    payload: { external_id: `po-${randomBytes(6).toString("hex")}`, amount, address, chain, currency: "USDT" },
+    payload: {
+      external_id: `po-${randomBytes(6).toString("hex")}`,
+      amount,
+      address,
+      chain,
+      currency: "USDT",
+    },
   });
   expect(res.statusCode, res.body).toBe(201);
   const id = res.json().id as string;
@@ -131,7 +140,11 @@ describe("the float per chain and token", () => {
       is_low: false,
       error: null,
     });
-    expect(body).toMatchObject({ usdt_balance: "100.000000", trx_balance: "1000.000000", balance_error: null });
+    expect(body).toMatchObject({
+      usdt_balance: "100.000000",
+      trx_balance: "1000.000000",
+      balance_error: null,
+    });
     expect(entry("arbitrum", "USDT")).toMatchObject({
       address: evmHot.address,
       balance: "25.500000",
@@ -140,7 +153,11 @@ describe("the float per chain and token", () => {
       is_low: false,
       error: null,
     });
-    expect(entry("arbitrum", "USDC")).toMatchObject({ balance: "0.000000", available: "0.000000", is_low: false });
+    expect(entry("arbitrum", "USDC")).toMatchObject({
+      balance: "0.000000",
+      available: "0.000000",
+      is_low: false,
+    });
   });
 
   it("lowers `available` by a payout in flight, and calls short what the sender makes wait", async () => {
@@ -178,7 +195,11 @@ describe("the float per chain and token", () => {
     ({ entry } = await readFloat());
     expect(entry("arbitrum", "USDT")).toMatchObject({ waiting_for_float: 1, is_low: true });
     // TRON's float is not Arbitrum's.
-    expect(entry("tron", "USDT")).toMatchObject({ waiting_for_float: 0, is_low: false, shortfall: "0.000000" });
+    expect(entry("tron", "USDT")).toMatchObject({
+      waiting_for_float: 0,
+      is_low: false,
+      shortfall: "0.000000",
+    });
   });
 
   it("gives a stopped node's entries an error and still answers 200", async () => {
