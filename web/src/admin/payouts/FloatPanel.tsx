@@ -10,8 +10,9 @@ type FloatEntry = PayoutFloat["floats"][number];
 const labelOf = (chain: string) => CHAIN_LABELS[chain as keyof typeof CHAIN_LABELS];
 const chainName = (chain: string) => labelOf(chain)?.name ?? chain;
 
+/** "5.000000 USDT (1)", or "None". */
 const countOf = (c: { count: number; amount: string }, unit: string) =>
-  `${formatUsdt(c.amount, unit)} (${c.count})`;
+  c.count === 0 && c.amount === "0.000000" ? "None" : `${formatUsdt(c.amount, unit)} (${c.count})`;
 
 /** One chain's float in one token: what new payouts can take, what is in flight, low or not. */
 function FloatCard({ f }: { f: FloatEntry }) {
@@ -26,7 +27,7 @@ function FloatCard({ f }: { f: FloatEntry }) {
       <div className="float-card-head">
         <h3 id={`${id}-title`}>
           {chainName(f.chain)} · {f.currency}
-          {standard ? <span className="muted"> {standard}</span> : null}
+          {standard ? <span className="muted float-standard">{standard}</span> : null}
         </h3>
         {f.is_low ? (
           <span className="badge bad" data-testid={`${id}-low-badge`}>
@@ -39,7 +40,7 @@ function FloatCard({ f }: { f: FloatEntry }) {
       <p className="big" data-testid={`${id}-available`}>
         {f.available === null ? "—" : formatUsdt(f.available, f.currency)}
       </p>
-      <p className="muted float-caption">available for payouts</p>
+      <p className="muted float-caption">{f.error ? "balance unavailable" : "available for payouts"}</p>
       {f.error && (
         <p className="error" data-testid={`${id}-error`}>
           {f.error}
