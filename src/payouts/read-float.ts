@@ -231,7 +231,7 @@ async function evmFloats(
 
 export async function readPayoutFloat(ctx: Context): Promise<PayoutFloat> {
   const totalsOf = await queueTotals(ctx);
-  const tronEnabled = ctx.chains.list.some((chain) => chain.id === "tron");
+  const tronEnabled = ctx.chains.get("tron") !== undefined;
   const [tron, evm] = await Promise.all([
     tronEnabled ? tronFloat(ctx, totalsOf("tron", "USDT")) : null,
     Promise.all(
