@@ -1,12 +1,13 @@
 /**
- * The hot wallet's USDT float: the one rule the sender, the dashboard (read-float.ts) and the
- * `payout_float_low` alert share.
+ * The hot wallet's float: the one rule the sender, the dashboard (read-float.ts) and the
+ * `payout_float_low` alert share, per chain and token.
  *
  *  - The sender's check (floatCheck): the solidified balance, less every payout whose transaction
  *    is committed to the chain but not in that balance, less what the round has reserved, must cover
  *    the payout. Otherwise the payout waits with `wait_reason = 'float_low'`; that column, not the
  *    wording of last_error, is what the dashboard and the alert count (waitingForFloat).
- *  - The dashboard's shortfall (floatShortfall) is the same test applied to the whole queue.
+ *  - The dashboard's float per chain and token (read-float.ts, floatPosition) is the same check
+ *    applied to the whole queue, on the same reads (readSenderFloat, readEvmFloat).
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
