@@ -1,12 +1,13 @@
 /**
- * The hot wallet's USDT float: the one rule the sender, the dashboard (read-float.ts) and the
- * `payout_float_low` alert share.
+ * The hot wallet's float: the one rule the sender, the dashboard (read-float.ts) and the
+ * `payout_float_low` alert share, per chain and token.
  *
  *  - The sender's check (floatCheck): the solidified balance, less every payout whose transaction
  *    is committed to the chain but not in that balance, less what the round has reserved, must cover
  *    the payout. Otherwise the payout waits with `wait_reason = 'float_low'`; that column, not the
  *    wording of last_error, is what the dashboard and the alert count (waitingForFloat).
- *  - The dashboard's shortfall (floatShortfall) is the same test applied to the whole queue.
+ *  - The dashboard's float per chain and token (read-float.ts, floatPosition) is the same check
+ *    applied to the whole queue, on the same reads (readSenderFloat, readEvmFloat).
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
@@ -33,12 +34,17 @@ export const FLOAT_LOW_MESSAGE = "the hot wallet's USDT float is too small; wait
 export interface SenderFloat {
   balance: bigint;
   committed: bigint;
+  /** How many payout transactions `committed` adds up (the float panel's "in flight" count). */
+  committedCount: number;
   /**
    * The part of `committed` that may be paid in `balance` already: live transactions the sender
    * has not seen in a block above the solidified head (the next look at them settles it).
    */
   unseen: bigint;
 }
+
+/** What a TRON float read needs: the node, the USDT contract and the hot wallet (no key). */
+export type FloatDeps = Pick<SweepDeps, "ctx" | "client" | "usdt" | "hotAddress">;
 
 /** The most blocks at or below the solidified head a float read fetches to settle transactions. */
 const SETTLE_BLOCKS = 4;
@@ -52,16 +58,17 @@ const SETTLE_BLOCKS = 4;
  * have dropped the block it was seen in. Up to SETTLE_BLOCKS such blocks are fetched, oldest first;
  * what they do not settle stays counted.
  */
-export async function readSenderFloat(d: SweepDeps, solid: { number: number }): Promise<SenderFloat> {
+export async function readSenderFloat(d: FloatDeps, solid: { number: number }): Promise<SenderFloat> {
   const balance = await usdtBalance(d, d.hotAddress, { solidified: true });
   // One statement, one snapshot: the totals and the transactions the solidified blocks may settle.
   const [pending] = await queryRows<{
+    n: number;
     total: string;
     unseen: string;
     settling: { tx_hash: string; amount: string; block: string }[] | null;
   }>(
     d.ctx.db,
-    sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
+    sql`SELECT count(*)::int AS n, coalesce(sum(p.amount), 0)::text AS total,
                coalesce(sum(p.amount) FILTER (WHERE t.state IN ('signed', 'sent')
                  AND (t.block_number IS NULL OR t.block_number <= ${solid.number})), 0)::text AS unseen,
                json_agg(json_build_object('tx_hash', t.tx_hash, 'amount', p.amount::text,
@@ -72,6 +79,7 @@ export async function readSenderFloat(d: SweepDeps, solid: { number: number }): 
            OR (t.state = 'solid' AND t.block_number > ${solid.number})`,
   );
   let committed = BigInt(pending?.total ?? "0");
+  let committedCount = Number(pending?.n ?? 0);
   let unseen = BigInt(pending?.unseen ?? "0");
   const settling = pending?.settling ?? [];
   const blocks = [...new Set(settling.map((s) => Number(s.block)))].sort((a, b) => a - b);
@@ -82,10 +90,11 @@ export async function readSenderFloat(d: SweepDeps, solid: { number: number }): 
     for (const s of settling) {
       if (Number(s.block) !== number || !listed.has(s.tx_hash)) continue;
       committed -= BigInt(s.amount);
+      committedCount--;
       unseen -= BigInt(s.amount);
     }
   }
-  return { balance, committed, unseen };
+  return { balance, committed, committedCount, unseen };
 }
 
 /**
@@ -109,6 +118,26 @@ export function floatCheck(
 export function floatShortfall(balance: bigint, committed: bigint, approved: bigint): bigint {
   const spare = balance - committed;
   return approved > spare ? approved - spare : 0n;
+}
+
+/**
+ * A float as the dashboard shows it, judged by the sender's own check (floatCheck) on the whole
+ * queue: `available` is the balance less what is committed (never below zero), what a new payout
+ * can take; `shortfall` what the approved payouts lack, counted only when the sender would make
+ * them wait (`float_low`). Short only by transactions that may be paid in the balance already
+ * ("settling") is not short: the sender looks again in seconds, without an alert.
+ */
+export function floatPosition(
+  float: SenderFloat,
+  approved: bigint,
+): { available: bigint; shortfall: bigint; verdict: ReturnType<typeof floatCheck> } {
+  const spare = float.balance - float.committed;
+  const verdict = floatCheck(float, 0n, approved);
+  return {
+    available: spare > 0n ? spare : 0n,
+    shortfall: verdict === "float_low" ? floatShortfall(float.balance, float.committed, approved) : 0n,
+    verdict,
+  };
 }
 
 /** The approved payouts waiting for a top-up (of one chain, when named): their count and amount. */
@@ -140,9 +169,9 @@ export async function readEvmFloat(
   balanceUnits: () => Promise<bigint>,
   decimals: number,
 ): Promise<SenderFloat> {
-  const [pending] = await queryRows<{ total: string; included: string }>(
+  const [pending] = await queryRows<{ n: number; total: string; included: string }>(
     db,
-    sql`SELECT coalesce(sum(p.amount), 0)::text AS total,
+    sql`SELECT count(*)::int AS n, coalesce(sum(p.amount), 0)::text AS total,
                coalesce(sum(p.amount) FILTER (WHERE e.state = 'included'), 0)::text AS included
         FROM payouts p JOIN evm_transactions e
           ON e.chain = p.chain AND e.purpose = 'payout'
@@ -155,6 +184,7 @@ export async function readEvmFloat(
   return {
     balance,
     committed: BigInt(pending?.total ?? "0"),
+    committedCount: Number(pending?.n ?? 0),
     unseen: BigInt(pending?.included ?? "0"),
   };
 }

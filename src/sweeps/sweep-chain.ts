@@ -28,7 +28,7 @@ import {
 
 /** The USDT balance of `address` at the head, or with `solidified` on the solidified state. */
 export async function usdtBalance(
-  d: SweepDeps,
+  d: Pick<SweepDeps, "client" | "usdt">,
   address: string,
   opts: { solidified?: boolean } = {},
 ): Promise<bigint> {

@@ -62,7 +62,8 @@ interface ChainCache {
 
 const cacheSlot = localSlot("evm wallet balances", () => new Map<string, ChainCache>());
 
-function hotAddress(ctx: Context, chain: Chain): string | undefined {
+/** The EVM hot wallet on `chain`: EVM_HOT_WALLET_ADDRESS, or the key's address; undefined unset. */
+export function evmHotAddress(ctx: Context, chain: Chain): string | undefined {
   const { hotWalletAddress, hotWalletPrivateKey } = ctx.config.evmWallet;
   if (hotWalletAddress !== undefined) return chain.address.normalise(hotWalletAddress);
   if (hotWalletPrivateKey !== undefined) return chain.nonces?.signer(hotWalletPrivateKey).address;
@@ -123,7 +124,7 @@ export async function readEvmWallets(ctx: Context): Promise<EvmWalletView[]> {
   const cache = ctx.local.get(cacheSlot);
   return Promise.all(
     chains.map(async (chain): Promise<EvmWalletView> => {
-      const hot = hotAddress(ctx, chain);
+      const hot = evmHotAddress(ctx, chain);
       const cold = coldAddress(ctx, chain);
       let entry = cache.get(chain.id);
       if (!entry) {

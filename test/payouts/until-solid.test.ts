@@ -16,7 +16,7 @@ function roundAt(solidNumber: number, readAt: number): SendRound {
     head: async () => ({ ...head, hash: "00".repeat(32) }),
     prices: async () => ({ energyPriceSun: 100n, bandwidthPriceSun: 1_000n }),
     energy: async () => 0,
-    float: async () => ({ balance: 0n, committed: 0n, unseen: 0n }),
+    float: async () => ({ balance: 0n, committed: 0n, committedCount: 0, unseen: 0n }),
     reserved: 0n,
     signed: 0,
   } as SendRound;

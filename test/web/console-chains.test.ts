@@ -4,20 +4,25 @@
  * real app with tron, ethereum (Anvil, over JSON-RPC) and bsc (a node that does not answer): the
  * overview's amounts name their currencies and say when they add two, its table gives each chain and
  * currency its own figures, and the address pool shows each chain family's; the wallet page shows the
- * ethereum hot wallet's ETH and USDT and the cold wallet's USDC, says bsc's node did not answer, and
- * still loads. Nothing is wider than the viewport and axe-core finds nothing serious. Screenshots go
- * to test-artifacts/console-chains/ (not committed).
+ * ethereum hot wallet's ETH (six decimals, the exact wei in its title) and USDT and the cold wallet's
+ * USDC, says bsc's node did not answer, and still loads; the Payouts page shows the float per chain
+ * and token: ethereum's USDT less a payout in flight, short for an approved one, its USDC, and bsc's
+ * and TRON's nodes that did not answer. Nothing is wider than the viewport and axe-core finds
+ * nothing serious. Screenshots go to test-artifacts/console-chains/ (not committed).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import axeCore from "axe-core";
-import { computeAddress } from "ethers";
+import { computeAddress, Wallet } from "ethers";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureWebBuild } from "../../scripts/build-web.js";
 import { createScanner } from "../../src/chain/scanner.js";
 import { orders } from "../../src/db/schema.js";
 import { newId } from "../../src/ids.js";
+import { creditMerchant } from "../../src/ledger/post-ledger.js";
+import { decidePayout } from "../../src/payouts/decide-payout.js";
+import { runEvmPayouts } from "../../src/payouts/evm-send.js";
 import { fillAddressPools } from "../../src/wallet/fill-address-pool.js";
 import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, listenLocal, type TestApp } from "../helpers/app.js";
@@ -84,7 +89,8 @@ beforeAll(async () => {
     });
   }
   await eth().rpc("eth_sendTransaction", [
-    { from: eth().faucetAddress, to: HOT, value: "0x14d1120d7b160000" },
+    // 1.234567891234567891 ETH: more digits than a float keeps.
+    { from: eth().faucetAddress, to: HOT, value: "0x112210f4c023b6d3" },
   ]);
   await sendToken(eth(), eth().usdtContract, HOT, 25_000_000n);
   await sendToken(eth(), eth().usdcContract, COLD, 7_250_000n);
@@ -112,6 +118,39 @@ beforeAll(async () => {
   // Final at the chain's finality and CONFIRMATIONS (19 by default), whichever is later.
   await eth().mine(Math.max(eth().finalityDepth, t.ctx.config.confirmations) + 1);
   await scanner.sync();
+  // Ethereum payouts: 5 USDT submitted (in flight, not yet broadcast), then 30 USDT approved.
+  await creditMerchant(t.ctx.db, {
+    merchantId: shop.id,
+    currency: "USDT",
+    amount: 100_000_000n,
+    kind: "payment_received",
+    refType: "test",
+    refId: "seed",
+  });
+  const approvedPayout = async (amount: string) => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/payouts",
+      headers: { "x-api-key": shop.apiKey },
+      payload: {
+        external_id: `po-${newId()}`,
+        amount,
+        address: Wallet.createRandom().address,
+        chain: "ethereum",
+        currency: "USDT",
+      },
+    });
+    if (res.statusCode !== 201) throw new Error(`payout not created: ${res.body}`);
+    await decidePayout(t.ctx, {
+      id: res.json().id as string,
+      decision: "approve",
+      actor: { kind: "operator", id: "op-2", label: "second operator" },
+    });
+  };
+  await approvedPayout("5");
+  const round = await runEvmPayouts(t.ctx, "ethereum", { owner: "console-test" });
+  if (round.submitted !== 1) throw new Error(`the 5 USDT payout was not submitted: ${JSON.stringify(round)}`);
+  await approvedPayout("30");
 
   base = await listenLocal(t.app);
   browser = await launchChromium();
@@ -201,9 +240,9 @@ describe("the console per chain", () => {
 
     it(`shows each EVM chain's wallets, and a chain whose node fails, on the wallet page (${size.name})`, async () => {
       const page = await open(size, "/admin/wallet", "evm-wallets");
-      expect(await page.getByTestId("evm-wallet-ethereum-native").innerText()).toBe(
-        "1.500000000000000000 ETH",
-      );
+      const native = page.getByTestId("evm-wallet-ethereum-native");
+      expect(await native.innerText()).toBe("1.234567 ETH");
+      expect(await native.getAttribute("title")).toBe("1.234567891234567891 ETH");
       const ethereum = await page.getByTestId("evm-wallet-ethereum").innerText();
       expect(ethereum).toMatch(/USDT\s+25\.000000 USDT/);
       expect(ethereum).toMatch(/USDC\s+7\.250000 USDC/);
@@ -212,6 +251,28 @@ describe("the console per chain", () => {
       );
       expect(await page.getByTestId("evm-wallet-bsc-native").innerText()).toBe("BNB unavailable");
       await expectClean(page, "wallet", size);
+      await page.close();
+    });
+
+    it(`shows the float per chain and token on the Payouts page (${size.name})`, async () => {
+      const page = await open(size, "/admin/payouts", "float-ethereum-USDT");
+      const card = (chain: string, currency: string, part: string) =>
+        page.getByTestId(`float-${chain}-${currency}-${part}`).innerText();
+      // 25 USDT held, 5 in flight: 20 available, 10 short of the 30 approved.
+      expect(await card("ethereum", "USDT", "available")).toBe("20.000000 USDT");
+      expect(await card("ethereum", "USDT", "balance")).toBe("25.000000 USDT");
+      expect(await card("ethereum", "USDT", "in-flight")).toBe("5.000000 USDT (1)");
+      expect(await card("ethereum", "USDT", "approved")).toBe("30.000000 USDT (1)");
+      expect(await card("ethereum", "USDT", "low")).toBe("10.000000 USDT short for 1 approved payout.");
+      expect(await page.getByTestId("float-low").innerText()).toContain("Ethereum USDT");
+      expect(await card("ethereum", "USDC", "available")).toBe("0.000000 USDC");
+      expect(await page.getByTestId("float-ethereum-USDC-low").count()).toBe(0);
+      // The nodes that do not answer: their cards say so, the page still loads.
+      expect(await card("bsc", "USDT", "error")).toBe("BNB Smart Chain node did not answer");
+      expect(await card("bsc", "USDT", "available")).toBe("—");
+      expect(await card("tron", "USDT", "error")).toBe("TRON node did not answer");
+      expect(await page.getByTestId("float-evm-address").innerText()).toBe(computeAddress("0x" + HOT_KEY));
+      await expectClean(page, "payouts-float", size);
       await page.close();
     });
   }

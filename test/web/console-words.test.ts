@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { OrderDetail } from "../../web/src/api-types.js";
-import { formatUsdt, shortId } from "../../web/src/admin/format.js";
+import { formatNative, formatUsdt, shortId } from "../../web/src/admin/format.js";
 import { actorLabel, fieldLabel, statusLabel } from "../../web/src/admin/labels.js";
 import { amountOutcome, failingWebhook } from "../../web/src/admin/orders/order-actions.js";
 import { describeChange, describePayload } from "../../web/src/admin/describe.js";
@@ -70,6 +70,16 @@ describe("people's words", () => {
     expect(formatUsdt("9.5")).toBe("9.500000 USDT");
     expect(formatUsdt("1234567.000001")).toBe("1,234,567.000001 USDT");
     expect(formatUsdt("0.345", "TRX")).toBe("0.345000 TRX");
+    // A gas coin's 18 decimals: six shown, cut not rounded (what is held is at least that), the
+    // exact value kept; past 2^53 wei a float would have lost the last digits.
+    expect(formatNative("1.234567891234567891", "ETH")).toEqual({
+      shown: "1.234567 ETH",
+      exact: "1.234567891234567891 ETH",
+    });
+    expect(formatNative("12345.999999999999999999", "BNB").shown).toBe("12,345.999999 BNB");
+    expect(formatNative("0.000000000000000001", "ETH").shown).toBe("< 0.000001 ETH");
+    expect(formatNative("0.000000000000000000", "POL").shown).toBe("0.000000 POL");
+    expect(formatNative("7", "ETH").shown).toBe("7.000000 ETH");
     expect(formatDate("2026-01-22T12:00:00.000Z")).toBe("22 Jan 2026, 12:00 UTC");
     const now = Date.parse("2026-01-22T12:00:00.000Z");
     expect(relativeTime("2026-01-22T09:00:00.000Z", now)).toBe("3 hours ago");

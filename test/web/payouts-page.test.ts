@@ -219,10 +219,11 @@ describe("the Payouts page", () => {
 
     // The hot wallet holds nothing (the failed payout's drain): 6 USDT approved cannot leave.
     await expect
-      .poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
+      .poll(() => page.getByTestId("float-tron-USDT-balance").innerText(), { timeout: 20_000 })
       .toBe("0.000000 USDT");
-    expect(await page.getByTestId("float-low").innerText()).toContain("6.000000 USDT short");
-    expect(await page.getByTestId("float-needed").innerText()).toContain("6.000000 USDT (1)");
+    expect(await page.getByTestId("float-low").innerText()).toContain("TRON USDT");
+    expect(await page.getByTestId("float-tron-USDT-low").innerText()).toContain("6.000000 USDT short");
+    expect(await page.getByTestId("float-tron-USDT-approved").innerText()).toBe("6.000000 USDT (1)");
     expect(await page.getByTestId("float-address").innerText()).toBe(hot.address);
     expect(await page.getByTestId("float-qr").getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
     expect(await page.getByTestId("float-trx").innerText()).toMatch(/TRX$/);
@@ -248,9 +249,10 @@ describe("the Payouts page", () => {
     await t.devnetPost("/devnet/fund", { address: hot.address, usdt: "100", solidify: true });
     await page.getByTestId("payouts-refresh").click();
     await expect
-      .poll(() => page.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
+      .poll(() => page.getByTestId("float-tron-USDT-balance").innerText(), { timeout: 20_000 })
       .toBe("100.000000 USDT");
     expect(await page.getByTestId("float-low").count()).toBe(0);
+    expect(await page.getByTestId("float-tron-USDT-low").count()).toBe(0);
   });
 
   it("shows a payout's events and its transaction with the TRX burnt", async () => {
@@ -502,7 +504,7 @@ describe("refunds from the order page, four eyes, roles and balances", () => {
     const viewer = await openAs({ email: "viewer@page.example", password: OPERATOR_PASSWORD });
     await viewer.getByTestId("nav-payouts").click();
     await expect
-      .poll(() => viewer.getByTestId("float-usdt").innerText(), { timeout: 20_000 })
+      .poll(() => viewer.getByTestId("float-tron-USDT-balance").innerText(), { timeout: 20_000 })
       .toBe("100.000000 USDT");
     // The QR is drawn after the float arrives (an async encode): waited for, not counted at once.
     await expect.poll(() => viewer.getByTestId("float-qr").count(), { timeout: 10_000 }).toBe(1);

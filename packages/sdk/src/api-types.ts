@@ -1028,7 +1028,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not */
+        /** The hot wallet's float per chain and token: balance, in flight, available, low or not */
         get: operations["getAdminPayoutsFloat"];
         put?: never;
         post?: never;
@@ -17576,18 +17576,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description the hot wallet, where a top-up goes */
+                        /** @description TRON's hot wallet, where a top-up goes */
                         address: string | null;
+                        /** @description TRON's USDT on the solidified chain */
                         usdt_balance: string | null;
                         trx_balance: string | null;
                         /** @description set when the balances could not be read */
                         balance_error: string | null;
-                        /** @description approved, not yet signed: what the float must cover */
+                        /** @description TRON: approved, not yet signed: what the float must cover */
                         approved: {
                             count: number;
                             amount: string;
                         };
-                        /** @description signed or sent, perhaps not yet visible in the balance */
+                        /** @description TRON: committed, not yet in the solidified balance */
                         in_flight: {
                             count: number;
                             amount: string;
@@ -17596,11 +17597,45 @@ export interface operations {
                             count: number;
                             amount: string;
                         };
-                        /** @description USDT missing for the approved payouts */
+                        /** @description USDT missing for TRON's approved payouts */
                         shortfall: string;
                         is_low: boolean;
                         /** @description approved payouts the sender put back: float short */
                         waiting_for_float: number;
+                        /** @description every enabled chain's float, one entry per token */
+                        floats: {
+                            /** @enum {string} */
+                            chain: "tron" | "ethereum" | "bsc" | "polygon" | "arbitrum" | "base";
+                            /** @enum {string} */
+                            currency: "USDT" | "USDC";
+                            /** @description the hot wallet on this chain, where a top-up goes */
+                            address: string | null;
+                            /** @description the hot wallet's token balance the sender judges by (TRON: solidified; EVM: newest block) */
+                            balance: string | null;
+                            /** @description committed to the chain and not yet in `balance` */
+                            in_flight: {
+                                count: number;
+                                amount: string;
+                            };
+                            /** @description `balance` less `in_flight`, never below zero */
+                            available: string | null;
+                            /** @description approved, not yet sent: what the float must cover */
+                            approved: {
+                                count: number;
+                                amount: string;
+                            };
+                            pending_approval: {
+                                count: number;
+                                amount: string;
+                            };
+                            /** @description what the approved payouts lack, by the sender's check */
+                            shortfall: string;
+                            is_low: boolean;
+                            /** @description approved payouts the sender put back: float short */
+                            waiting_for_float: number;
+                            /** @description set when this float could not be read; its balances are null */
+                            error: string | null;
+                        }[];
                     };
                 };
             };

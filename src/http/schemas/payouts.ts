@@ -297,21 +297,39 @@ export const adminCreateStrayRefundSchema = {
 };
 
 const countAndAmount = z.object({ count: z.number().int(), amount: z.string() });
+const floatEntry = z.object({
+  chain: z.enum(CHAIN_IDS),
+  currency: z.enum(CURRENCIES),
+  address: z.string().nullable().describe("the hot wallet on this chain, where a top-up goes"),
+  balance: z
+    .string()
+    .nullable()
+    .describe("the hot wallet's token balance the sender judges by (TRON: solidified; EVM: newest block)"),
+  in_flight: countAndAmount.describe("committed to the chain and not yet in `balance`"),
+  available: z.string().nullable().describe("`balance` less `in_flight`, never below zero"),
+  approved: countAndAmount.describe("approved, not yet sent: what the float must cover"),
+  pending_approval: countAndAmount,
+  shortfall: z.string().describe("what the approved payouts lack, by the sender's check"),
+  is_low: z.boolean(),
+  waiting_for_float: z.number().int().describe("approved payouts the sender put back: float short"),
+  error: z.string().nullable().describe("set when this float could not be read; its balances are null"),
+});
 export const adminPayoutFloatSchema = {
   ...adminCommon,
-  summary: "The hot wallet's float: USDT and TRX balance, what approved payouts need, low or not",
+  summary: "The hot wallet's float per chain and token: balance, in flight, available, low or not",
   response: {
     200: z.object({
-      address: z.string().nullable().describe("the hot wallet, where a top-up goes"),
-      usdt_balance: z.string().nullable(),
+      address: z.string().nullable().describe("TRON's hot wallet, where a top-up goes"),
+      usdt_balance: z.string().nullable().describe("TRON's USDT on the solidified chain"),
       trx_balance: z.string().nullable(),
       balance_error: z.string().nullable().describe("set when the balances could not be read"),
-      approved: countAndAmount.describe("approved, not yet signed: what the float must cover"),
-      in_flight: countAndAmount.describe("signed or sent, perhaps not yet visible in the balance"),
+      approved: countAndAmount.describe("TRON: approved, not yet signed: what the float must cover"),
+      in_flight: countAndAmount.describe("TRON: committed, not yet in the solidified balance"),
       pending_approval: countAndAmount,
-      shortfall: z.string().describe("USDT missing for the approved payouts"),
+      shortfall: z.string().describe("USDT missing for TRON's approved payouts"),
       is_low: z.boolean(),
       waiting_for_float: z.number().int().describe("approved payouts the sender put back: float short"),
+      floats: z.array(floatEntry).describe("every enabled chain's float, one entry per token"),
     }),
   },
 };

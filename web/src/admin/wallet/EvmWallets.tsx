@@ -1,15 +1,36 @@
 import { Fragment } from "react";
 import type { WalletStatus } from "../../api-types.js";
-import { CHAIN_LABELS, formatUsdt } from "../format.js";
+import { CHAIN_LABELS, formatNative, formatUsdt } from "../format.js";
 import { Ident } from "../ui/Ident.js";
 
 type EvmWallet = WalletStatus["evm_wallets"][number];
 
 const chainName = (chain: string) => CHAIN_LABELS[chain as keyof typeof CHAIN_LABELS]?.name ?? chain;
 
-/** "1.500000000000000000" ETH shown as "1.500000000000000000 ETH"; unknown as "unavailable". */
-function native(balance: string | null, symbol: string): string {
-  return balance === null ? `${symbol} unavailable` : `${balance} ${symbol}`;
+/**
+ * The gas coin's balance, exact to the wei from the API ("1.234567891234567891"), shown to six
+ * decimals ("1.234567 ETH") with the exact value in the title and a copy button; unknown as
+ * "unavailable".
+ */
+function Native({ balance, symbol, testId }: { balance: string | null; symbol: string; testId: string }) {
+  if (balance === null)
+    return (
+      <p className="big" data-testid={testId}>
+        {symbol} unavailable
+      </p>
+    );
+  const { shown, exact } = formatNative(balance, symbol);
+  return (
+    <>
+      <p className="big" data-testid={testId} title={exact}>
+        {shown}
+      </p>
+      <details className="exact">
+        <summary>Exact balance</summary>
+        <Ident value={balance} testId={`${testId}-exact`} /> {symbol}
+      </details>
+    </>
+  );
 }
 
 type TokenBalances = NonNullable<EvmWallet["cold_wallet"]>["tokens"];
@@ -46,9 +67,11 @@ export function EvmWallets({ wallets }: { wallets: EvmWallet[] }) {
           <h3>Hot wallet (gas and payouts)</h3>
           {w.hot_wallet ? (
             <>
-              <p className="big" data-testid={`evm-wallet-${w.chain}-native`}>
-                {native(w.hot_wallet.native_balance, w.native_symbol)}
-              </p>
+              <Native
+                balance={w.hot_wallet.native_balance}
+                symbol={w.native_symbol}
+                testId={`evm-wallet-${w.chain}-native`}
+              />
               <Tokens tokens={w.hot_wallet.tokens} />
               <p>
                 <Ident value={w.hot_wallet.address} />
