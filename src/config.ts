@@ -17,7 +17,7 @@ import {
   urlList,
   type ReadVariable,
 } from "./config/env-values.js";
-import { chainsConfig, type ChainsConfig } from "./config/evm.js";
+import { chainsConfig, sweepFamilies, type ChainsConfig } from "./config/evm.js";
 import { trustProxy, type TrustProxy } from "./config/trust-proxy.js";
 import { checkWallets } from "./config/wallets.js";
 import { parseAmount } from "./money.js";
@@ -192,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
       SWEEP_ENABLED: read("SWEEP_ENABLED"),
     },
     dev,
+    sweepFamilies(read),
   );
   const sweepMinUsdt = parseAmount(read("SWEEP_MIN_USDT") ?? "1");
   if (sweepMinUsdt === null) throw new ConfigError("SWEEP_MIN_USDT", "must be a positive USDT amount");

@@ -10,6 +10,7 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { CHAIN_IDS, isChainId, type ChainId, type Currency } from "../chains/chain-types.js";
 import { ConfigError, integer, urlList, type ReadVariable } from "./env-values.js";
+import type { SweepFamilies } from "./wallets.js";
 
 /** Network names per EVM chain besides `mainnet` and `devnet`. */
 export const EVM_TESTNETS: Readonly<Record<Exclude<ChainId, "tron">, readonly string[]>> = {
@@ -204,6 +205,24 @@ function evmXpub(
   if (walletMnemonic !== undefined) return mnemonicToEvmXpub(walletMnemonic);
   throw new ConfigError("EVM_WALLET_XPUB", "is required while an EVM chain is enabled (or WALLET_MNEMONIC)");
   return undefined;
+}
+
+/**
+ * Which families' wallets SWEEP_ENABLED needs (config/wallets.ts): TRON's where TRON is enabled;
+ * otherwise the EVM hot wallet (key or address) and a cold wallet for every enabled EVM chain. The
+ * values themselves are checked by chainsConfig.
+ */
+export function sweepFamilies(read: ReadVariable): SweepFamilies {
+  const chains = chainList(read("CHAINS"));
+  const evmIds = chains.filter((id) => Object.hasOwn(EVM_TESTNETS, id));
+  const hot = read("EVM_HOT_WALLET_ADDRESS") ?? read("EVM_HOT_WALLET_PRIVATE_KEY");
+  const cold =
+    read("EVM_COLD_WALLET_ADDRESS") !== undefined ||
+    evmIds.every((id) => read(`${id.toUpperCase()}_COLD_WALLET_ADDRESS`) !== undefined);
+  return {
+    tronEnabled: chains.includes("tron"),
+    evmWalletsSet: evmIds.length > 0 && hot !== undefined && cold,
+  };
 }
 
 export function chainsConfig(

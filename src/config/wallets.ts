@@ -33,20 +33,38 @@ export interface Wallets {
   sweepEnabled: boolean;
 }
 
+/**
+ * Which families' wallets sweeping needs: TRON's where TRON is enabled; where only EVM chains are,
+ * the EVM hot wallet (key or address) and a cold wallet, so an EVM-only deployment sets no TRON
+ * wallet to sweep.
+ */
+export interface SweepFamilies {
+  tronEnabled: boolean;
+  evmWalletsSet: boolean;
+}
+
 /** `dev` fills in what development leaves unset (undefined in production). */
-export function checkWallets(vars: WalletVariables, dev: DevSecrets | undefined): Wallets {
+export function checkWallets(
+  vars: WalletVariables,
+  dev: DevSecrets | undefined,
+  families: SweepFamilies = { tronEnabled: true, evmWalletsSet: false },
+): Wallets {
   const { walletMnemonic, walletXpub } = depositWallet(vars, dev);
   const { hotWalletPrivateKey, hotWalletAddress } = hotWallet(vars, dev);
   const coldWalletAddress = vars.COLD_WALLET_ADDRESS ?? dev?.cold_wallet_address;
   if (coldWalletAddress !== undefined && !isValidAddress(coldWalletAddress)) {
     throw new ConfigError("COLD_WALLET_ADDRESS", "is not a valid TRON address");
   }
-  const bothWallets = hotWalletAddress !== undefined && coldWalletAddress !== undefined;
+  const bothWallets = families.tronEnabled
+    ? hotWalletAddress !== undefined && coldWalletAddress !== undefined
+    : families.evmWalletsSet;
   const sweepEnabled = boolean(vars.SWEEP_ENABLED, "SWEEP_ENABLED", bothWallets);
   if (sweepEnabled && !bothWallets) {
     throw new ConfigError(
       "SWEEP_ENABLED",
-      "needs COLD_WALLET_ADDRESS and HOT_WALLET_ADDRESS (or HOT_WALLET_PRIVATE_KEY)",
+      families.tronEnabled
+        ? "needs COLD_WALLET_ADDRESS and HOT_WALLET_ADDRESS (or HOT_WALLET_PRIVATE_KEY)"
+        : "needs EVM_COLD_WALLET_ADDRESS (or each chain's _COLD_WALLET_ADDRESS) and EVM_HOT_WALLET_ADDRESS (or EVM_HOT_WALLET_PRIVATE_KEY)",
     );
   }
   return {
@@ -131,6 +149,8 @@ export function checkSweeperSecrets(config: {
   sweepEnabled: boolean;
   walletMnemonic: string | undefined;
   hotWalletPrivateKey: string | undefined;
+  chains?: readonly string[];
+  evmWallet?: { hotWalletPrivateKey: string | undefined };
 }): void {
   if (!config.sweepEnabled) return;
   if (config.walletMnemonic === undefined) {
@@ -138,6 +158,15 @@ export function checkSweeperSecrets(config: {
       "WALLET_MNEMONIC",
       "is required on worker processes while SWEEP_ENABLED is true (they sign sweeps)",
     );
+  }
+  if (config.chains !== undefined && !config.chains.includes("tron")) {
+    if (config.evmWallet?.hotWalletPrivateKey === undefined) {
+      throw new ConfigError(
+        "EVM_HOT_WALLET_PRIVATE_KEY",
+        "is required on worker processes while SWEEP_ENABLED is true (it pays the sweep fees)",
+      );
+    }
+    return;
   }
   if (config.hotWalletPrivateKey === undefined) {
     throw new ConfigError(

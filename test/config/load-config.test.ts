@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { checkSweeperSecrets, ConfigError, loadConfig } from "../../src/config.js";
 import { addressFromPrivateKey } from "@stablegate/tron/address";
 import { mnemonicToAccountXpub } from "@stablegate/tron/hd";
+import { mnemonicToEvmXpub } from "../../src/config/evm.js";
 import { TEST_MNEMONIC } from "../helpers/config.js";
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "stablegate-config-"));
@@ -356,6 +357,51 @@ describe("roles that tell the truth (DESIGN.md 2)", () => {
     expect(() => checkSweeperSecrets(noKey)).toThrow(/^HOT_WALLET_PRIVATE_KEY: /);
     const off = loadConfig(production({ WALLET_XPUB: xpub, SWEEP_ENABLED: "false" }));
     expect(() => checkSweeperSecrets(off)).not.toThrow();
+  });
+
+  it("sweeps an EVM-only deployment with the EVM wallets alone, and names the EVM variables", () => {
+    const evmKey = "22".repeat(32);
+    const evmOnly = (extra: Record<string, string>) =>
+      production({
+        WALLET_XPUB: xpub,
+        EVM_WALLET_XPUB: mnemonicToEvmXpub(TEST_MNEMONIC),
+        CHAINS: "ethereum",
+        ETHEREUM_NETWORK: "mainnet",
+        ETHEREUM_RPC_URL: "https://eth.example",
+        ...extra,
+      });
+    const evmCold = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const api = loadConfig(
+      evmOnly({
+        EVM_HOT_WALLET_ADDRESS: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        EVM_COLD_WALLET_ADDRESS: evmCold,
+      }),
+    );
+    expect(api.sweepEnabled).toBe(true);
+    expect(api.hotWalletAddress).toBeUndefined();
+    expect(loadConfig(evmOnly({ ETHEREUM_COLD_WALLET_ADDRESS: evmCold })).sweepEnabled).toBe(false);
+    const refused = expectConfigError(
+      evmOnly({ EVM_COLD_WALLET_ADDRESS: evmCold, SWEEP_ENABLED: "true" }),
+      "SWEEP_ENABLED",
+    );
+    expect(refused.message).toContain("EVM_HOT_WALLET_ADDRESS");
+    const worker = loadConfig(
+      evmOnly({
+        WALLET_MNEMONIC: TEST_MNEMONIC,
+        EVM_HOT_WALLET_PRIVATE_KEY: evmKey,
+        ETHEREUM_COLD_WALLET_ADDRESS: evmCold,
+      }),
+    );
+    expect(worker.sweepEnabled).toBe(true);
+    expect(() => checkSweeperSecrets(worker)).not.toThrow();
+    const keyless = loadConfig(
+      evmOnly({
+        WALLET_MNEMONIC: TEST_MNEMONIC,
+        EVM_HOT_WALLET_ADDRESS: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+        EVM_COLD_WALLET_ADDRESS: evmCold,
+      }),
+    );
+    expect(() => checkSweeperSecrets(keyless)).toThrow(/^EVM_HOT_WALLET_PRIVATE_KEY: /);
   });
 
   it("generates no hot key in development when HOT_WALLET_ADDRESS is given", () => {
