@@ -82,7 +82,7 @@ beforeAll(async () => {
     },
   });
   shop = await addMerchant(t.ctx, "Odd Token Shop");
-  for (const currency of ["USDT", "USDC"]) {
+  for (const currency of ["USDT", "USDC"] as const) {
     await creditMerchant(t.ctx.db, {
       merchantId: shop.id,
       currency,
@@ -167,7 +167,13 @@ async function eventsOf(id: string) {
 
 describe("an EVM payout final without its Transfer log", () => {
   it.each([
-    { token: "fee-on-transfer", currency: "USDT", amount: "5.000000", units: 5_000_000n, lands: 5_000_000n - FEE },
+    {
+      token: "fee-on-transfer",
+      currency: "USDT",
+      amount: "5.000000",
+      units: 5_000_000n,
+      lands: 5_000_000n - FEE,
+    },
     { token: "log-less", currency: "USDC", amount: "3.000001", units: 3_000_001n, lands: 3_000_001n },
   ])(
     "holds a $token payout for an operator: not completed, never sent again",
