@@ -1,5 +1,7 @@
 /**
  * npx tsx bench/settlement-claim.ts [history=1000000] [due=2000]
+ * CLAIM_INDEX=1 also creates a partial index on settlements (chain, address) of the queued rows, to
+ * see whether the planner would use one for the rule (it does not).
  *
  * The sweeper's claim (src/sweeps/settlement-store.ts, claimDueSettlements) on a realistic
  * settlements table: `history` completed settlements (half TRON, half Ethereum) and `due` waiting
@@ -42,6 +44,10 @@ try {
       now() - interval '1 minute', now(), now()
     FROM generate_series(1, ${due}, 10) AS n`);
   await db.execute(sql`SET session_replication_role = DEFAULT`);
+  if (process.env.CLAIM_INDEX)
+    await db.execute(
+      sql`CREATE INDEX settlements_queued_address_idx ON settlements (chain, address) WHERE status IN ('waiting', 'active')`,
+    );
   await db.execute(sql`ANALYZE settlements`);
   const indexes = await queryRows<{ indexname: string }>(
     db,
