@@ -21,11 +21,15 @@ export const TOPUP_GAS = 21_000n;
 export const EVM_SWEEP_WAIT_MS = 2_000;
 export const HOT_WALLET_RETRY_MS = 30_000;
 
-/** Where a sweep stands in this worker: the crash tests die at each. */
+/**
+ * Where a sweep stands in this worker: the crash tests die at each. `sweep_submitted`: the sweep is
+ * in the outbox (and broadcast), the leg not yet moved to `sweep_sent`.
+ */
 export type EvmSweepStep =
   | "gas_stored"
   | "gas_sent"
   | "sweep_stored"
+  | "sweep_submitted"
   | "sweep_sent"
   | "bump_stored"
   | "bump_gas_sent"

@@ -291,6 +291,7 @@ async function sendSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg): Promise
     fees: { maxFeePerGas: leg.maxFeePerGas, maxPriorityFeePerGas: leg.maxPriorityFeePerGas },
     signer,
   });
+  await d.onStep?.("sweep_submitted", row.id);
   await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
   await d.onStep?.("sweep_sent", row.id);
   return "go";
@@ -354,6 +355,7 @@ async function sendDelegatedSweep(d: EvmSweepDeps, row: SettlementRow, leg: Leg)
     signer: d.hot,
     ...(authorizations ? { authorizations } : {}),
   });
+  await d.onStep?.("sweep_submitted", row.id);
   await updateLeg(d, row, leg, sql`state = 'sweep_sent', sweep_tx_hash = ${transaction.hash}`);
   await d.onStep?.("sweep_sent", row.id);
   return "go";

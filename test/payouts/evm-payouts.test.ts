@@ -5,7 +5,9 @@
  * recipient's balance read with ethers, one nonce of the hot wallet, the webhooks received by a real
  * HTTP receiver. A stuck payout replaced at a higher fee lands once; a reorganisation that drops an
  * included payout re-sends the same bytes and nothing completes before finality; a short float waits
- * and alerts per chain, then sends after a top-up.
+ * and alerts per chain, then sends after a top-up. A payout whose transaction the outbox declares
+ * `dropped` (its nonce used by another transaction, or filled after the node refused its bytes) is
+ * submitted again under the next ref and paid once.
  */
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
@@ -19,7 +21,7 @@ import { creditMerchant } from "../../src/ledger/post-ledger.js";
 import { runOutbox } from "../../src/outbox/run-outbox.js";
 import { signerLookup } from "../../src/outbox/signers.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
-import { runEvmPayouts } from "../../src/payouts/evm-send.js";
+import { evmPayoutRef, runEvmPayouts } from "../../src/payouts/evm-send.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import type { EvmDevnet } from "@stablegate/devnet";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -121,7 +123,7 @@ async function createPayout(chain: ChainId, amount: string, to: string): Promise
   return res.json().id as string;
 }
 
-const pass = (chain: ChainId, options: { replaceAfterBlocks?: number } = {}) =>
+const pass = (chain: ChainId, options: { replaceAfterBlocks?: number; recheckAfterMs?: number } = {}) =>
   runOutbox(t.ctx, chain, { signers: signerLookup(t.ctx, chain), ...options });
 
 /** One sender round, one outbox pass, `mine` blocks, the clock past every wait. */
@@ -297,5 +299,79 @@ describe("EVM payouts and refunds", () => {
     expect(alert("payout_float_low:arbitrum")).toBeDefined();
     const after = await readAlertConditions(t.ctx, {});
     expect(after.find((r) => r.key === "payout_float_low:arbitrum")?.firing).toBe(false);
+  });
+
+  /** Submits an approved payout's transaction, then takes it out of the node's pool unmined. */
+  async function submittedThenLost(amount: string, payee: string) {
+    const id = await createPayout("arbitrum", amount, payee);
+    await approve(id);
+    expect((await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" })).submitted).toBe(1);
+    const [first] = (await outboxRows("arbitrum")).filter((r) => r.ref === id);
+    if (!first) throw new Error(`payout ${id} has no transaction`);
+    await net("arbitrum").rpc("anvil_dropTransaction", [first.tx_hash]);
+    return { id, first };
+  }
+
+  /** After the drop: the payout's transactions, and the payout paid once under the next ref. */
+  async function paidOnceAfterDrop(id: string, payee: string, units: bigint, nonce: number) {
+    const row = await driveUntil("arbitrum", id);
+    const refs = [evmPayoutRef(id, 1), evmPayoutRef(id, 2)];
+    expect(refs).toEqual([id, `${id}:2`]);
+    const versions = (await outboxRows("arbitrum")).filter((r) => refs.includes(r.ref));
+    expect(versions.map((v) => [v.ref, v.nonce, v.state])).toEqual([
+      [id, String(nonce), "dropped"],
+      [`${id}:2`, String(nonce + 1), "final"],
+    ]);
+    expect([row.attempts, row.txHash]).toEqual([2, versions[1]?.tx_hash]);
+    expect(await tokenBalance("arbitrum", payee)).toBe(units);
+    // More rounds send nothing more.
+    await step("arbitrum");
+    await step("arbitrum");
+    expect(await tokenBalance("arbitrum", payee)).toBe(units);
+    expect(await hotNonce("arbitrum")).toBe(nonce + 2);
+    expect((await outboxRows("arbitrum")).filter((r) => refs.includes(r.ref))).toHaveLength(2);
+  }
+
+  it("re-sends a payout whose nonce another transaction used under the next ref, and pays it once", async () => {
+    await fund("arbitrum", 10_000_000n);
+    const payee = Wallet.createRandom().address;
+    const { id, first } = await submittedThenLost("4.000001", payee);
+    // Another transaction of the hot wallet's key takes the nonce (a second tool using the key).
+    const provider = new JsonRpcProvider(net("arbitrum").rpcUrl, undefined, { staticNetwork: true });
+    await new Wallet(hot.privateKey, provider).sendTransaction({
+      to: hot.address,
+      value: 0n,
+      nonce: Number(first.nonce),
+    });
+    provider.destroy();
+    await net("arbitrum").mine();
+    expect(await hotNonce("arbitrum")).toBe(Number(first.nonce) + 1);
+    const outcome = await pass("arbitrum");
+    expect(outcome.dropped.map((r) => r.ref)).toEqual([id]);
+    expect((await payoutRow(id)).status).toBe("sending");
+    await paidOnceAfterDrop(id, payee, 4_000_001n, Number(first.nonce));
+  });
+
+  it("re-sends a payout whose nonce was filled after the node refused its bytes, and pays it once", async () => {
+    await fund("arbitrum", 10_000_000n);
+    const payee = Wallet.createRandom().address;
+    const { id, first } = await submittedThenLost("2.5", payee);
+    const [stored] = await queryRows<{ gas_limit: string; max_fee: string }>(
+      t.ctx.db,
+      sql`SELECT gas_limit::text AS gas_limit, max_fee_per_gas::text AS max_fee FROM evm_transactions
+          WHERE tx_hash = ${first.tx_hash}`,
+    );
+    // The hot wallet can no longer pay the payout's gas (the node refuses its bytes), only a
+    // 21,000-gas fill at a replacement's price.
+    const wei = (BigInt(stored?.gas_limit ?? 0) * BigInt(stored?.max_fee ?? 0) * 3n) / 5n;
+    await net("arbitrum").rpc("anvil_setBalance", [hot.address, "0x" + wei.toString(16)]);
+    const outcome = await pass("arbitrum", { recheckAfterMs: 0 });
+    expect([outcome.filled, outcome.dropped.map((r) => r.ref)]).toEqual([1, [id]]);
+    await net("arbitrum").mine();
+    await pass("arbitrum");
+    expect(await hotNonce("arbitrum")).toBe(Number(first.nonce) + 1);
+    expect(await tokenBalance("arbitrum", payee)).toBe(0n);
+    await net("arbitrum").rpc("anvil_setBalance", [hot.address, "0x" + (100n * ETH).toString(16)]);
+    await paidOnceAfterDrop(id, payee, 2_500_000n, Number(first.nonce));
   });
 });

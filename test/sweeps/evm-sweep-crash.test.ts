@@ -2,7 +2,7 @@
  * A top-up sweep survives its worker dying at each step (docs/evm-sweeps.md "Exactly once"): a real
  * worker process (evm-sweeper-process.ts: the sweeper and outbox loops of ethereum) sends itself
  * SIGKILL right after the top-up's figures are stored, after the top-up is submitted, before the
- * sweep is submitted, and after it is. This process then takes over once the dead worker's lease
+ * sweep is submitted, once it is in the outbox (before the leg records it), and after that. This process then takes over once the dead worker's lease
  * has expired and finishes. Each order's USDC reaches the cold wallet once, exactly; the hot
  * wallet's nonce moved by one top-up per sweep and the deposit address's by one sweep.
  * The same for a sweep the base fee outran (docs/evm-sweeps.md "A sweep the fees outran"): every
@@ -182,7 +182,7 @@ async function survive(orderId: string) {
 }
 
 describe("EVM top-up sweeps across a SIGKILL", () => {
-  const steps: EvmSweepStep[] = ["gas_stored", "gas_sent", "sweep_stored", "sweep_sent"];
+  const steps: EvmSweepStep[] = ["gas_stored", "gas_sent", "sweep_stored", "sweep_submitted", "sweep_sent"];
   it.each(steps)(
     "lands the top-up and the sweep once when the worker dies at %s",
     async (step) => {

@@ -3,8 +3,8 @@
  * `outbox-ethereum` loops, back to back, on a shared PostgreSQL. Env: DATABASE_URL, ETHEREUM_RPC_URL,
  * ETHEREUM_USDT_CONTRACT, ETHEREUM_USDC_CONTRACT, EVM_HOT_WALLET_PRIVATE_KEY, EVM_COLD_WALLET_ADDRESS,
  * WORKER_ID, KILL_AT (an EvmSweepStep: the process sends itself SIGKILL there), REPLACE_AFTER_MS (how
- * long a deposit's sweep below the market waits before its replacement; default the outbox's).
- * Prints "ready".
+ * long a deposit's sweep below the market waits before its replacement; default the outbox's); for
+ * 7702 mode EVM_SWEEP_MODE and EVM_SWEEPER_CONTRACT. Prints "ready".
  */
 import { createContext } from "../../src/context.js";
 import { createLogger } from "../../src/logger.js";
@@ -26,6 +26,8 @@ const ctx = await createContext(
     ETHEREUM_USDC_CONTRACT: env("ETHEREUM_USDC_CONTRACT"),
     EVM_HOT_WALLET_PRIVATE_KEY: env("EVM_HOT_WALLET_PRIVATE_KEY"),
     EVM_COLD_WALLET_ADDRESS: env("EVM_COLD_WALLET_ADDRESS"),
+    EVM_SWEEP_MODE: env("EVM_SWEEP_MODE"),
+    EVM_SWEEPER_CONTRACT: env("EVM_SWEEPER_CONTRACT"),
     SWEEP_ENABLED: "true",
     SWEEP_MIN_USDT: "1",
   }),

@@ -3,13 +3,15 @@
  * one type-4 transaction carrying the deposit key's authorization to the sweeper contract (deployed
  * here for the cold wallet and named by EVM_SWEEPER_CONTRACT), which moves the whole balance to the
  * cold wallet. No gas is ever sent to the address and none is left there; a second payment to the
- * same address is swept by a plain call, the delegation still in place.
+ * same address is swept by a plain call, the delegation still in place. A hot wallet that cannot pay
+ * the sweep's gas holds the sweep back and raises `hot_wallet_low:ethereum` until it is funded.
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { JsonRpcProvider, Transaction, Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { delegationCode } from "@stablegate/devnet";
+import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { createScanner, type Scanner } from "../../src/chain/scanner.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { runOutbox } from "../../src/outbox/run-outbox.js";
@@ -147,5 +149,64 @@ describe("EVM sweeps, 7702 mode", () => {
       sql`SELECT raw FROM evm_transactions WHERE to_address = ${address} ORDER BY id`,
     );
     expect(again.map((x) => Transaction.from(x.raw).type)).toEqual([4, 2]);
+  }, 90_000);
+
+  it("waits while the hot wallet cannot pay the sweep's gas, alerts, and sweeps once it is funded", async () => {
+    const p = provider();
+    const d = eth();
+    const coldBefore = await tokenBalance(p, d.usdcContract, cold);
+    await d.rpc("anvil_setBalance", [hot.address, "0x0"]);
+    const res = await postOrder(
+      t,
+      shop.apiKey,
+      orderBody({ chain: "ethereum", currency: "USDC", amount: "7" }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const order = res.json() as { id: string; address: string };
+    const address = order.address.toLowerCase();
+    await pay(address, 7_000_001n);
+    const hotNonce = await p.getTransactionCount(hot.address, "latest");
+
+    const turn = async () => {
+      t.clock.advance(60_000);
+      await runDueEvmSweeps(t.ctx, "ethereum", { owner: "test-sweeper" });
+      await runOutbox(t.ctx, "ethereum", { signers: signerLookup(t.ctx, "ethereum") });
+      await d.mine(1);
+    };
+    const sweepsOf = () =>
+      queryRows<{ state: string }>(
+        t.ctx.db,
+        sql`SELECT state FROM evm_transactions WHERE to_address = ${address} AND purpose = 'sweep'`,
+      );
+    const firing = () =>
+      queryRows<{ key: string }>(
+        t.ctx.db,
+        sql`SELECT key FROM alerts WHERE alert = 'hot_wallet_low' AND state = 'firing' ORDER BY key`,
+      );
+    await turn();
+    await turn();
+    // Nothing is sent: the leg waits, planned, and the chain's alert fires.
+    expect(await settlement(order.id)).toMatchObject({ status: "active", step: "legs", mode: "7702" });
+    expect(await sweepsOf()).toEqual([]);
+    expect(await p.getTransactionCount(hot.address, "latest")).toBe(hotNonce);
+    const fired = await evaluateAlerts(t.ctx, { headFreshMs: 0 });
+    expect(fired.fired).toContain("hot_wallet_low");
+    expect(await firing()).toEqual([{ key: "hot_wallet_low:ethereum" }]);
+
+    await d.rpc("anvil_setBalance", [hot.address, "0x" + (10n ** 18n).toString(16)]);
+    await poll("the funded sweep to complete", () => settlement(order.id), {
+      until: (s) => s?.status === "completed",
+      intervalMs: 0,
+      between: turn,
+      describe: sweepsOf,
+    });
+    expect(await tokenBalance(p, d.usdcContract, cold)).toBe(coldBefore + 7_000_001n);
+    expect(await tokenBalance(p, d.usdcContract, address)).toBe(0n);
+    expect(await p.getBalance(address)).toBe(0n);
+    expect(await sweepsOf()).toEqual([{ state: "final" }]);
+    expect(await p.getTransactionCount(hot.address, "latest")).toBe(hotNonce + 1);
+    const resolved = await evaluateAlerts(t.ctx, { headFreshMs: 0 });
+    expect(resolved.resolved).toContain("hot_wallet_low");
+    expect(await firing()).toEqual([]);
   }, 90_000);
 });

@@ -3,7 +3,8 @@
  * 6-decimal USDC) and bsc (chain id 56, the 18-decimal USDT). Orders are paid, scanned to
  * finality, and the service's own sweeper and outbox pass move each whole token balance to the
  * cold wallet, which is read independently with ethers. The hot wallet starts empty on ethereum:
- * the sweep waits and `hot_wallet_low:ethereum` fires until it is funded.
+ * the sweep waits and `hot_wallet_low:ethereum` fires until it is funded. An order's settlement and
+ * a stray's on the same address are swept one at a time, the cold wallet growing by their total.
  */
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
@@ -228,5 +229,67 @@ describe("EVM sweeps, top-up mode", () => {
     );
     expect(events).toHaveLength(1);
     expect(events[0]?.payload).toMatchObject({ chain: "bsc", amount: "5.000000" });
+  }, 90_000);
+
+  it("sweeps an address's order settlement and its stray's one at a time; the cold wallet grows by the total", async () => {
+    const d = eth();
+    await fundHot(d, 10n ** 18n);
+    const p = provider(d);
+    const coldBefore = {
+      usdc: await tokenBalance(p, d.usdcContract, cold),
+      usdt: await tokenBalance(p, d.usdtContract, cold),
+    };
+    const order = await paidOrder("ethereum", "USDC", "6", d.usdcContract, 6_000_000n);
+    // USDT to an address whose order is in USDC: a stray on this chain, its own settlement.
+    await sendToken(d, d.usdtContract, order.address, 2_000_003n);
+    await d.mine(1);
+    await scanners.get("ethereum")?.sync();
+    await d.mine(d.finalityDepth + 1);
+    await scanners.get("ethereum")?.sync();
+    const settlements = () =>
+      queryRows<{ id: string; order_id: string | null; status: string; step: string | null; legs: number }>(
+        t.ctx.db,
+        sql`SELECT s.id::text AS id, s.order_id::text AS order_id, s.status, s.step,
+              (SELECT count(*)::int FROM evm_sweep_legs l WHERE l.settlement_id = s.id) AS legs
+            FROM settlements s WHERE s.address = ${order.address} AND s.chain = 'ethereum' ORDER BY s.id`,
+      );
+    const queued = await settlements();
+    expect(queued.map((s) => [s.order_id === null ? "stray" : "order", s.status])).toEqual([
+      ["order", "waiting"],
+      ["stray", "waiting"],
+    ]);
+
+    // Every turn: at most one of them has started (legs planned) and is not completed.
+    const overlaps: unknown[] = [];
+    await poll("both settlements to complete", settlements, {
+      until: (rows) => rows.every((r) => r.status === "completed"),
+      between: async () => {
+        await turn("ethereum");
+        const rows = await settlements();
+        const running = rows.filter((r) => r.status !== "completed" && (r.legs > 0 || r.status === "active"));
+        if (running.length > 1) overlaps.push(rows);
+      },
+      describe: async () => ({ rows: await settlements(), txs: await outboxRows(order.address, "ethereum") }),
+    });
+    expect(overlaps).toEqual([]);
+
+    // The order's round moved both balances; the stray's found nothing left.
+    expect((await settlements()).map((s) => [s.order_id === null ? "stray" : "order", s.step])).toEqual([
+      ["order", "swept"],
+      ["stray", "below_minimum"],
+    ]);
+    expect(await tokenBalance(p, d.usdcContract, cold)).toBe(coldBefore.usdc + 6_000_000n);
+    expect(await tokenBalance(p, d.usdtContract, cold)).toBe(coldBefore.usdt + 2_000_003n);
+    expect(await tokenBalance(p, d.usdcContract, order.address)).toBe(0n);
+    expect(await tokenBalance(p, d.usdtContract, order.address)).toBe(0n);
+    // One top-up and one sweep per token, each final; the address sent two transactions.
+    const txs = await outboxRows(order.address, "ethereum");
+    expect(txs.map((x) => [x.purpose, x.state])).toEqual([
+      ["sweep_gas", "final"],
+      ["sweep", "final"],
+      ["sweep_gas", "final"],
+      ["sweep", "final"],
+    ]);
+    expect(await p.getTransactionCount(order.address, "latest")).toBe(2);
   }, 90_000);
 });
