@@ -16,19 +16,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import pg from "pg";
-import { startEvmDevnet } from "@stablegate/devnet";
-import { loadConfig } from "../src/config.js";
-import { createContext } from "../src/context.js";
-import { openDatabase } from "../src/db/connection.js";
-import { migrate } from "../src/db/migrate.js";
+import type { Context } from "../src/context.js";
 import { queryRows } from "../src/db/query-rows.js";
 import { creditMerchant } from "../src/ledger/post-ledger.js";
-import { createLogger } from "../src/logger.js";
 import { createMerchant } from "../src/merchants/create-merchant.js";
 import { createPayout } from "../src/payouts/create-payout.js";
 import { decidePayout } from "../src/payouts/decide-payout.js";
-import { ADMIN_URL, benchBaseEnv, percentile } from "./chain-lib.js";
+import { percentile } from "./chain-lib.js";
+import { cleanUp, evmBench, onExit } from "./evm-lib.js";
 
 const PAYOUTS = Number(process.argv[2] ?? 1000);
 const BLOCK_TIME_MS = Number(process.argv[3] ?? 1000);
@@ -36,52 +31,19 @@ const RECIPIENTS = Number(process.argv[4] ?? 100);
 const WORKER = fileURLToPath(new URL("./evm-payout-worker.ts", import.meta.url));
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanUp(): Promise<void> {
-  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
 const sleep = (n: number) => new Promise((done) => setTimeout(done, n));
 const word = (v: string | bigint) =>
   (typeof v === "string" ? v.toLowerCase().replace(/^0x/, "") : v.toString(16)).padStart(64, "0");
 
 async function main(): Promise<void> {
-  const devnet = await startEvmDevnet({ port: 0, blockTimeMs: BLOCK_TIME_MS, finalityDepth: 4 });
-  cleanups.push(() => devnet.close());
-  const dbName = `sg_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  cleanups.push(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+  const { devnet, ctx, hot, hotKey, databaseUrl } = await evmBench({
+    chain: "arbitrum",
+    blockTimeMs: BLOCK_TIME_MS,
+    finalityDepth: 4,
+    native: 10n ** 21n,
+    tokens: true,
   });
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${dbName}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
-  cleanups.push(() => database.close());
-  await migrate(database);
-  const key = randomBytes(32).toString("hex");
-  const env = {
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: "http://127.0.0.1:1",
-    CHAINS: "tron,arbitrum",
-    ARBITRUM_NETWORK: "devnet",
-    ARBITRUM_RPC_URL: devnet.rpcUrl,
-    ARBITRUM_USDT_CONTRACT: devnet.usdtContract,
-    ARBITRUM_FINALITY: "finalized",
-    EVM_HOT_WALLET_PRIVATE_KEY: key,
-    LOG_LEVEL: "silent",
-  };
-  const ctx = await createContext(loadConfig({ ...benchBaseEnv(), ...env }), {
-    database,
-    log: createLogger({ level: "silent" }),
-  });
-  cleanups.push(() => ctx.chains.close());
-  const hot = ctx.chains.get("arbitrum")?.nonces?.signer(key).address as string;
   const rpc = devnet.rpc.bind(devnet);
-  await rpc("anvil_setBalance", [hot, "0x" + (10n ** 21n).toString(16)]);
   const total = BigInt(PAYOUTS) * 1_000_000n;
   await rpc("eth_sendTransaction", [
     {
@@ -120,10 +82,10 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, ["--import", "tsx", WORKER], {
       env: {
         ...process.env,
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: databaseUrl,
         RPC_URL: devnet.rpcUrl,
         USDT_CONTRACT: devnet.usdtContract,
-        HOT_KEY: key,
+        HOT_KEY: hotKey,
       },
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -133,7 +95,7 @@ async function main(): Promise<void> {
         `+${sec(Date.now() - t0)} worker ${child.pid} up (${sec(Date.now() - spawnedAt)} to start)`,
       ),
     );
-    cleanups.push(async () => void child.kill("SIGKILL"));
+    onExit(async () => void child.kill("SIGKILL"));
     return child;
   };
   const t0 = Date.now();
@@ -257,7 +219,7 @@ interface Seen {
  * timestamp (1 s resolution); "seen included" is when the bench saw the outbox record it.
  */
 async function printPhases(
-  ctx: Awaited<ReturnType<typeof createContext>>,
+  ctx: Context,
   rpc: <T>(method: string, params: unknown[]) => Promise<T>,
   seen: Seen,
 ): Promise<void> {

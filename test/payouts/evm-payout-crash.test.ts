@@ -114,6 +114,20 @@ async function approvedPayout(to: string, amount: string): Promise<string> {
   return created.id;
 }
 
+/** A new worker started on the node itself until the payout is completed, then killed. */
+async function completedByNewWorker(id: string) {
+  const worker = spawnWorker(devnet().rpcUrl);
+  const done = await poll("the payout completed", () => payout(id), {
+    until: (row) => row.status === "completed",
+    between: () => devnet().mine(),
+    intervalMs: 300,
+    timeoutMs: 60_000,
+    describe: worker.output,
+  });
+  await kill(worker.child);
+  return done;
+}
+
 const rpc = <T>(method: string, params: unknown[]) => devnet().rpc<T>(method, params);
 const word = (a: string) => a.toLowerCase().replace(/^0x/, "").padStart(64, "0");
 async function usdtOf(holder: string): Promise<bigint> {
@@ -184,15 +198,7 @@ describe("EVM payouts across a SIGKILL", () => {
     await kill(first.child);
     expect(await rpc("eth_getTransactionByHash", [stored.txHash])).toBeNull();
 
-    const second = spawnWorker(devnet().rpcUrl);
-    const done = await poll("the payout completed", () => payout(id), {
-      until: (row) => row.status === "completed",
-      between: () => devnet().mine(),
-      intervalMs: 300,
-      timeoutMs: 60_000,
-      describe: second.output,
-    });
-    await kill(second.child);
+    const done = await completedByNewWorker(id);
     expect(done.txHash).toBe(stored.txHash);
     expect(await usdtOf(to)).toBe(4_500_000n);
     expect(await hotNonce()).toBe(nonce + 1);
@@ -225,15 +231,7 @@ describe("EVM payouts across a SIGKILL", () => {
     expect(leased.leaseExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 5_000);
     await releasePayouts(ctx, "test-claimer", [{ id, delayMs: 0 }]);
 
-    const second = spawnWorker(devnet().rpcUrl);
-    const done = await poll("the payout completed", () => payout(id), {
-      until: (row) => row.status === "completed",
-      between: () => devnet().mine(),
-      intervalMs: 300,
-      timeoutMs: 60_000,
-      describe: second.output,
-    });
-    await kill(second.child);
+    const done = await completedByNewWorker(id);
     expect(done.attempts).toBe(1);
     expect(await usdtOf(to)).toBe(1_250_000n);
     expect(await hotNonce()).toBe(nonce + 1);
@@ -260,15 +258,7 @@ describe("EVM payouts across a SIGKILL", () => {
     expect(await usdtOf(to)).toBe(2_000_000n);
     expect((await payout(id)).status).toBe("sending");
 
-    const second = spawnWorker(devnet().rpcUrl);
-    const done = await poll("the payout completed", () => payout(id), {
-      until: (row) => row.status === "completed",
-      between: () => devnet().mine(),
-      intervalMs: 300,
-      timeoutMs: 60_000,
-      describe: second.output,
-    });
-    await kill(second.child);
+    const done = await completedByNewWorker(id);
     expect(done.txHash).toBe(sent?.row.txHash);
     expect(await usdtOf(to)).toBe(2_000_000n);
     expect(await hotNonce()).toBe(nonce + 1);
