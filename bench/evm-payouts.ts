@@ -5,7 +5,8 @@
  * started again. Prints approval -> inclusion p50 / p99 / max (inclusion as the bench saw the
  * outbox row in a block, polled every 250 ms), the most nonces in flight at once (the node's
  * pending count minus its latest), and exactly-once: the hot wallet's Transfer logs counted on
- * chain, each recipient's balance, the hot wallet's nonce. There is no older EVM sender: the
+ * chain, each recipient's balance, the hot wallet's nonce; then the timeline and where each group's
+ * time went (printPhases). There is no older EVM sender: the
  * reference is the plain outbox (bench/evm-nonces.ts, same devnet settings), run in the same
  * process before it with REFERENCE native transfers. A scratch PostgreSQL database
  * (BENCH_DATABASE_URL) is dropped on exit.
