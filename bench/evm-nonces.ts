@@ -13,18 +13,12 @@
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
-import pg from "pg";
-import { startEvmDevnet } from "@stablegate/devnet";
-import { loadConfig } from "../src/config.js";
-import { createContext } from "../src/context.js";
-import { openDatabase } from "../src/db/connection.js";
-import { migrate } from "../src/db/migrate.js";
 import { queryRows } from "../src/db/query-rows.js";
-import { createLogger } from "../src/logger.js";
 import { runOutbox } from "../src/outbox/run-outbox.js";
 import { hotWalletSigner, signerLookup } from "../src/outbox/signers.js";
 import { submitMany } from "../src/outbox/submit.js";
-import { ADMIN_URL, benchBaseEnv, percentile } from "./chain-lib.js";
+import { percentile } from "./chain-lib.js";
+import { cleanUp, evmBench } from "./evm-lib.js";
 
 const TRANSFERS = Number(process.argv[2] ?? 1000);
 const BLOCK_TIME_MS = Number(process.argv[3] ?? 1000);
@@ -32,50 +26,19 @@ const BASELINE = Number(process.argv[4] ?? 20);
 const BATCH = Number(process.argv[5] ?? 100);
 const ETH = 10n ** 18n;
 
-const cleanups: (() => Promise<void>)[] = [];
-async function cleanUp(): Promise<void> {
-  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
-
 const ms = (n: number) => `${Math.round(n)} ms`;
 const sleep = (n: number) => new Promise((done) => setTimeout(done, n));
 
 async function main(): Promise<void> {
-  const devnet = await startEvmDevnet({ port: 0, blockTimeMs: BLOCK_TIME_MS, finalityDepth: 64 });
-  cleanups.push(() => devnet.close());
-  const dbName = `sg_bench_${randomBytes(5).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  cleanups.push(async () => {
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+  const { devnet, ctx, hot } = await evmBench({
+    chain: "ethereum",
+    blockTimeMs: BLOCK_TIME_MS,
+    finalityDepth: 64,
+    native: 1000n * ETH,
   });
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${dbName}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
-  cleanups.push(() => database.close());
-  await migrate(database);
-  const key = randomBytes(32).toString("hex");
-  const config = loadConfig({
-    ...benchBaseEnv(),
-    TRON_NETWORK: "devnet",
-    TRON_NODE_URL: "http://127.0.0.1:1",
-    CHAINS: "tron,ethereum",
-    ETHEREUM_NETWORK: "devnet",
-    ETHEREUM_RPC_URL: devnet.rpcUrl,
-    EVM_HOT_WALLET_PRIVATE_KEY: key,
-    LOG_LEVEL: "silent",
-  });
-  const ctx = await createContext(config, { database, log: createLogger({ level: "silent" }) });
-  cleanups.push(() => ctx.chains.close());
   const nonces = ctx.chains.get("ethereum")?.nonces;
   if (!nonces) throw new Error("the devnet chain sends no nonces");
   const signer = hotWalletSigner(ctx, "ethereum");
-  const hot = signer.address;
-  await devnet.rpc("anvil_setBalance", [hot, "0x" + (1000n * ETH).toString(16)]);
   const count = async (tag: string) =>
     Number(BigInt(await devnet.rpc<string>("eth_getTransactionCount", [hot, tag])));
   const balance = async (a: string) => BigInt(await devnet.rpc<string>("eth_getBalance", [a, "latest"]));

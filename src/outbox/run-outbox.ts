@@ -12,6 +12,7 @@
 import type { NonceSending } from "../chains/chain.js";
 import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
+import { eachLimit } from "../each-limit.js";
 import { belowMarket, replacementCaps, type MarketFees } from "./fees.js";
 import {
   type NewVersion,
@@ -247,16 +248,4 @@ async function supersede(
 async function dropped(view: SenderView, row: OutboxRow): Promise<void> {
   view.pass.dropped.push(row);
   await view.options.onDropped?.(row);
-}
-
-async function eachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

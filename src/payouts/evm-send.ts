@@ -3,7 +3,8 @@
  * EVM chains"). One sender per enabled EVM chain where the EVM hot wallet's key is set; any number
  * of workers may run it. A round:
  *
- *  1. claims due payouts of its chain (approved, or sending with a look due) under a lease;
+ *  1. claims due payouts of its chain under a lease (payout-store.ts claimDuePayouts: approved, or
+ *     sending with a look due, but not while the outbox still has its transaction on the way);
  *  2. looks at each sending payout's transaction in the outbox (src/outbox/): final with a success
  *     receipt AND the final chain's Transfer log of the exact units from the hot wallet to the
  *     payout's address -> `completed`; final with a failed receipt -> `failed` (reservation
@@ -26,7 +27,7 @@ import type { ChainId } from "../chains/chain-types.js";
 import { microToUnits } from "../chains/token-units.js";
 import type { Context } from "../context.js";
 import type { Executor } from "../db/connection.js";
-import { queryRows } from "../db/query-rows.js";
+import { eachLimit } from "../each-limit.js";
 import { payouts } from "../db/schema.js";
 import { formatAmount } from "../money.js";
 import { findByPurposes, type OutboxRow } from "../outbox/outbox-store.js";
@@ -35,6 +36,7 @@ import { submitMany, type SubmitInput } from "../outbox/submit.js";
 import { and, eq, inArray } from "drizzle-orm";
 import { FLOAT_LOW_REASON, floatCheck, readEvmFloat, type SenderFloat } from "./payout-float.js";
 import { releasePayouts, type Release } from "./payout-release.js";
+import { claimDuePayouts } from "./payout-store.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout, transitionToSending } from "./transition-payout.js";
 
@@ -53,6 +55,8 @@ export const EVM_PAYOUT_LOOK_MS = 2_000;
 export const EVM_FLOAT_WAIT_MS = 30_000;
 /** Short only by transactions already in a block (paid in the balance): look again soon. */
 export const EVM_SETTLING_WAIT_MS = 3_000;
+/** Final payouts a round ends at once (each reads its transaction's Transfer logs, then commits). */
+const FINISH_CONCURRENCY = 8;
 /** A node or database error puts the payout back for this long. */
 export const EVM_RETRY_MS = 10_000;
 /**
@@ -63,6 +67,7 @@ export const EVM_RETRY_MS = 10_000;
  */
 export const EVM_GAS_MARGIN_PERCENT = 25n;
 
+/** The outbox ref of a payout's `attempt`-th submission (IN_OUTBOX below says the same in SQL). */
 export function evmPayoutRef(id: string, attempt: number): string {
   return attempt <= 1 ? id : `${id}:${attempt}`;
 }
@@ -94,13 +99,10 @@ export async function runEvmPayouts(
   const chain = ctx.chains.get(chainId);
   if (!chain?.nonces || ctx.config.evmWallet.hotWalletPrivateKey === undefined) return result;
   const owner = options.owner ?? `evm-payout-sender-${chainId}-${process.pid}`;
-  const ids = await claimEvmPayouts(
-    ctx,
-    chainId,
-    owner,
-    options.limit ?? 50,
-    options.leaseMs ?? EVM_PAYOUT_LEASE_MS,
-  );
+  const ids = await claimDuePayouts(ctx, owner, options.limit ?? 50, options.leaseMs ?? EVM_PAYOUT_LEASE_MS, {
+    chain: chainId,
+    inFlight: IN_OUTBOX,
+  });
   result.claimed = ids.length;
   if (ids.length === 0) return result;
   const rows = await ctx.db
@@ -126,6 +128,7 @@ export async function runEvmPayouts(
     }));
     const versions = await findByPurposes(ctx.db, chainId, refs);
     const toSubmit: { row: PayoutRow; attempt: number }[] = [];
+    const toFinish: { row: PayoutRow; tx: OutboxRow }[] = [];
     for (const [n, row] of rows.entries()) {
       const ref = refs[n]?.ref as string;
       const tx = liveVersion(versions.filter((v) => v.ref === ref));
@@ -138,16 +141,18 @@ export async function runEvmPayouts(
       }
       if (!tx) toSubmit.push({ row, attempt: row.attempts });
       else if (tx.state === "dropped") toSubmit.push({ row, attempt: row.attempts + 1 });
-      else if (tx.state === "final") {
-        const outcome = await finishEvmPayout(ctx, chain, row, tx).catch((error: unknown) => {
-          release({ id: row.id, delayMs: EVM_RETRY_MS, lastError: messageOf(error) });
-          return "error" as const;
-        });
-        if (outcome === "completed") result.completed++;
-        if (outcome === "failed") result.failed++;
-        if (outcome === "unmatched") release({ id: row.id, delayMs: 60_000, lastError: unmatched(row, tx) });
-      } else release({ id: row.id, delayMs: EVM_PAYOUT_LOOK_MS });
+      else if (tx.state === "final") toFinish.push({ row, tx });
+      else release({ id: row.id, delayMs: EVM_PAYOUT_LOOK_MS });
     }
+    await eachLimit(toFinish, FINISH_CONCURRENCY, async ({ row, tx }) => {
+      const outcome = await finishEvmPayout(ctx, chain, row, tx).catch((error: unknown) => {
+        release({ id: row.id, delayMs: EVM_RETRY_MS, lastError: messageOf(error) });
+        return "error" as const;
+      });
+      if (outcome === "completed") result.completed++;
+      if (outcome === "failed") result.failed++;
+      if (outcome === "unmatched") release({ id: row.id, delayMs: 60_000, lastError: unmatched(row, tx) });
+    });
     if (toSubmit.length > 0) {
       const sent = await submitPayouts(ctx, chain, owner, toSubmit, release);
       result.submitted = sent.submitted;
@@ -174,30 +179,17 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 const unmatched = (row: PayoutRow, tx: OutboxRow) =>
   `transaction ${tx.hash} is final and succeeded but the final chain shows no Transfer of ${formatAmount(row.amount)} ${row.currency} to the payout's address; an operator must look`;
 
-async function claimEvmPayouts(
-  ctx: Context,
-  chainId: ChainId,
-  owner: string,
-  limit: number,
-  leaseMs: number,
-): Promise<string[]> {
-  const now = ctx.clock.now();
-  const rows = await queryRows<{ id: string }>(
-    ctx.db,
-    sql`UPDATE payouts SET lease_owner = ${owner},
-          lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
-        WHERE id IN (
-          SELECT id FROM payouts
-          WHERE status IN ('approved', 'sending') AND chain = ${chainId}
-            AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now.toISOString()}::timestamptz)
-          ORDER BY approved_at
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING id::text AS id`,
-  );
-  return rows.map((row) => row.id);
-}
+/**
+ * A sending payout whose live transaction (any version of its current ref: evmPayoutRef in SQL) is
+ * still on its way in the outbox: a look would only give it back, so it is not claimed. It is
+ * claimed again once the outbox finds it final, or drops it.
+ */
+const IN_OUTBOX = sql`EXISTS (
+  SELECT 1 FROM evm_transactions g JOIN evm_transactions t
+    ON t.chain = g.chain AND t.sender = g.sender AND t.nonce = g.nonce AND t.purpose = g.purpose AND t.ref = g.ref
+  WHERE g.chain = p.chain AND g.purpose = ${EVM_PAYOUT_PURPOSE} AND g.generation = 0
+    AND g.ref = CASE WHEN p.attempts <= 1 THEN p.id::text ELSE p.id::text || ':' || p.attempts::text END
+    AND t.state IN ('signed', 'broadcast', 'included'))`;
 
 async function tokenOf(chain: Chain, currency: string): Promise<TokenConfig> {
   const token = (await chain.loadTokens()).find((t) => t.currency === currency);
@@ -224,6 +216,17 @@ async function submitPayouts(
   const gas = new Map<string, Promise<bigint>>();
   const inputs: Omit<SubmitInput, "signer">[] = [];
   const going: { row: PayoutRow; attempt: number; ref: string }[] = [];
+  const estimated: {
+    row: PayoutRow;
+    attempt: number;
+    to: string;
+    data: string;
+    estimate: Promise<bigint>;
+  }[] = [];
+  const notSubmitted = (row: PayoutRow, error: unknown) => {
+    ctx.log.warn({ err: error, payoutId: row.id }, "EVM payout not submitted; retrying later");
+    release({ id: row.id, delayMs: EVM_RETRY_MS, lastError: messageOf(error) });
+  };
   let waitingForFloat = 0;
   for (const { row, attempt } of batch) {
     try {
@@ -261,16 +264,24 @@ async function submitPayouts(
       const data = nonces.transferData(row.address, units);
       let estimate = gas.get(data);
       if (!estimate) {
+        // Every estimate of the round at once, awaited below (a handler now: none rejects unheard).
         estimate = nonces.estimateGas({ from: signer.address, to: token.contract, data });
+        estimate.catch(() => undefined);
         gas.set(data, estimate);
       }
+      estimated.push({ row, attempt, to: token.contract, data, estimate });
+    } catch (error) {
+      notSubmitted(row, error);
+    }
+  }
+  for (const { row, attempt, to, data, estimate } of estimated) {
+    try {
       const gasLimit = ((await estimate) * (100n + EVM_GAS_MARGIN_PERCENT) + 99n) / 100n;
       const ref = evmPayoutRef(row.id, attempt);
-      inputs.push({ purpose: EVM_PAYOUT_PURPOSE, ref, to: token.contract, data, gasLimit });
+      inputs.push({ purpose: EVM_PAYOUT_PURPOSE, ref, to, data, gasLimit });
       going.push({ row, attempt, ref });
     } catch (error) {
-      ctx.log.warn({ err: error, payoutId: row.id }, "EVM payout not submitted; retrying later");
-      release({ id: row.id, delayMs: EVM_RETRY_MS, lastError: messageOf(error) });
+      notSubmitted(row, error);
     }
   }
   if (inputs.length === 0) return { submitted: 0, waitingForFloat };

@@ -7,11 +7,13 @@
  * lease, and every change of a payout's status goes through transitionPayout (or, for a round's
  * move to `sending`, its batch form transitionToSending).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { ChainId } from "../chains/chain-types.js";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { payouts } from "../db/schema.js";
 import { formatAmount } from "../money.js";
+import { holderGone } from "../db/lease-holder.js";
 import type { TransactionInfo } from "@stablegate/tron/node-types";
 import type { TransactionJson } from "@stablegate/tron/protobuf";
 import type { PayoutRow } from "./payout-types.js";
@@ -34,24 +36,44 @@ export interface ClaimedPayout {
   live: LiveTx | undefined;
 }
 
-/** Leases up to `limit` due payouts to `owner`, oldest approval first; returns their ids. */
+export interface ClaimOptions {
+  /** The chain whose payouts are claimed (default TRON). */
+  chain?: ChainId;
+  /**
+   * A condition on a sending payout (`p`) that says its transaction is in flight and the sender
+   * has nothing to do for it yet: such payouts are not claimed, so they take no round's room.
+   */
+  inFlight?: SQL;
+}
+
+/**
+ * Leases up to `limit` due payouts of a chain to `owner`, oldest approval first; returns their ids.
+ * Due: approved or sending, its next look reached, and its lease expired or its holder gone (a
+ * lease owner named by a worker's liveness lock that no session holds: src/db/lease-holder.ts).
+ * The rule for every sender, TRON's and each EVM chain's.
+ */
 export async function claimDuePayouts(
   ctx: Context,
   owner: string,
   limit: number,
   leaseMs: number,
+  options: ClaimOptions = {},
 ): Promise<string[]> {
   const now = ctx.clock.now();
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const gone = ctx.database.kind === "postgres" ? sql`OR ${holderGone(sql.raw("p.lease_owner"))}` : sql``;
+  const busy = options.inFlight ? sql`AND NOT (p.status = 'sending' AND ${options.inFlight})` : sql``;
   const rows = await queryRows<{ id: string }>(
     ctx.db,
     sql`UPDATE payouts SET lease_owner = ${owner},
           lease_expires_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
         WHERE id IN (
-          SELECT id FROM payouts
-          WHERE status IN ('approved', 'sending') AND chain = 'tron'
-            AND (next_attempt_at IS NULL OR next_attempt_at <= ${now.toISOString()}::timestamptz)
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now.toISOString()}::timestamptz)
-          ORDER BY approved_at
+          SELECT id FROM payouts p
+          WHERE p.status IN ('approved', 'sending') AND p.chain = ${options.chain ?? "tron"}
+            AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= ${at})
+            AND (p.lease_expires_at IS NULL OR p.lease_expires_at <= ${at} ${gone})
+            ${busy}
+          ORDER BY p.approved_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING id::text AS id`,

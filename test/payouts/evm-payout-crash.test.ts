@@ -20,6 +20,8 @@ import { creditMerchant } from "../../src/ledger/post-ledger.js";
 import { createLogger } from "../../src/logger.js";
 import { createPayout } from "../../src/payouts/create-payout.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
+import { releasePayouts } from "../../src/payouts/payout-release.js";
+import { claimDuePayouts } from "../../src/payouts/payout-store.js";
 import { testConfig } from "../helpers/config.js";
 import { evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
 import { createPgCluster, type PgCluster } from "../helpers/pg-cluster.js";
@@ -36,16 +38,19 @@ let merchantId: string;
 let proxy: Server;
 let proxyUrl: string;
 const held: string[] = [];
+let estimateProxy: Server;
+let estimateProxyUrl: string;
+const estimates: string[] = [];
 const children: ChildProcess[] = [];
 
-/** Forwards JSON-RPC to Anvil, but holds every eth_sendRawTransaction without an answer. */
-function startHoldingProxy(target: string): Promise<Server> {
+/** Forwards JSON-RPC to Anvil, but holds every call of `method` without an answer (in `into`). */
+function startHoldingProxy(target: string, method: string, into: string[]): Promise<Server> {
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      if (body.includes('"eth_sendRawTransaction"')) {
-        held.push(body);
+      if (body.includes(`"${method}"`)) {
+        into.push(body);
         return;
       }
       void fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body })
@@ -109,6 +114,20 @@ async function approvedPayout(to: string, amount: string): Promise<string> {
   return created.id;
 }
 
+/** A new worker started on the node itself until the payout is completed, then killed. */
+async function completedByNewWorker(id: string) {
+  const worker = spawnWorker(devnet().rpcUrl);
+  const done = await poll("the payout completed", () => payout(id), {
+    until: (row) => row.status === "completed",
+    between: () => devnet().mine(),
+    intervalMs: 300,
+    timeoutMs: 60_000,
+    describe: worker.output,
+  });
+  await kill(worker.child);
+  return done;
+}
+
 const rpc = <T>(method: string, params: unknown[]) => devnet().rpc<T>(method, params);
 const word = (a: string) => a.toLowerCase().replace(/^0x/, "").padStart(64, "0");
 async function usdtOf(holder: string): Promise<bigint> {
@@ -150,13 +169,17 @@ beforeAll(async () => {
   await rpc("anvil_setBalance", [hot.address, "0x" + (10n ** 20n).toString(16)]);
   await sendToken(devnet(), devnet().usdtContract, hot.address, 50_000_000n);
   await devnet().mine();
-  proxy = await startHoldingProxy(devnet().rpcUrl);
+  proxy = await startHoldingProxy(devnet().rpcUrl, "eth_sendRawTransaction", held);
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  estimateProxy = await startHoldingProxy(devnet().rpcUrl, "eth_estimateGas", estimates);
+  estimateProxyUrl = `http://127.0.0.1:${(estimateProxy.address() as AddressInfo).port}`;
 }, 120_000);
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
-  proxy?.closeAllConnections();
-  proxy?.close();
+  for (const server of [proxy, estimateProxy]) {
+    server?.closeAllConnections();
+    server?.close();
+  }
   await ctx?.database.close();
   await cluster?.destroy();
 }, 60_000);
@@ -175,17 +198,42 @@ describe("EVM payouts across a SIGKILL", () => {
     await kill(first.child);
     expect(await rpc("eth_getTransactionByHash", [stored.txHash])).toBeNull();
 
-    const second = spawnWorker(devnet().rpcUrl);
-    const done = await poll("the payout completed", () => payout(id), {
-      until: (row) => row.status === "completed",
-      between: () => devnet().mine(),
-      intervalMs: 300,
-      timeoutMs: 60_000,
-      describe: second.output,
-    });
-    await kill(second.child);
+    const done = await completedByNewWorker(id);
     expect(done.txHash).toBe(stored.txHash);
     expect(await usdtOf(to)).toBe(4_500_000n);
+    expect(await hotNonce()).toBe(nonce + 1);
+  }, 150_000);
+
+  it("a killed worker's lease is taken at once, a live worker's never: the payout is paid once", async () => {
+    const to = Wallet.createRandom().address;
+    const id = await approvedPayout(to, "1.25");
+    const nonce = await hotNonce();
+    // The worker claims the payout and waits in its gas estimate (held): it holds the lease.
+    const first = spawnWorker(estimateProxyUrl);
+    const leased = await poll("the payout leased, its gas estimate held", () => payout(id), {
+      until: (row) => row.leaseOwner !== null && estimates.length > 0,
+      timeoutMs: 60_000,
+      describe: first.output,
+    });
+    expect(leased.status).toBe("approved");
+    expect(leased.leaseOwner).toMatch(/^evm-payout-sender-arbitrum-\d+@\d+$/);
+    const other = { chain: "arbitrum" as const };
+    // Alive: another claim leaves it alone.
+    expect(await claimDuePayouts(ctx, "test-claimer", 10, 60_000, other)).toEqual([]);
+    await kill(first.child);
+    // Dead: claimed at once, while the dead worker's lease has most of its 15 s still to run.
+    const claimed = await poll(
+      "the dead worker's payout claimed",
+      () => claimDuePayouts(ctx, "test-claimer", 10, 60_000, other),
+      { until: (ids) => ids.length > 0, timeoutMs: 5_000 },
+    );
+    expect(claimed).toEqual([id]);
+    expect(leased.leaseExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 5_000);
+    await releasePayouts(ctx, "test-claimer", [{ id, delayMs: 0 }]);
+
+    const done = await completedByNewWorker(id);
+    expect(done.attempts).toBe(1);
+    expect(await usdtOf(to)).toBe(1_250_000n);
     expect(await hotNonce()).toBe(nonce + 1);
   }, 150_000);
 
@@ -210,15 +258,7 @@ describe("EVM payouts across a SIGKILL", () => {
     expect(await usdtOf(to)).toBe(2_000_000n);
     expect((await payout(id)).status).toBe("sending");
 
-    const second = spawnWorker(devnet().rpcUrl);
-    const done = await poll("the payout completed", () => payout(id), {
-      until: (row) => row.status === "completed",
-      between: () => devnet().mine(),
-      intervalMs: 300,
-      timeoutMs: 60_000,
-      describe: second.output,
-    });
-    await kill(second.child);
+    const done = await completedByNewWorker(id);
     expect(done.txHash).toBe(sent?.row.txHash);
     expect(await usdtOf(to)).toBe(2_000_000n);
     expect(await hotNonce()).toBe(nonce + 1);

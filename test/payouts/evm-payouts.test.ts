@@ -237,6 +237,9 @@ describe("EVM payouts and refunds", () => {
     await net("arbitrum").mine();
     const replaced = await pass("arbitrum", { replaceAfterBlocks: 1 });
     expect(replaced.replaced).toBe(1);
+    // Its look is due, but its transaction (the replacement, at the same ref) is on its way: no claim.
+    t.clock.advance(61_000);
+    expect((await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" })).claimed).toBe(0);
     const row = await driveUntil("arbitrum", id);
     const versions = (await outboxRows("arbitrum")).filter((r) => r.ref === id);
     expect(versions.map((v) => [v.generation, v.state])).toEqual([
@@ -263,6 +266,8 @@ describe("EVM payouts and refunds", () => {
     await runEvmPayouts(t.ctx, "polygon", { owner: "test-sender" });
     t.clock.advance(61_000);
     expect((await payoutRow(id)).status).toBe("sending");
+    // Its look is due, but its transaction is included and not final: the sender claims nothing.
+    expect((await runEvmPayouts(t.ctx, "polygon", { owner: "test-sender" })).claimed).toBe(0);
 
     await net("polygon").rpc("anvil_reorg", [1, []]);
     expect(await tokenBalance("polygon", payee)).toBe(0n);
