@@ -43,12 +43,10 @@ const evmSweepCost = z.object({
   total: native("gas_cost + sweep_gas_cost"),
   dust_wei: wei("the native coin left on swept addresses (each address's latest sweep)"),
   dust: native("the native coin left on swept addresses (each address's latest sweep)"),
-  windows: z
-    .object({ week: evmCostWindow, total: evmCostWindow })
-    .meta({
-      description:
-        "as TRON's modes: the last 7 UTC days (today included) and all time, by when each leg was swept; the flat figures above are all time",
-    }),
+  windows: z.object({ week: evmCostWindow, total: evmCostWindow }).meta({
+    description:
+      "as TRON's modes: the last 7 UTC days (today included) and all time, by when each leg was swept; the flat figures above are all time",
+  }),
 });
 
 const evmWallet = z.object({
