@@ -143,14 +143,38 @@ export interface PayoutTransactionView {
 const evmResult = (success: boolean | null) => (success === null ? null : success ? "SUCCESS" : "REVERT");
 
 /**
- * A payout's transactions: TRON's from payout_transactions; an EVM payout's are every signed
- * version in the outbox (replacements and lost submissions included), each with its gas once landed.
+ * A payout's transactions: what payout_transactions holds (TRON's sender), then every signed version
+ * the EVM outbox holds for it (replacements and lost submissions included), each with its gas once
+ * landed. A payout has rows in one of the two only, so both are read.
  */
 async function payoutTransactionViews(ctx: Context, payout: PayoutRow): Promise<PayoutTransactionView[]> {
-  const evm = { nonce: null, generation: null, gas_used: null, effective_gas_price_wei: null };
-  if (payout.chain !== "tron") {
-    const versions = await evmPayoutVersions(ctx.db, payout.chain, payout.id, payout.attempts);
-    return versions.map((v) => ({
+  const noEvm = { nonce: null, generation: null, gas_used: null, effective_gas_price_wei: null };
+  const [rows, versions] = await Promise.all([
+    ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, payout.id))
+      .orderBy(asc(payoutTransactions.attempt)),
+    evmPayoutVersions(ctx.db, payout.chain, payout.id, payout.attempts),
+  ]);
+  const signed = rows.map((t) => ({
+    tx_hash: t.txHash,
+    attempt: t.attempt,
+    state: t.state,
+    mode: t.mode,
+    result: t.result,
+    fee_trx: t.feeSun === null ? null : formatAmount(t.feeSun),
+    energy_used: t.energyUsed === null ? null : Number(t.energyUsed),
+    ...noEvm,
+    block_number: t.blockNumber,
+    gas_cost_wei: null,
+    gas_cost: null,
+    created_at: t.createdAt.toISOString(),
+    landed_at: t.landedAt?.toISOString() ?? null,
+  }));
+  return [
+    ...signed,
+    ...versions.map((v) => ({
       tx_hash: v.txHash,
       attempt: v.attempt,
       state: v.state,
@@ -167,28 +191,8 @@ async function payoutTransactionViews(ctx: Context, payout: PayoutRow): Promise<
       gas_cost: v.gasCostWei === null ? null : formatWei(v.gasCostWei),
       created_at: v.createdAt.toISOString(),
       landed_at: v.gasCostWei === null ? null : v.updatedAt.toISOString(),
-    }));
-  }
-  const rows = await ctx.db
-    .select()
-    .from(payoutTransactions)
-    .where(eq(payoutTransactions.payoutId, payout.id))
-    .orderBy(asc(payoutTransactions.attempt));
-  return rows.map((t) => ({
-    tx_hash: t.txHash,
-    attempt: t.attempt,
-    state: t.state,
-    mode: t.mode,
-    result: t.result,
-    fee_trx: t.feeSun === null ? null : formatAmount(t.feeSun),
-    energy_used: t.energyUsed === null ? null : Number(t.energyUsed),
-    ...evm,
-    block_number: t.blockNumber,
-    gas_cost_wei: null,
-    gas_cost: null,
-    created_at: t.createdAt.toISOString(),
-    landed_at: t.landedAt?.toISOString() ?? null,
-  }));
+    })),
+  ];
 }
 
 export async function getPayoutHistory(ctx: Context, payout: PayoutRow) {
