@@ -110,8 +110,25 @@ export interface SweepCostWindow {
 }
 
 /**
- * What an EVM chain's sweeps cost (evm_sweep_legs, docs/evm-sweeps.md), all time, in the chain's
- * native coin: wei as integer strings and the same exactly with 18 decimals.
+ * An EVM chain's sweeps over a window (as TRON's SweepCostWindow): token legs swept, their gas in
+ * wei and with 18 decimals, and the average per leg (rounded down to the wei).
+ */
+export interface EvmSweepCostWindow {
+  count: number;
+  gas_cost_wei: string;
+  gas_cost: string;
+  sweep_gas_cost_wei: string;
+  sweep_gas_cost: string;
+  total_wei: string;
+  total: string;
+  average_wei: string;
+  average: string;
+}
+
+/**
+ * What an EVM chain's sweeps cost (evm_sweep_legs, docs/evm-sweeps.md) in the chain's native coin:
+ * wei as integer strings and the same exactly with 18 decimals. The flat figures are all time;
+ * `windows` has the last 7 UTC days and all time, as TRON's modes have.
  */
 export interface EvmSweepCost {
   chain: string;
@@ -130,6 +147,8 @@ export interface EvmSweepCost {
   /** the native coin left on swept addresses: each address's dust after its latest sweep */
   dust_wei: string;
   dust: string;
+  /** the last 7 UTC days (today included) and all time, by the legs' swept_at */
+  windows: { week: EvmSweepCostWindow; total: EvmSweepCostWindow };
 }
 
 /** Sweep costs by mode: the last 7 UTC days and all time; and each EVM chain's. */

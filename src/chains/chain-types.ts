@@ -40,6 +40,11 @@ export const CHAIN_LABELS: Readonly<
   base: { name: "Base", tokenStandard: "ERC-20", nativeSymbol: "ETH" },
 });
 
+/** The coin that pays `chain`'s fees (a chain name this version does not know: ETH, as most L2s). */
+export function nativeSymbol(chain: string): string {
+  return CHAIN_LABELS[chain as ChainId]?.nativeSymbol ?? "ETH";
+}
+
 export function isChainId(value: string): value is ChainId {
   return (CHAIN_IDS as readonly string[]).includes(value);
 }

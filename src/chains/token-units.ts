@@ -69,3 +69,8 @@ export function formatUnits(units: bigint, decimals: number): string {
   const digits = units.toString().padStart(decimals + 1, "0");
   return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
+
+/** Every EVM chain's native coin (ETH, BNB, POL) has 18 decimals: wei as its exact decimal string. */
+export function formatWei(wei: bigint): string {
+  return formatUnits(wei, 18);
+}

@@ -430,6 +430,8 @@ export const payouts = pgTable("payouts", {
   txHash: text("tx_hash"),
   trxBurntSun: money("trx_burnt_sun"),
   energyUsed: bigint("energy_used", { mode: "bigint" }),
+  /** EVM: the gas its landed transactions cost, wei (migration 0034); null on TRON and until it ends. */
+  gasCostWei: numeric("gas_cost_wei", { precision: 78, scale: 0, mode: "bigint" }),
   attempts: integer("attempts").notNull().default(0),
   lastError: text("last_error"),
   /** why an approved payout waits (src/payouts/payout-float.ts); null when it waits for nothing */

@@ -8,7 +8,7 @@
  *  2. looks at each sending payout's transaction in the outbox (src/outbox/): final with a success
  *     receipt AND the final chain's Transfer log of the exact units from the hot wallet to the
  *     payout's address -> `completed`; final with a failed receipt -> `failed` (reservation
- *     released); `dropped` (its nonce went to a fill) -> submitted again under a new ref; anything
+ *     released); either records what its landed transactions cost in gas (evm-payout-gas.ts); `dropped` (its nonce went to a fill) -> submitted again under a new ref; anything
  *     else -> looked at again in a few seconds (the outbox's own pass re-sends, replaces below the
  *     market, and re-sends the same bytes after a reorganisation);
  *  3. checks the float (payout-float.ts, readEvmFloat) for the payouts to submit, and submits the
@@ -34,13 +34,13 @@ import { findByPurposes, type OutboxRow } from "../outbox/outbox-store.js";
 import { hotWalletSigner } from "../outbox/signers.js";
 import { submitMany, type SubmitInput } from "../outbox/submit.js";
 import { and, eq, inArray } from "drizzle-orm";
+import { EVM_PAYOUT_PURPOSE, evmPayoutRef, landedGasWei } from "./evm-payout-gas.js";
 import { FLOAT_LOW_REASON, floatCheck, readEvmFloat, type SenderFloat } from "./payout-float.js";
 import { releasePayouts, type Release } from "./payout-release.js";
 import { claimDuePayouts } from "./payout-store.js";
 import type { PayoutRow } from "./payout-types.js";
 import { transitionPayout, transitionToSending } from "./transition-payout.js";
 
-export const EVM_PAYOUT_PURPOSE = "payout";
 /**
  * A round's lease. Short, because a round is a few reads and one submitMany, and a killed worker's
  * payouts wait this long for another; safe, because the lease is not what prevents a second
@@ -66,11 +66,6 @@ export const EVM_RETRY_MS = 10_000;
  * case. 25 % of a ~35,000-65,000 estimate covers that swing; unused gas is not paid.
  */
 export const EVM_GAS_MARGIN_PERCENT = 25n;
-
-/** The outbox ref of a payout's `attempt`-th submission (IN_OUTBOX below says the same in SQL). */
-export function evmPayoutRef(id: string, attempt: number): string {
-  return attempt <= 1 ? id : `${id}:${attempt}`;
-}
 
 export const floatLowMessage = (currency: string, chain: string) =>
   `the hot wallet's ${currency} float on ${chain} is too small; waiting for a top-up`;
@@ -364,8 +359,15 @@ export async function finishEvmPayout(
   return ctx.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(payouts).where(eq(payouts.id, row.id)).for("update");
     if (!locked || locked.status !== "sending") return "lost";
-    const common = { txHash: landed.hash, leaseOwner: null, leaseExpiresAt: null };
-    const payload = { tx_hash: landed.hash, block_number: landed.blockNumber, nonce: landed.nonce };
+    // Every submission's landed version, this one included (final), paid its gas.
+    const gasCostWei = await landedGasWei(tx, chain.id, locked.id, locked.attempts);
+    const common = { txHash: landed.hash, gasCostWei, leaseOwner: null, leaseExpiresAt: null };
+    const payload = {
+      tx_hash: landed.hash,
+      block_number: landed.blockNumber,
+      nonce: landed.nonce,
+      gas_cost_wei: gasCostWei.toString(),
+    };
     if (!matched) {
       const reason = "the transaction reverted (receipt status 0)";
       await transitionPayout(ctx, tx, {

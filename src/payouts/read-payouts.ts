@@ -9,6 +9,9 @@ import { AppError } from "../errors.js";
 import { isUuid } from "../ids.js";
 import { formatAmount } from "../money.js";
 import { txExplorerUrl } from "../payments/explorer.js";
+import { nativeSymbol } from "../chains/chain-types.js";
+import { formatWei } from "../chains/token-units.js";
+import { evmPayoutVersions } from "./evm-payout-gas.js";
 import { displayAddress, payoutNetwork } from "./payout-currency.js";
 import type { PayoutKind, PayoutRow, PayoutStatus } from "./payout-types.js";
 
@@ -103,6 +106,9 @@ export function toPayoutReply(ctx: Context, row: PayoutRow) {
     tx_hash: row.txHash,
     tx_explorer_url: row.txHash ? txExplorerUrl(ctx.config, row.txHash) : null,
     trx_burnt: row.trxBurntSun === null ? null : formatAmount(row.trxBurntSun),
+    gas_cost_wei: row.gasCostWei === null ? null : row.gasCostWei.toString(),
+    gas_cost: row.gasCostWei === null ? null : formatWei(row.gasCostWei),
+    native_symbol: nativeSymbol(row.chain),
     auto_approved: row.autoApproved,
     created_by: row.createdByLabel,
     decided_by: row.decidedByLabel,
@@ -114,18 +120,89 @@ export function toPayoutReply(ctx: Context, row: PayoutRow) {
   };
 }
 
-export async function getPayoutHistory(ctx: Context, id: string) {
+/** One transaction of a payout in the admin reply: TRON's fee fields, or EVM's gas fields. */
+export interface PayoutTransactionView {
+  tx_hash: string;
+  attempt: number;
+  state: string;
+  mode: string;
+  result: string | null;
+  fee_trx: string | null;
+  energy_used: number | null;
+  nonce: number | null;
+  generation: number | null;
+  block_number: number | null;
+  gas_used: string | null;
+  effective_gas_price_wei: string | null;
+  gas_cost_wei: string | null;
+  gas_cost: string | null;
+  created_at: string;
+  landed_at: string | null;
+}
+
+const evmResult = (success: boolean | null) => (success === null ? null : success ? "SUCCESS" : "REVERT");
+
+/**
+ * A payout's transactions: what payout_transactions holds (TRON's sender), then every signed version
+ * the EVM outbox holds for it (replacements and lost submissions included), each with its gas once
+ * landed. A payout has rows in one of the two only, so both are read.
+ */
+async function payoutTransactionViews(ctx: Context, payout: PayoutRow): Promise<PayoutTransactionView[]> {
+  const noEvm = { nonce: null, generation: null, gas_used: null, effective_gas_price_wei: null };
+  const [rows, versions] = await Promise.all([
+    ctx.db
+      .select()
+      .from(payoutTransactions)
+      .where(eq(payoutTransactions.payoutId, payout.id))
+      .orderBy(asc(payoutTransactions.attempt)),
+    evmPayoutVersions(ctx.db, payout.chain, payout.id, payout.attempts),
+  ]);
+  const signed = rows.map((t) => ({
+    tx_hash: t.txHash,
+    attempt: t.attempt,
+    state: t.state,
+    mode: t.mode,
+    result: t.result,
+    fee_trx: t.feeSun === null ? null : formatAmount(t.feeSun),
+    energy_used: t.energyUsed === null ? null : Number(t.energyUsed),
+    ...noEvm,
+    block_number: t.blockNumber,
+    gas_cost_wei: null,
+    gas_cost: null,
+    created_at: t.createdAt.toISOString(),
+    landed_at: t.landedAt?.toISOString() ?? null,
+  }));
+  return [
+    ...signed,
+    ...versions.map((v) => ({
+      tx_hash: v.txHash,
+      attempt: v.attempt,
+      state: v.state,
+      mode: "eip1559",
+      result: evmResult(v.success),
+      fee_trx: null,
+      energy_used: null,
+      nonce: v.nonce,
+      generation: v.generation,
+      block_number: v.blockNumber,
+      gas_used: v.gasUsed?.toString() ?? null,
+      effective_gas_price_wei: v.effectiveGasPrice?.toString() ?? null,
+      gas_cost_wei: v.gasCostWei?.toString() ?? null,
+      gas_cost: v.gasCostWei === null ? null : formatWei(v.gasCostWei),
+      created_at: v.createdAt.toISOString(),
+      landed_at: v.gasCostWei === null ? null : v.updatedAt.toISOString(),
+    })),
+  ];
+}
+
+export async function getPayoutHistory(ctx: Context, payout: PayoutRow) {
   const [events, transactions] = await Promise.all([
     ctx.db
       .select()
       .from(payoutEvents)
-      .where(eq(payoutEvents.payoutId, id))
+      .where(eq(payoutEvents.payoutId, payout.id))
       .orderBy(asc(payoutEvents.createdAt)),
-    ctx.db
-      .select()
-      .from(payoutTransactions)
-      .where(eq(payoutTransactions.payoutId, id))
-      .orderBy(asc(payoutTransactions.attempt)),
+    payoutTransactionViews(ctx, payout),
   ]);
   return {
     events: events.map((e) => ({
@@ -137,22 +214,12 @@ export async function getPayoutHistory(ctx: Context, id: string) {
       payload: e.payload,
       created_at: e.createdAt.toISOString(),
     })),
-    transactions: transactions.map((t) => ({
-      tx_hash: t.txHash,
-      attempt: t.attempt,
-      state: t.state,
-      mode: t.mode,
-      result: t.result,
-      fee_trx: t.feeSun === null ? null : formatAmount(t.feeSun),
-      energy_used: t.energyUsed === null ? null : Number(t.energyUsed),
-      created_at: t.createdAt.toISOString(),
-      landed_at: t.landedAt?.toISOString() ?? null,
-    })),
+    transactions,
   };
 }
 
 /** A payout (404 when there is none) with its history, for the admin detail page. */
 export async function getPayoutDetail(ctx: Context, id: string) {
   const payout = await getPayout(ctx, id);
-  return { payout, ...(await getPayoutHistory(ctx, payout.id)) };
+  return { payout, ...(await getPayoutHistory(ctx, payout)) };
 }

@@ -7,11 +7,13 @@
  * included payout re-sends the same bytes and nothing completes before finality; a short float waits
  * and alerts per chain, then sends after a top-up. A payout whose transaction the outbox declares
  * `dropped` (its nonce used by another transaction, or filled after the node refused its bytes) is
- * submitted again under the next ref and paid once.
+ * submitted again under the next ref and paid once. What each payout's gas cost is recorded from
+ * the landed transaction's receipt (read here with ethers) and shown in the admin payout detail; a
+ * replaced version that never landed costs nothing.
  */
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { Contract, JsonRpcProvider, Wallet } from "ethers";
+import { Contract, JsonRpcProvider, Wallet, formatEther } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAlertConditions } from "../../src/alerts/alert-conditions.js";
 import type { ChainId } from "../../src/chains/chain-types.js";
@@ -21,9 +23,11 @@ import { creditMerchant } from "../../src/ledger/post-ledger.js";
 import { runOutbox } from "../../src/outbox/run-outbox.js";
 import { signerLookup } from "../../src/outbox/signers.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
-import { evmPayoutRef, runEvmPayouts } from "../../src/payouts/evm-send.js";
+import { evmPayoutRef } from "../../src/payouts/evm-payout-gas.js";
+import { runEvmPayouts } from "../../src/payouts/evm-send.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import type { EvmDevnet } from "@stablegate/devnet";
+import { adminCookie } from "../helpers/admin.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { evmChainEnv, evmDevnetForFile, sendToken } from "../helpers/evm-devnet.js";
 import { addMerchant, orderBody, postOrder, type TestMerchant } from "../payments/helpers.js";
@@ -84,6 +88,49 @@ function tokenBalance(chain: ChainId, holder: string): Promise<bigint> {
   const provider = new JsonRpcProvider(net(chain).rpcUrl, undefined, { staticNetwork: true });
   const token = new Contract(usdtOf(chain), ["function balanceOf(address) view returns (uint256)"], provider);
   return (token.getFunction("balanceOf")(holder) as Promise<bigint>).finally(() => provider.destroy());
+}
+
+/** What the chain charged for `hash`: its receipt's gas used x effective gas price (null: not landed). */
+async function receiptCost(chain: ChainId, hash: string): Promise<bigint | null> {
+  const provider = new JsonRpcProvider(net(chain).rpcUrl, undefined, { staticNetwork: true });
+  try {
+    const receipt = await provider.getTransactionReceipt(hash);
+    return receipt === null ? null : receipt.gasUsed * receipt.gasPrice;
+  } finally {
+    provider.destroy();
+  }
+}
+
+/** Wei as an exact 18-decimal string, all decimals kept (ethers drops trailing zeros). */
+function ether18(wei: bigint): string {
+  const [whole, fraction = ""] = formatEther(wei).split(".");
+  return `${whole}.${fraction.padEnd(18, "0")}`;
+}
+
+interface DetailTx {
+  tx_hash: string;
+  attempt: number;
+  state: string;
+  generation: number | null;
+  nonce: number | null;
+  gas_used: string | null;
+  effective_gas_price_wei: string | null;
+  gas_cost_wei: string | null;
+  gas_cost: string | null;
+}
+
+async function adminDetail(id: string) {
+  const reply = await t.app.inject({
+    method: "GET",
+    url: `/api/v1/admin/payouts/${id}`,
+    headers: { cookie: await adminCookie(t.app) },
+  });
+  expect(reply.statusCode, reply.body).toBe(200);
+  return reply.json() as {
+    payout: { gas_cost_wei: string | null; gas_cost: string | null; native_symbol: string; trx_burnt: null };
+    transactions: DetailTx[];
+    events: { event_type: string; payload: Record<string, unknown> }[];
+  };
 }
 
 async function payoutRow(id: string) {
@@ -203,11 +250,45 @@ describe("EVM payouts and refunds", () => {
     expect(paid.txHash).toBe(arb[0]?.tx_hash);
     expect(refunded.txHash).toBe((await outboxRows("polygon"))[0]?.tx_hash);
 
+    // What each cost is the chain's own receipt: gas used x effective gas price, to the wei, in
+    // the chain's native coin, on the payout, its transaction and its completion event.
+    for (const [chain, row, symbol] of [
+      ["arbitrum", paid, "ETH"],
+      ["polygon", refunded, "POL"],
+    ] as const) {
+      const cost = await receiptCost(chain, row.txHash ?? "");
+      expect(cost).toBeGreaterThan(0n);
+      expect(row.gasCostWei).toBe(cost);
+      const detail = await adminDetail(row.id);
+      expect(detail.payout).toMatchObject({
+        gas_cost_wei: String(cost),
+        gas_cost: ether18(cost ?? 0n),
+        native_symbol: symbol,
+        trx_burnt: null,
+      });
+      expect(detail.transactions).toEqual([
+        expect.objectContaining({
+          tx_hash: row.txHash,
+          attempt: 1,
+          state: "final",
+          generation: 0,
+          gas_cost_wei: String(cost),
+          gas_cost: ether18(cost ?? 0n),
+        }),
+      ]);
+      const [tx] = detail.transactions;
+      expect(BigInt(tx?.gas_used ?? 0) * BigInt(tx?.effective_gas_price_wei ?? 0)).toBe(cost);
+      expect(detail.events.find((e) => e.event_type.endsWith("_completed"))?.payload).toMatchObject({
+        gas_cost_wei: String(cost),
+      });
+    }
+
     // More rounds change nothing.
     await step("arbitrum");
     await step("polygon");
     expect(await tokenBalance("arbitrum", payee)).toBe(12_345_678n);
     expect(await hotNonce("arbitrum")).toBe(nonces.arbitrum + 1);
+    expect((await payoutRow(payoutId)).gasCostWei).toBe(paid.gasCostWei);
 
     const deliverer = createWebhookDeliverer(t.ctx);
     await deliverer.deliverDue();
@@ -249,6 +330,19 @@ describe("EVM payouts and refunds", () => {
     expect(row.txHash).toBe(versions[1]?.tx_hash);
     expect(await tokenBalance("arbitrum", payee)).toBe(3_000_000n);
     expect(await hotNonce("arbitrum")).toBe(before + 1);
+
+    // Only the version that landed was paid for: the replaced one has no receipt and costs nothing.
+    expect(await receiptCost("arbitrum", versions[0]?.tx_hash ?? "")).toBeNull();
+    const landed = await receiptCost("arbitrum", versions[1]?.tx_hash ?? "");
+    expect(landed).toBeGreaterThan(0n);
+    expect(row.gasCostWei).toBe(landed);
+    const detail = await adminDetail(id);
+    expect(detail.payout.gas_cost_wei).toBe(String(landed));
+    expect(detail.transactions.map((x) => [x.tx_hash, x.generation, x.state, x.gas_cost_wei])).toEqual([
+      [versions[0]?.tx_hash, 0, "replaced", null],
+      [versions[1]?.tx_hash, 1, "final", String(landed)],
+    ]);
+    expect(new Set(detail.transactions.map((x) => x.nonce)).size).toBe(1);
   });
 
   it("re-sends the same bytes after a reorganisation drops the included payout; nothing completes before finality", async () => {

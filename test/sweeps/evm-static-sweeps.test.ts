@@ -103,9 +103,9 @@ async function deposits(depositAddressId: string) {
 }
 
 async function sweepsSent(address: string, chain: ChainId) {
-  return queryRows<{ purpose: string; state: string; tx_hash: string }>(
+  return queryRows<{ purpose: string; state: string; tx_hash: string; ref: string }>(
     t.ctx.db,
-    sql`SELECT purpose, state, tx_hash FROM evm_transactions
+    sql`SELECT purpose, state, tx_hash, ref FROM evm_transactions
         WHERE chain = ${chain} AND (to_address = ${address} OR sender = ${address}) ORDER BY id`,
   );
 }
@@ -200,46 +200,83 @@ describe("static EVM deposit addresses are swept on each chain", () => {
     expect((await deposits(id)).filter((d) => d.settlement_id === null)).toEqual([]);
   }, 120_000);
 
-  it("reports each EVM chain's sweep costs on the admin wallet, exactly as the receipts say, dust counted", async () => {
+  it("reports each EVM chain's sweep costs on the admin wallet, exactly as the receipts say, dust counted, per window", async () => {
     const [settled] = await queryRows<{ address: string }>(
       t.ctx.db,
       sql`SELECT address FROM settlements WHERE order_id IS NULL AND chain = 'ethereum' LIMIT 1`,
     );
     const address = settled?.address ?? "";
     const cookie = await adminCookie(t.app);
-    const reply = await t.app.inject({ method: "GET", url: "/api/v1/admin/wallet", headers: { cookie } });
-    expect(reply.statusCode, reply.body).toBe(200);
-    const costs = (reply.json() as { sweep_costs: { evm: Record<string, unknown>[] } }).sweep_costs.evm;
-    // Independently: every receipt's gas used x effective gas price, and the ETH on the address now.
-    const expected = async (chain: ChainId, symbol: string, sweeps: number) => {
+    const evmCosts = async () => {
+      const reply = await t.app.inject({ method: "GET", url: "/api/v1/admin/wallet", headers: { cookie } });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return (reply.json() as { sweep_costs: { evm: Record<string, unknown>[] } }).sweep_costs.evm;
+    };
+    // Independently: every receipt's gas used x effective gas price (of the rounds asked for), and
+    // the ETH on the address now.
+    const paid = async (chain: ChainId, rounds: number[]) => {
       const p = provider(devnet(chain));
       let gas = 0n;
       let sweep = 0n;
       for (const tx of await sweepsSent(address, chain)) {
+        if (!rounds.includes(Number(tx.ref.split(":")[1]))) continue;
         const receipt = await p.getTransactionReceipt(tx.tx_hash);
         if (!receipt) throw new Error(`no receipt for ${tx.tx_hash}`);
         if (tx.purpose === "sweep_gas") gas += receipt.gasUsed * receipt.gasPrice;
         else sweep += receipt.gasUsed * receipt.gasPrice;
       }
-      const dust = await p.getBalance(address);
-      expect(gas).toBeGreaterThan(0n);
+      return { gas, sweep };
+    };
+    const window = (count: number, { gas, sweep }: { gas: bigint; sweep: bigint }) => ({
+      count,
+      gas_cost_wei: gas.toString(),
+      gas_cost: formatEther18(gas),
+      sweep_gas_cost_wei: sweep.toString(),
+      sweep_gas_cost: formatEther18(sweep),
+      total_wei: (gas + sweep).toString(),
+      total: formatEther18(gas + sweep),
+      average_wei: ((gas + sweep) / BigInt(count)).toString(),
+      average: formatEther18((gas + sweep) / BigInt(count)),
+    });
+    const expected = async (chain: ChainId, symbol: string, rounds: number[], weekRounds: number[]) => {
+      const all = await paid(chain, rounds);
+      expect(all.gas).toBeGreaterThan(0n);
+      const dust = await provider(devnet(chain)).getBalance(address);
       expect(dust).toBeGreaterThan(0n);
       return {
         chain,
         native_symbol: symbol,
-        sweeps,
-        gas_cost_wei: gas.toString(),
-        gas_cost: formatEther18(gas),
-        sweep_gas_cost_wei: sweep.toString(),
-        sweep_gas_cost: formatEther18(sweep),
-        total_wei: (gas + sweep).toString(),
-        total: formatEther18(gas + sweep),
+        sweeps: rounds.length,
+        gas_cost_wei: all.gas.toString(),
+        gas_cost: formatEther18(all.gas),
+        sweep_gas_cost_wei: all.sweep.toString(),
+        sweep_gas_cost: formatEther18(all.sweep),
+        total_wei: (all.gas + all.sweep).toString(),
+        total: formatEther18(all.gas + all.sweep),
         dust_wei: dust.toString(),
         dust: formatEther18(dust),
+        windows: {
+          week: window(weekRounds.length, await paid(chain, weekRounds)),
+          total: window(rounds.length, all),
+        },
       };
     };
-    // Ethereum swept the address twice (its dust counted once, as it is now), bsc once.
-    expect(costs).toEqual([await expected("ethereum", "ETH", 2), await expected("bsc", "BNB", 1)]);
+    // Ethereum swept the address twice (its dust counted once, as it is now), bsc once; all this week.
+    expect(await evmCosts()).toEqual([
+      await expected("ethereum", "ETH", [1, 2], [1, 2]),
+      await expected("bsc", "BNB", [1], [1]),
+    ]);
+
+    // Ethereum's first sweep dated 8 days ago: out of the 7 UTC days, still in all time.
+    await t.ctx.db.execute(
+      sql`UPDATE evm_sweep_legs SET swept_at = ${new Date(
+        t.clock.now().getTime() - 8 * 86_400_000,
+      ).toISOString()}::timestamptz WHERE chain = 'ethereum' AND round = 1`,
+    );
+    expect(await evmCosts()).toEqual([
+      await expected("ethereum", "ETH", [1, 2], [2]),
+      await expected("bsc", "BNB", [1], [1]),
+    ]);
   });
 });
 

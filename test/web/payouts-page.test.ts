@@ -8,7 +8,8 @@
  * approves); the owner's own refund is refused by four eyes; a viewer sees no decision buttons;
  * the order page lists and creates refunds (with a claim link when no address is given); the
  * merchant page shows the ledger balance. An Arbitrum payout (an Anvil devnet over HTTP) approved in
- * the dialog by the second operator is paid once by the EVM sender.
+ * the dialog by the second operator is paid once by the EVM sender, and its detail shows the gas
+ * its receipt says it cost.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { and, desc, eq } from "drizzle-orm";
@@ -357,6 +358,33 @@ describe("the Payouts page", () => {
     const nonce = await anvil().rpc<string>("eth_getTransactionCount", [evmHot.address, "latest"]);
     expect(Number(BigInt(nonce))).toBe(1);
     expect(done.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Its detail shows what the chain charged, from the receipt: gas used x effective gas price,
+    // exactly, in ETH and in wei, on the payout and on its one transaction.
+    const receipt = await anvil().rpc<{ gasUsed: string; effectiveGasPrice: string }>(
+      "eth_getTransactionReceipt",
+      [done.txHash],
+    );
+    const gasUsed = BigInt(receipt.gasUsed);
+    const wei = gasUsed * BigInt(receipt.effectiveGasPrice);
+    const eth = `${wei / 10n ** 18n}.${(wei % 10n ** 18n).toString().padStart(18, "0")} ETH`;
+    await page.goto(`${base}/admin/payouts/${id}`);
+    await expect.poll(() => page.getByTestId("field-gas_cost").count(), { timeout: 20_000 }).toBe(1);
+    expect(await page.getByTestId("field-gas_cost").innerText()).toBe(eth);
+    expect(await page.getByTestId("field-gas_cost_wei").innerText()).toBe(String(wei));
+    expect(await page.getByTestId("field-trx_burnt").count()).toBe(0);
+    const cells = await page.getByTestId(`payout-tx-${done.txHash}`).locator("td").allInnerTexts();
+    expect(cells.slice(0, 9)).toEqual([
+      "1",
+      done.txHash,
+      "0",
+      "0",
+      "final",
+      "SUCCESS",
+      String(gasUsed),
+      String(BigInt(receipt.effectiveGasPrice)),
+      eth,
+    ]);
   });
 });
 

@@ -17,11 +17,35 @@ import { listenLocal } from "../helpers/app.js";
 // The wallet page in a real Chromium: one sweep paid in burn mode, then the deployment switched to
 // delegate mode with a staked hot wallet and two more sweeps; the page shows the stake and what the
 // sweeps cost per mode, over 7 days and over all time, as the ledger recorded them; and an EVM
-// chain's sweep costs in its native coin.
+// chain's sweep costs in its native coin over the same windows.
 const EVM_ADDRESS = "0x00000000000000000000000000000000000000bb";
+// Legs swept now, and one (USDC, round 1) swept 8 days ago: all time only.
+const DAY_MS = 86_400_000;
 const EVM_LEGS = [
-  { round: 1, gas: 21_000n * 3_000_000_007n, sweep: 51_234n * 2_000_000_001n, dust: 9_876_543_210_123n },
-  { round: 2, gas: 0n, sweep: 48_000n * 1_500_000_000n, dust: 1_000_000_000_000_001n },
+  {
+    round: 1,
+    currency: "USDT",
+    ago: 0,
+    gas: 21_000n * 3_000_000_007n,
+    sweep: 51_234n * 2_000_000_001n,
+    dust: 9_876_543_210_123n,
+  },
+  {
+    round: 2,
+    currency: "USDT",
+    ago: 0,
+    gas: 0n,
+    sweep: 48_000n * 1_500_000_000n,
+    dust: 1_000_000_000_000_001n,
+  },
+  {
+    round: 1,
+    currency: "USDC",
+    ago: 8 * DAY_MS,
+    gas: 21_000n * 7_000_000_000n,
+    sweep: 50_000n * 7_000_000_000n,
+    dust: 5n,
+  },
 ];
 let t: ChainTest;
 let delegateCtx: Context;
@@ -78,10 +102,10 @@ beforeAll(async () => {
     await t.ctx.db
       .execute(sql`INSERT INTO evm_sweep_legs (settlement_id, round, currency, chain, mode, address,
         token, units, decimals, state, gas_cost_wei, sweep_gas_cost_wei, dust_wei, created_at, updated_at, swept_at)
-      VALUES ('01a2a000-0000-7000-8000-000000000001', ${leg.round}, 'USDT', 'ethereum', 'topup', ${EVM_ADDRESS},
+      VALUES ('01a2a000-0000-7000-8000-000000000001', ${leg.round}, ${leg.currency}, 'ethereum', 'topup', ${EVM_ADDRESS},
         '0x00000000000000000000000000000000000000aa', 1000000, 6, 'swept', ${leg.gas}::numeric,
         ${leg.sweep}::numeric, ${leg.dust}::numeric, ${now}::timestamptz, ${now}::timestamptz,
-        ${new Date(Date.now() + leg.round * 1000).toISOString()}::timestamptz)`);
+        ${new Date(Date.now() + leg.round * 1000 - leg.ago).toISOString()}::timestamptz)`);
 
   app = await buildApp(delegateCtx);
   base = await listenLocal(app);
@@ -130,13 +154,22 @@ describe("wallet page, sweep costs", () => {
       trx(allSun / 2n),
       trx(allSun),
     ]);
-    // The EVM chain's sweeps in ETH, exactly: both legs' gas, the latest sweep's dust only.
+    // The EVM chain's sweeps in ETH, exactly: the week's two legs, all three legs' gas all time,
+    // the latest sweep's dust only.
     const eth = (wei: bigint) => `${wei / 10n ** 18n}.${(wei % 10n ** 18n).toString().padStart(18, "0")} ETH`;
-    const gas = EVM_LEGS.reduce((sum, l) => sum + l.gas, 0n);
-    const sweep = EVM_LEGS.reduce((sum, l) => sum + l.sweep, 0n);
+    const sum = (legs: typeof EVM_LEGS, of: (l: (typeof EVM_LEGS)[number]) => bigint) =>
+      legs.reduce((total, l) => total + of(l), 0n);
+    const week = EVM_LEGS.filter((l) => l.ago === 0);
+    const weekTotal = sum(week, (l) => l.gas + l.sweep);
+    const gas = sum(EVM_LEGS, (l) => l.gas);
+    const sweep = sum(EVM_LEGS, (l) => l.sweep);
     expect(await page.getByTestId("evm-sweep-cost-ethereum").locator("td").allInnerTexts()).toEqual([
       "Ethereum",
       "2",
+      eth(weekTotal / 2n),
+      eth(weekTotal),
+      "3",
+      eth((gas + sweep) / 3n),
       eth(gas),
       eth(sweep),
       eth(gas + sweep),

@@ -6264,6 +6264,12 @@ export interface operations {
                             tx_hash: string | null;
                             tx_explorer_url: string | null;
                             trx_burnt: string | null;
+                            /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                            gas_cost_wei: string | null;
+                            /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                            gas_cost: string | null;
+                            /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                            native_symbol: string;
                             auto_approved: boolean;
                             created_by: string;
                             decided_by: string | null;
@@ -6511,6 +6517,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -6555,6 +6567,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -6828,6 +6846,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -7090,6 +7114,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -11469,7 +11499,7 @@ export interface operations {
                                     average_trx: string;
                                 };
                             };
-                            /** @description each EVM chain's sweeps, all time, in its native coin (evm_sweep_legs; docs/evm-sweeps.md) */
+                            /** @description each EVM chain's sweeps in its native coin, all time and per window (evm_sweep_legs; docs/evm-sweeps.md) */
                             evm: {
                                 chain: string;
                                 /** @description the coin that pays gas: ETH, BNB, POL */
@@ -11492,6 +11522,49 @@ export interface operations {
                                 dust_wei: string;
                                 /** @description the native coin left on swept addresses (each address's latest sweep), exact, with 18 decimals */
                                 dust: string;
+                                /** @description as TRON's modes: the last 7 UTC days (today included) and all time, by when each leg was swept; the flat figures above are all time */
+                                windows: {
+                                    week: {
+                                        /** @description token legs swept in the window */
+                                        count: number;
+                                        /** @description the top-ups' own gas, in wei (an integer) */
+                                        gas_cost_wei: string;
+                                        /** @description the top-ups' own gas, exact, with 18 decimals */
+                                        gas_cost: string;
+                                        /** @description the sweep transactions' gas, in wei (an integer) */
+                                        sweep_gas_cost_wei: string;
+                                        /** @description the sweep transactions' gas, exact, with 18 decimals */
+                                        sweep_gas_cost: string;
+                                        /** @description gas_cost + sweep_gas_cost, in wei (an integer) */
+                                        total_wei: string;
+                                        /** @description gas_cost + sweep_gas_cost, exact, with 18 decimals */
+                                        total: string;
+                                        /** @description total per leg, rounded down to the wei, in wei (an integer) */
+                                        average_wei: string;
+                                        /** @description total per leg, rounded down to the wei, exact, with 18 decimals */
+                                        average: string;
+                                    };
+                                    total: {
+                                        /** @description token legs swept in the window */
+                                        count: number;
+                                        /** @description the top-ups' own gas, in wei (an integer) */
+                                        gas_cost_wei: string;
+                                        /** @description the top-ups' own gas, exact, with 18 decimals */
+                                        gas_cost: string;
+                                        /** @description the sweep transactions' gas, in wei (an integer) */
+                                        sweep_gas_cost_wei: string;
+                                        /** @description the sweep transactions' gas, exact, with 18 decimals */
+                                        sweep_gas_cost: string;
+                                        /** @description gas_cost + sweep_gas_cost, in wei (an integer) */
+                                        total_wei: string;
+                                        /** @description gas_cost + sweep_gas_cost, exact, with 18 decimals */
+                                        total: string;
+                                        /** @description total per leg, rounded down to the wei, in wei (an integer) */
+                                        average_wei: string;
+                                        /** @description total per leg, rounded down to the wei, exact, with 18 decimals */
+                                        average: string;
+                                    };
+                                };
                             }[];
                         };
                         system: {
@@ -17400,6 +17473,12 @@ export interface operations {
                             tx_hash: string | null;
                             tx_explorer_url: string | null;
                             trx_burnt: string | null;
+                            /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                            gas_cost_wei: string | null;
+                            /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                            gas_cost: string | null;
+                            /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                            native_symbol: string;
                             auto_approved: boolean;
                             created_by: string;
                             decided_by: string | null;
@@ -17829,6 +17908,12 @@ export interface operations {
                             tx_hash: string | null;
                             tx_explorer_url: string | null;
                             trx_burnt: string | null;
+                            /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                            gas_cost_wei: string | null;
+                            /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                            gas_cost: string | null;
+                            /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                            native_symbol: string;
                             auto_approved: boolean;
                             created_by: string;
                             decided_by: string | null;
@@ -17861,6 +17946,19 @@ export interface operations {
                             result: string | null;
                             fee_trx: string | null;
                             energy_used: number | null;
+                            /** @description EVM: the hot wallet's nonce it was signed at; null on TRON */
+                            nonce: number | null;
+                            /** @description EVM: 0 for the first signing, n for its n-th replacement at a higher fee; null on TRON */
+                            generation: number | null;
+                            block_number: number | null;
+                            /** @description EVM: the receipt's gas used; null until it lands */
+                            gas_used: string | null;
+                            /** @description EVM: the receipt's effective gas price, wei */
+                            effective_gas_price_wei: string | null;
+                            /** @description EVM: gas_used x effective_gas_price_wei, exact; null for a version that has not landed (a replaced one that never lands costs nothing) */
+                            gas_cost_wei: string | null;
+                            /** @description gas_cost_wei in the chain's native coin, 18 decimals */
+                            gas_cost: string | null;
                             /** Format: date-time */
                             created_at: string;
                             landed_at: string | null;
@@ -18366,6 +18464,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -18684,6 +18788,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -19002,6 +19112,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -19558,6 +19674,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;
@@ -19862,6 +19984,12 @@ export interface operations {
                         tx_hash: string | null;
                         tx_explorer_url: string | null;
                         trx_burnt: string | null;
+                        /** @description EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed */
+                        gas_cost_wei: string | null;
+                        /** @description gas_cost_wei in the native coin, exactly, with 18 decimals */
+                        gas_cost: string | null;
+                        /** @description the chain's native coin, which pays its fees (TRX, ETH, BNB, POL) */
+                        native_symbol: string;
                         auto_approved: boolean;
                         created_by: string;
                         decided_by: string | null;

@@ -19,6 +19,18 @@ const tokenBalance = z.object({
 
 const wei = (what: string) => z.string().meta({ description: `${what}, in wei (an integer)` });
 const native = (what: string) => z.string().meta({ description: `${what}, exact, with 18 decimals` });
+const evmCostWindow = z.object({
+  count: z.number().int().meta({ description: "token legs swept in the window" }),
+  gas_cost_wei: wei("the top-ups' own gas"),
+  gas_cost: native("the top-ups' own gas"),
+  sweep_gas_cost_wei: wei("the sweep transactions' gas"),
+  sweep_gas_cost: native("the sweep transactions' gas"),
+  total_wei: wei("gas_cost + sweep_gas_cost"),
+  total: native("gas_cost + sweep_gas_cost"),
+  average_wei: wei("total per leg, rounded down to the wei"),
+  average: native("total per leg, rounded down to the wei"),
+});
+
 const evmSweepCost = z.object({
   chain: z.string(),
   native_symbol: z.string().meta({ description: "the coin that pays gas: ETH, BNB, POL" }),
@@ -31,6 +43,10 @@ const evmSweepCost = z.object({
   total: native("gas_cost + sweep_gas_cost"),
   dust_wei: wei("the native coin left on swept addresses (each address's latest sweep)"),
   dust: native("the native coin left on swept addresses (each address's latest sweep)"),
+  windows: z.object({ week: evmCostWindow, total: evmCostWindow }).meta({
+    description:
+      "as TRON's modes: the last 7 UTC days (today included) and all time, by when each leg was swept; the flat figures above are all time",
+  }),
 });
 
 const evmWallet = z.object({
@@ -95,7 +111,7 @@ const walletStatusReply = z.object({
     delegate: modeCosts,
     evm: z.array(evmSweepCost).meta({
       description:
-        "each EVM chain's sweeps, all time, in its native coin (evm_sweep_legs; docs/evm-sweeps.md)",
+        "each EVM chain's sweeps in its native coin, all time and per window (evm_sweep_legs; docs/evm-sweeps.md)",
     }),
   }),
   system: z.object({

@@ -103,6 +103,14 @@ export const payoutReply = z.object({
   tx_hash: z.string().nullable(),
   tx_explorer_url: z.string().nullable(),
   trx_burnt: z.string().nullable(),
+  gas_cost_wei: z
+    .string()
+    .nullable()
+    .describe(
+      "EVM chains: what its landed transactions cost in gas (gas used x effective gas price), exact wei of the chain's native coin; null on TRON (see trx_burnt) and until it is completed or failed",
+    ),
+  gas_cost: z.string().nullable().describe("gas_cost_wei in the native coin, exactly, with 18 decimals"),
+  native_symbol: z.string().describe("the chain's native coin, which pays its fees (TRX, ETH, BNB, POL)"),
   auto_approved: z.boolean(),
   created_by: z.string(),
   decided_by: z.string().nullable(),
@@ -190,6 +198,22 @@ const transactionReply = z.object({
   result: z.string().nullable(),
   fee_trx: z.string().nullable(),
   energy_used: z.number().nullable(),
+  nonce: z.number().int().nullable().describe("EVM: the hot wallet's nonce it was signed at; null on TRON"),
+  generation: z
+    .number()
+    .int()
+    .nullable()
+    .describe("EVM: 0 for the first signing, n for its n-th replacement at a higher fee; null on TRON"),
+  block_number: z.number().int().nullable(),
+  gas_used: z.string().nullable().describe("EVM: the receipt's gas used; null until it lands"),
+  effective_gas_price_wei: z.string().nullable().describe("EVM: the receipt's effective gas price, wei"),
+  gas_cost_wei: z
+    .string()
+    .nullable()
+    .describe(
+      "EVM: gas_used x effective_gas_price_wei, exact; null for a version that has not landed (a replaced one that never lands costs nothing)",
+    ),
+  gas_cost: z.string().nullable().describe("gas_cost_wei in the chain's native coin, 18 decimals"),
   created_at: isoTimestamp,
   landed_at: isoTimestamp.nullable(),
 });

@@ -34,6 +34,8 @@ const FIELDS: Record<string, string> = {
   block_number: "Block",
   block_timestamp: "Block time",
   trx_burnt: "Network fee (TRX burnt)",
+  gas_cost: "Network fee (gas)",
+  gas_cost_wei: "Network fee in wei",
   auto_approved: "Approved automatically",
   created_by: "Created by",
   decided_by: "Decided by",

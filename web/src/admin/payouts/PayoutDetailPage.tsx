@@ -120,7 +120,13 @@ export function PayoutDetailPage({ id }: { id: string }) {
             external_id: payout.external_id,
             reason: payout.reason,
             tx_hash: payout.tx_hash,
-            trx_burnt: payout.trx_burnt === null ? null : formatUsdt(payout.trx_burnt, "TRX"),
+            // What the chain charged: TRON's burnt TRX, or an EVM chain's gas in its native coin.
+            ...(payout.chain === "tron"
+              ? { trx_burnt: payout.trx_burnt === null ? null : formatUsdt(payout.trx_burnt, "TRX") }
+              : {
+                  gas_cost: payout.gas_cost === null ? null : `${payout.gas_cost} ${payout.native_symbol}`,
+                  gas_cost_wei: payout.gas_cost_wei,
+                }),
             auto_approved: payout.auto_approved,
             created_by: payout.created_by,
             decided_by: payout.decided_by,
@@ -135,7 +141,7 @@ export function PayoutDetailPage({ id }: { id: string }) {
           }}
         />
       </section>
-      <PayoutTransactions transactions={transactions} />
+      <PayoutTransactions transactions={transactions} chain={payout.chain} symbol={payout.native_symbol} />
       <EventTimeline
         events={events}
         testId="payout-events"

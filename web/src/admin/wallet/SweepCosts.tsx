@@ -3,7 +3,7 @@ import { CHAIN_LABELS, formatUsdt } from "../format.js";
 
 /**
  * TRX burnt per sweep (from the transaction infos), by mode: the last 7 UTC days and all time; then
- * each EVM chain's sweeps, all time, in its native coin, exactly (18 decimals).
+ * each EVM chain's sweeps over the same windows, in its native coin, exactly (18 decimals).
  */
 export function SweepCosts({ costs }: { costs: WalletStatus["sweep_costs"] }) {
   const modes = ["burn", "delegate"] as const;
@@ -64,30 +64,42 @@ function EvmSweepCosts({ costs }: { costs: WalletStatus["sweep_costs"]["evm"] })
   const name = (chain: string) => CHAIN_LABELS[chain as keyof typeof CHAIN_LABELS]?.name ?? chain;
   return (
     <section className="panel wide">
-      <h2>EVM sweep cost (native coin, all time)</h2>
+      <h2>EVM sweep cost (native coin)</h2>
       <div className="table-scroll" tabIndex={0}>
         <table data-testid="evm-sweep-costs">
           <thead>
             <tr>
               <th>Chain</th>
-              <th>Sweeps</th>
-              <th>Top-up gas</th>
-              <th>Sweep gas</th>
-              <th>Total gas</th>
+              <th>Sweeps, 7 days</th>
+              <th>Average, 7 days</th>
+              <th>Total, 7 days</th>
+              <th>Sweeps, all time</th>
+              <th>Average, all time</th>
+              <th>Top-up gas, all time</th>
+              <th>Sweep gas, all time</th>
+              <th>Total, all time</th>
               <th>Dust left on addresses</th>
             </tr>
           </thead>
           <tbody>
-            {costs.map((c) => (
-              <tr key={c.chain} data-testid={`evm-sweep-cost-${c.chain}`}>
-                <td>{name(c.chain)}</td>
-                <td>{c.sweeps}</td>
-                <td>{`${c.gas_cost} ${c.native_symbol}`}</td>
-                <td>{`${c.sweep_gas_cost} ${c.native_symbol}`}</td>
-                <td>{`${c.total} ${c.native_symbol}`}</td>
-                <td>{`${c.dust} ${c.native_symbol}`}</td>
-              </tr>
-            ))}
+            {costs.map((c) => {
+              const coin = (amount: string) => `${amount} ${c.native_symbol}`;
+              const { week, total } = c.windows;
+              return (
+                <tr key={c.chain} data-testid={`evm-sweep-cost-${c.chain}`}>
+                  <td>{name(c.chain)}</td>
+                  <td>{week.count}</td>
+                  <td>{coin(week.average)}</td>
+                  <td>{coin(week.total)}</td>
+                  <td>{total.count}</td>
+                  <td>{coin(total.average)}</td>
+                  <td>{coin(total.gas_cost)}</td>
+                  <td>{coin(total.sweep_gas_cost)}</td>
+                  <td>{coin(total.total)}</td>
+                  <td>{coin(c.dust)}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
