@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Context } from "../context.js";
 import { queryRows } from "../db/query-rows.js";
 import { readMetricsSnapshot } from "../metrics/metrics-snapshot.js";
+import { UNMATCHED_MARK } from "../payouts/evm-send.js";
 import { waitingForFloat } from "../payouts/payout-float.js";
 import { addressPools } from "../wallet/address-pools.js";
 import { getFamilyPoolCounts } from "../wallet/get-address-pool-counts.js";
@@ -23,6 +24,7 @@ export const CONDITION_ALERTS = [
   "finality_fallback",
   "pool_low",
   "payout_float_low",
+  "payout_unmatched",
 ] as const;
 export type ConditionAlert = (typeof CONDITION_ALERTS)[number];
 
@@ -111,7 +113,38 @@ export async function readAlertConditions(
       details: { chain: chain.id, waiting: waiting.count, amount: waiting.amount, address: evmHot },
     });
   }
+  readings.push(...(await unmatchedPayoutReadings(ctx)));
   return readings;
+}
+
+/**
+ * payout_unmatched per EVM chain (`payout_unmatched:<chain>`, critical): fires while a payout is held
+ * because its final, successful transaction shows no Transfer of the exact units to the payout's
+ * address (a token that keeps a fee or logs nothing; src/payouts/evm-send.ts). The money may have
+ * moved, so the service never sends again by itself: an operator must look, and the alert says so.
+ */
+async function unmatchedPayoutReadings(ctx: Context): Promise<ConditionReading[]> {
+  const chains = ctx.chains.list.filter((c) => c.nonces !== undefined);
+  if (chains.length === 0) return [];
+  const rows = await queryRows<{ chain: string; n: number; ids: string }>(
+    ctx.db,
+    sql`SELECT chain, count(*)::int AS n, string_agg(id::text, ', ' ORDER BY created_at) AS ids FROM payouts
+        WHERE status = 'sending' AND last_error LIKE ${"%" + UNMATCHED_MARK} GROUP BY chain`,
+  );
+  return chains.map((chain) => {
+    const row = rows.find((r) => r.chain === chain.id);
+    const held = Number(row?.n ?? 0);
+    const name = CHAIN_LABELS[chain.id].name;
+    return {
+      alert: "payout_unmatched" as const,
+      key: `payout_unmatched:${chain.id}`,
+      severity: "critical" as const,
+      firing: held > 0,
+      text: `${held} refunds and payouts on ${name} are held: their transaction succeeded but the chain shows no Transfer of the exact amount to the recipient (${row?.ids ?? ""}); check the token and the recipient before settling them by hand`,
+      resolvedText: `No refund or payout on ${name} is held for an unmatched transfer any more`,
+      details: { chain: chain.id, held, payout_ids: row?.ids ?? null },
+    };
+  });
 }
 
 /**

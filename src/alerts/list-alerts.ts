@@ -94,6 +94,7 @@ export async function alertsFiringSnapshot(ctx: Context): Promise<Partial<Metric
     node_down: 0,
     pool_low: 0,
     payout_float_low: 0,
+    payout_unmatched: 0,
   };
   for (const r of rows) alertsFiring[r.alert] = Number(r.n);
   return { alertsFiring };

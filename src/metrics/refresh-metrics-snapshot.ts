@@ -124,7 +124,8 @@ async function hotWalletResources(
   previous: MetricsSnapshot,
 ): Promise<Partial<MetricsSnapshot>> {
   const address = ctx.config.hotWalletAddress;
-  if (!address) return {};
+  // A deployment without TRON has no TRON hot wallet to read (and no node to read it from).
+  if (!address || ctx.chains.get("tron") === undefined) return {};
   const now = ctx.clock.now().getTime();
   if (previous.hotWalletReadAt !== undefined && now - previous.hotWalletReadAt < HOT_WALLET_READ_MS) {
     const { hotWalletReadAt, hotWalletBalanceTrx, hotWalletStakedEnergy, hotWalletAvailableEnergy } =

@@ -171,8 +171,13 @@ function liveVersion(versions: OutboxRow[]): OutboxRow | undefined {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * How `last_error` of a payout held by an unmatched transaction ends: the alert `payout_unmatched`
+ * (src/alerts/alert-conditions.ts) counts the sending payouts whose error ends so.
+ */
+export const UNMATCHED_MARK = "; an operator must look";
 const unmatched = (row: PayoutRow, tx: OutboxRow) =>
-  `transaction ${tx.hash} is final and succeeded but the final chain shows no Transfer of ${formatAmount(row.amount)} ${row.currency} to the payout's address; an operator must look`;
+  `transaction ${tx.hash} is final and succeeded but the final chain shows no Transfer of ${formatAmount(row.amount)} ${row.currency} to the payout's address${UNMATCHED_MARK}`;
 
 /**
  * A sending payout whose live transaction (any version of its current ref: evmPayoutRef in SQL) is

@@ -12,6 +12,8 @@ import { eq, sql } from "drizzle-orm";
 import { Contract, ContractFactory, JsonRpcProvider, Wallet } from "ethers";
 import solc from "solc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readAlertConditions } from "../../src/alerts/alert-conditions.js";
+import { evaluateAlerts } from "../../src/alerts/evaluate-alerts.js";
 import { queryRows } from "../../src/db/query-rows.js";
 import { payouts } from "../../src/db/schema.js";
 import { creditMerchant } from "../../src/ledger/post-ledger.js";
@@ -202,6 +204,17 @@ describe("an EVM payout final without its Transfer log", () => {
       const { events, hooks } = await eventsOf(id);
       expect(events.filter((e) => /completed|failed/.test(e))).toEqual([]);
       expect(hooks.filter((e) => /completed|failed/.test(e))).toEqual([]);
+      // The operator is told: a critical condition alert for the chain, naming the payout.
+      const readings = await readAlertConditions(t.ctx, { headFreshMs: 0 });
+      const held = readings.find((r) => r.key === "payout_unmatched:arbitrum");
+      expect(held).toMatchObject({ alert: "payout_unmatched", severity: "critical", firing: true });
+      expect(String(held?.details.payout_ids)).toContain(id);
+      await evaluateAlerts(t.ctx, { headFreshMs: 0 });
+      const [alertRow] = await queryRows<{ state: string; severity: string }>(
+        t.ctx.db,
+        sql`SELECT state, severity FROM alerts WHERE key = 'payout_unmatched:arbitrum'`,
+      );
+      expect(alertRow).toEqual({ state: "firing", severity: "critical" });
     },
     60_000,
   );
