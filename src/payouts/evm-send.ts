@@ -240,6 +240,7 @@ async function submitPayouts(
           row.currency,
           () => nonces.tokenBalance(token.contract, signer.address),
           token.decimals,
+          () => nonces.nonceOf(signer.address, "latest"),
         );
         floats.set(row.currency, float);
       }

@@ -157,10 +157,13 @@ export async function waitingForFloat(
 /**
  * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above): its balance
  * at the newest block, less every payout of that chain and currency whose transaction is submitted
- * but not yet final (signed, broadcast, or included). The included ones are paid in that balance
- * already: they are `unseen`'s counterpart, so a float short only by them settles (a look again in
- * a few seconds, no alert) rather than waiting for a top-up. The committed sum is read BEFORE the
- * balance: a transaction that lands between the two reads is counted twice (a wait), never missed.
+ * but not yet final (signed, broadcast, or included). Those already paid in that balance are
+ * `unseen`: the outbox's `included` ones, and, where `minedNonce` is given (the hot wallet's
+ * `latest` transaction count, read after the balance), every one whose nonce is below it, though
+ * the outbox has not looked yet. A float short only by them settles (a look again in a few seconds,
+ * no alert) rather than waiting for a top-up; `unseen` never makes a payout covered. The committed
+ * sum is read BEFORE the balance: a transaction that lands between the two reads is counted twice
+ * (a wait), never missed.
  */
 export async function readEvmFloat(
   db: Executor,
@@ -168,11 +171,11 @@ export async function readEvmFloat(
   currency: Currency,
   balanceUnits: () => Promise<bigint>,
   decimals: number,
+  minedNonce?: () => Promise<number>,
 ): Promise<SenderFloat> {
-  const [pending] = await queryRows<{ n: number; total: string; included: string }>(
+  const pending = await queryRows<{ amount: string; state: string; nonce: number }>(
     db,
-    sql`SELECT count(*)::int AS n, coalesce(sum(p.amount), 0)::text AS total,
-               coalesce(sum(p.amount) FILTER (WHERE e.state = 'included'), 0)::text AS included
+    sql`SELECT p.amount::text AS amount, e.state, e.nonce
         FROM payouts p JOIN evm_transactions e
           ON e.chain = p.chain AND e.purpose = 'payout'
          AND e.ref = CASE WHEN p.attempts <= 1 THEN p.id::text ELSE p.id::text || ':' || p.attempts END
@@ -181,10 +184,13 @@ export async function readEvmFloat(
   );
   // Whole micro-units only: what an 18-decimal balance holds below one micro-unit pays nothing.
   const balance = unitsToMicro(await balanceUnits(), decimals).micro;
-  return {
-    balance,
-    committed: BigInt(pending?.total ?? "0"),
-    committedCount: Number(pending?.n ?? 0),
-    unseen: BigInt(pending?.included ?? "0"),
-  };
+  const mined = minedNonce ? await minedNonce() : undefined;
+  let committed = 0n;
+  let unseen = 0n;
+  for (const row of pending) {
+    committed += BigInt(row.amount);
+    if (row.state === "included" || (mined !== undefined && Number(row.nonce) < mined))
+      unseen += BigInt(row.amount);
+  }
+  return { balance, committed, committedCount: pending.length, unseen };
 }

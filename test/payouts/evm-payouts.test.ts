@@ -24,6 +24,7 @@ import { runOutbox } from "../../src/outbox/run-outbox.js";
 import { signerLookup } from "../../src/outbox/signers.js";
 import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { evmPayoutRef } from "../../src/payouts/evm-payout-gas.js";
+import { formatAmount } from "../../src/money.js";
 import { runEvmPayouts } from "../../src/payouts/evm-send.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import type { EvmDevnet } from "@stablegate/devnet";
@@ -398,6 +399,31 @@ describe("EVM payouts and refunds", () => {
     expect(alert("payout_float_low:arbitrum")).toBeDefined();
     const after = await readAlertConditions(t.ctx, {});
     expect(after.find((r) => r.key === "payout_float_low:arbitrum")?.firing).toBe(false);
+  });
+
+  it("counts a payout mined before the outbox looked as paid in the balance: short only by it, the next settles without the alert", async () => {
+    await fund("arbitrum", 5_000_000n);
+    const balance = await tokenBalance("arbitrum", hot.address);
+    const [payeeA, payeeB] = [Wallet.createRandom().address, Wallet.createRandom().address];
+    const a = await createPayout("arbitrum", formatAmount(balance - 2_000_000n), payeeA);
+    await approve(a);
+    expect((await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" })).submitted).toBe(1);
+    // A is in a block, so the balance has paid it; the outbox has not looked, so it is `broadcast`.
+    await net("arbitrum").mine(1);
+    expect(await tokenBalance("arbitrum", payeeA)).toBe(balance - 2_000_000n);
+    expect((await outboxRows("arbitrum")).find((r) => r.ref === a)?.state).toBe("broadcast");
+    const b = await createPayout("arbitrum", "2.000000", payeeB);
+    await approve(b);
+    const round = await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" });
+    // Counted twice (the balance and the broadcast A), B would wait 30 s for a top-up and alert.
+    expect([round.submitted, round.waitingForFloat]).toEqual([0, 0]);
+    const row = await payoutRow(b);
+    expect([row.status, row.waitReason]).toEqual(["approved", null]);
+    const readings = await readAlertConditions(t.ctx, {});
+    expect(readings.find((r) => r.key === "payout_float_low:arbitrum")?.firing).toBe(false);
+    await driveUntil("arbitrum", b);
+    expect(await tokenBalance("arbitrum", payeeB)).toBe(2_000_000n);
+    expect(await tokenBalance("arbitrum", payeeA)).toBe(balance - 2_000_000n);
   });
 
   /** Submits an approved payout's transaction, then takes it out of the node's pool unmined. */
