@@ -219,8 +219,8 @@ export interface NonceReceipt {
 export interface NonceSending {
   /** A signer for a 32-byte hex private key (with or without 0x). */
   signer(privateKey: string): TransactionSigner;
-  /** The account's transaction count at the newest block (`latest`) or with the node's pool (`pending`). */
-  nonceOf(address: string, tag: "latest" | "pending"): Promise<number>;
+  /** The account's transaction count at the newest block (`latest`), at a block number, or with the node's pool (`pending`). */
+  nonceOf(address: string, tag: "latest" | "pending" | number): Promise<number>;
   /** The newest block's base fee and the node's suggested priority fee. */
   fees(): Promise<{ baseFee: bigint; tip: bigint }>;
   broadcast(raw: string): Promise<BroadcastResult>;
@@ -232,8 +232,11 @@ export interface NonceSending {
    * the newest block when the node no longer holds that block's state).
    */
   nativeBalance(address: string, atBlock?: number): Promise<bigint>;
-  /** An ERC-20 balance in the token's own units at the newest block (`contract` in stored form). */
-  tokenBalance(contract: string, holder: string): Promise<bigint>;
+  /**
+   * An ERC-20 balance in the token's own units at the newest block, or at block `atBlock` where
+   * given (`contract` in stored form).
+   */
+  tokenBalance(contract: string, holder: string, atBlock?: number): Promise<bigint>;
   /**
    * The call data of ERC-20 `transfer(to, units)`. Nothing relies on its returned bool (Ethereum's
    * USDT returns none): success is the receipt's status and the Transfer log.

@@ -109,7 +109,9 @@ export async function runEvmPayouts(
         eq(payouts.leaseOwner, owner),
         inArray(payouts.status, ["approved", "sending"]),
       ),
-    );
+    )
+    // Oldest approval first, as claimed: a float that covers only some sends the oldest.
+    .orderBy(payouts.approvedAt, payouts.id);
   const releases: Release[] = [];
   const released = new Set<string>();
   const release = (r: Release) => {
@@ -238,9 +240,9 @@ async function submitPayouts(
           ctx.db,
           chain.id,
           row.currency,
-          () => nonces.tokenBalance(token.contract, signer.address),
+          (block) => nonces.tokenBalance(token.contract, signer.address, block),
           token.decimals,
-          () => nonces.nonceOf(signer.address, "latest"),
+          { block: () => chain.headNumber(), minedNonce: (block) => nonces.nonceOf(signer.address, block) },
         );
         floats.set(row.currency, float);
       }

@@ -155,23 +155,29 @@ export async function waitingForFloat(
 }
 
 /**
- * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above): its balance
- * at the newest block, less every payout of that chain and currency whose transaction is submitted
- * but not yet final (signed, broadcast, or included). Those already paid in that balance are
- * `unseen`: the outbox's `included` ones, and, where `minedNonce` is given (the hot wallet's
- * `latest` transaction count, read after the balance), every one whose nonce is below it, though
- * the outbox has not looked yet. A float short only by them settles (a look again in a few seconds,
- * no alert) rather than waiting for a top-up; `unseen` never makes a payout covered. The committed
- * sum is read BEFORE the balance: a transaction that lands between the two reads is counted twice
- * (a wait), never missed.
+ * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above): its balance,
+ * in whole micro-units, less every payout of that chain and currency whose transaction is submitted
+ * but not yet final (signed, broadcast, or included) and not yet paid in that balance.
+ *
+ * Without `atBlock` (the dashboard) the balance is the newest block's and every such payout counts
+ * as unpaid; the outbox's `included` ones are `unseen`, so a float short only by them settles (a look
+ * again in a few seconds, no alert) rather than waiting for a top-up.
+ *
+ * With `atBlock` (the sender): the balance AND the hot wallet's transaction count are read at one
+ * block, after the payouts. A payout whose nonce is below that count is in that block or an earlier
+ * one, so the balance has paid it: it is not counted again. This is exact at that block, and stays
+ * so after a reorganisation: a transaction it drops gives its amount back to the balance and is
+ * counted again as unpaid. A mined transaction that reverted paid nothing and is not counted, so
+ * the error is never against the float. Those the outbox saw `included` above that block are
+ * `unseen`. The payouts are read BEFORE the balance: one stored after them is not in that block.
  */
 export async function readEvmFloat(
   db: Executor,
   chain: ChainId,
   currency: Currency,
-  balanceUnits: () => Promise<bigint>,
+  balanceUnits: (atBlock?: number) => Promise<bigint>,
   decimals: number,
-  minedNonce?: () => Promise<number>,
+  atBlock?: { block: () => Promise<number>; minedNonce: (block: number) => Promise<number> },
 ): Promise<SenderFloat> {
   const pending = await queryRows<{ amount: string; state: string; nonce: number }>(
     db,
@@ -182,15 +188,21 @@ export async function readEvmFloat(
         WHERE p.chain = ${chain} AND p.currency = ${currency} AND p.status = 'sending'
           AND e.state IN ('signed', 'broadcast', 'included')`,
   );
+  const block = atBlock ? await atBlock.block() : undefined;
   // Whole micro-units only: what an 18-decimal balance holds below one micro-unit pays nothing.
-  const balance = unitsToMicro(await balanceUnits(), decimals).micro;
-  const mined = minedNonce ? await minedNonce() : undefined;
+  const [units, mined] = await Promise.all([
+    balanceUnits(block),
+    atBlock && block !== undefined ? atBlock.minedNonce(block) : undefined,
+  ]);
+  const balance = unitsToMicro(units, decimals).micro;
   let committed = 0n;
+  let count = 0;
   let unseen = 0n;
   for (const row of pending) {
+    if (mined !== undefined && Number(row.nonce) < mined) continue;
     committed += BigInt(row.amount);
-    if (row.state === "included" || (mined !== undefined && Number(row.nonce) < mined))
-      unseen += BigInt(row.amount);
+    count++;
+    if (row.state === "included") unseen += BigInt(row.amount);
   }
-  return { balance, committed, committedCount: pending.length, unseen };
+  return { balance, committed, committedCount: count, unseen };
 }

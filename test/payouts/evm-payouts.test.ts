@@ -401,10 +401,12 @@ describe("EVM payouts and refunds", () => {
     expect(after.find((r) => r.key === "payout_float_low:arbitrum")?.firing).toBe(false);
   });
 
-  it("counts a payout mined before the outbox looked as paid in the balance: short only by it, the next settles without the alert", async () => {
+  it("counts a payout mined before the outbox looked as paid in the balance: the next one the rest covers is sent at once", async () => {
     await fund("arbitrum", 5_000_000n);
     const balance = await tokenBalance("arbitrum", hot.address);
-    const [payeeA, payeeB] = [Wallet.createRandom().address, Wallet.createRandom().address];
+    const payeeA = Wallet.createRandom().address;
+    const payeeB = Wallet.createRandom().address;
+    const payeeC = Wallet.createRandom().address;
     const a = await createPayout("arbitrum", formatAmount(balance - 2_000_000n), payeeA);
     await approve(a);
     expect((await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" })).submitted).toBe(1);
@@ -412,18 +414,27 @@ describe("EVM payouts and refunds", () => {
     await net("arbitrum").mine(1);
     expect(await tokenBalance("arbitrum", payeeA)).toBe(balance - 2_000_000n);
     expect((await outboxRows("arbitrum")).find((r) => r.ref === a)?.state).toBe("broadcast");
+    // B takes exactly what is left; C is more than is left and waits for a top-up.
     const b = await createPayout("arbitrum", "2.000000", payeeB);
     await approve(b);
+    t.clock.advance(1_000); // C is approved after B, so the round takes B first
+    const c = await createPayout("arbitrum", "0.000001", payeeC);
+    await approve(c);
     const round = await runEvmPayouts(t.ctx, "arbitrum", { owner: "test-sender" });
-    // Counted twice (the balance and the broadcast A), B would wait 30 s for a top-up and alert.
-    expect([round.submitted, round.waitingForFloat]).toEqual([0, 0]);
-    const row = await payoutRow(b);
-    expect([row.status, row.waitReason]).toEqual(["approved", null]);
-    const readings = await readAlertConditions(t.ctx, {});
-    expect(readings.find((r) => r.key === "payout_float_low:arbitrum")?.firing).toBe(false);
+    // Counted twice (in the balance and as the broadcast A), B would wait for the outbox's look.
+    expect([round.submitted, round.waitingForFloat]).toEqual([1, 1]);
+    expect((await payoutRow(b)).status).toBe("sending");
+    expect([(await payoutRow(c)).status, (await payoutRow(c)).waitReason]).toEqual(["approved", "float_low"]);
     await driveUntil("arbitrum", b);
     expect(await tokenBalance("arbitrum", payeeB)).toBe(2_000_000n);
     expect(await tokenBalance("arbitrum", payeeA)).toBe(balance - 2_000_000n);
+    expect(await tokenBalance("arbitrum", payeeC)).toBe(0n);
+    // Cancelled, so later tests see no approved payout waiting.
+    await decidePayout(t.ctx, {
+      id: c,
+      decision: "cancel",
+      actor: { kind: "operator", id: "op-2", label: "second operator" },
+    });
   });
 
   /** Submits an approved payout's transaction, then takes it out of the node's pool unmined. */

@@ -94,7 +94,8 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
     },
 
     async nonceOf(address, tag) {
-      return Number(BigInt(await rpc.call<string>("eth_getTransactionCount", [address, tag])));
+      const at = typeof tag === "number" ? quantity(BigInt(tag)) : tag;
+      return Number(BigInt(await rpc.call<string>("eth_getTransactionCount", [address, at])));
     },
 
     async fees() {
@@ -146,9 +147,10 @@ export function evmNonceSending(rpc: RpcPool): NonceSending {
       });
     },
 
-    async tokenBalance(contract, holder) {
+    async tokenBalance(contract, holder, atBlock) {
       const data = ERC20.encodeFunctionData("balanceOf", [holder]);
-      const raw = await rpc.call<string>("eth_call", [{ to: contract, data }, "latest"]);
+      const at = atBlock === undefined ? "latest" : quantity(BigInt(atBlock));
+      const raw = await rpc.call<string>("eth_call", [{ to: contract, data }, at]);
       if (typeof raw !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(raw))
         throw new Error(`${contract} answered balanceOf() with no number; is it an ERC-20 token?`);
       return BigInt(raw);
