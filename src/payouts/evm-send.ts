@@ -236,14 +236,7 @@ async function submitPayouts(
       if (!row.address) throw new Error("the payout has no address");
       let float = floats.get(row.currency);
       if (!float) {
-        float = readEvmFloat(
-          ctx.db,
-          chain.id,
-          row.currency,
-          (block) => nonces.tokenBalance(token.contract, signer.address, block),
-          token.decimals,
-          { block: () => chain.headNumber(), minedNonce: (block) => nonces.nonceOf(signer.address, block) },
-        );
+        float = readEvmFloat(ctx.db, chain, nonces, token, signer.address);
         floats.set(row.currency, float);
       }
       const held = reserved.get(row.currency) ?? 0n;

@@ -12,7 +12,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../db/connection.js";
 import { queryRows } from "../db/query-rows.js";
-import type { ChainId, Currency } from "../chains/chain-types.js";
+import type { Chain, NonceSending, TokenConfig } from "../chains/chain.js";
+import type { ChainId } from "../chains/chain-types.js";
 import { unitsToMicro } from "../chains/token-units.js";
 import { formatAmount } from "../money.js";
 import { usdtBalance } from "../sweeps/sweep-chain.js";
@@ -155,29 +156,26 @@ export async function waitingForFloat(
 }
 
 /**
- * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above): its balance,
- * in whole micro-units, less every payout of that chain and currency whose transaction is submitted
- * but not yet final (signed, broadcast, or included) and not yet paid in that balance.
+ * The float of an EVM chain's hot wallet in one token (the rule beside TRON's above), for the
+ * sender and the dashboard alike: its balance, in whole micro-units, less every payout of that chain
+ * and currency whose transaction is submitted but not yet final (signed, broadcast, or included) and
+ * not yet paid in that balance.
  *
- * Without `atBlock` (the dashboard) the balance is the newest block's and every such payout counts
- * as unpaid; the outbox's `included` ones are `unseen`, so a float short only by them settles (a look
- * again in a few seconds, no alert) rather than waiting for a top-up.
- *
- * With `atBlock` (the sender): the balance AND the hot wallet's transaction count are read at one
- * block, after the payouts. A payout whose nonce is below that count is in that block or an earlier
- * one, so the balance has paid it: it is not counted again. This is exact at that block, and stays
- * so after a reorganisation: a transaction it drops gives its amount back to the balance and is
- * counted again as unpaid. A mined transaction that reverted paid nothing and is not counted, so
- * the error is never against the float. Those the outbox saw `included` above that block are
- * `unseen`. The payouts are read BEFORE the balance: one stored after them is not in that block.
+ * The balance AND the hot wallet's transaction count are read at one block, after the payouts. A
+ * payout whose nonce is below that count is in that block or an earlier one, so the balance has
+ * paid it: it is not counted again. This is exact at that block, and stays so after a
+ * reorganisation: a transaction it drops gives its amount back to the balance and is counted again
+ * as unpaid. A mined transaction that reverted paid nothing and is not counted, so the error is
+ * never against the float. Those the outbox saw `included` above that block are `unseen`: a float
+ * short only by them settles (a look again in a few seconds, no alert). The payouts are read
+ * BEFORE the balance: one stored after them is not in that block.
  */
 export async function readEvmFloat(
   db: Executor,
-  chain: ChainId,
-  currency: Currency,
-  balanceUnits: (atBlock?: number) => Promise<bigint>,
-  decimals: number,
-  atBlock?: { block: () => Promise<number>; minedNonce: (block: number) => Promise<number> },
+  chain: Pick<Chain, "id" | "headNumber">,
+  nonces: Pick<NonceSending, "tokenBalance" | "nonceOf">,
+  token: Pick<TokenConfig, "currency" | "contract" | "decimals">,
+  holder: string,
 ): Promise<SenderFloat> {
   const pending = await queryRows<{ amount: string; state: string; nonce: number }>(
     db,
@@ -185,21 +183,21 @@ export async function readEvmFloat(
         FROM payouts p JOIN evm_transactions e
           ON e.chain = p.chain AND e.purpose = 'payout'
          AND e.ref = CASE WHEN p.attempts <= 1 THEN p.id::text ELSE p.id::text || ':' || p.attempts END
-        WHERE p.chain = ${chain} AND p.currency = ${currency} AND p.status = 'sending'
+        WHERE p.chain = ${chain.id} AND p.currency = ${token.currency} AND p.status = 'sending'
           AND e.state IN ('signed', 'broadcast', 'included')`,
   );
-  const block = atBlock ? await atBlock.block() : undefined;
-  // Whole micro-units only: what an 18-decimal balance holds below one micro-unit pays nothing.
+  const block = await chain.headNumber();
   const [units, mined] = await Promise.all([
-    balanceUnits(block),
-    atBlock && block !== undefined ? atBlock.minedNonce(block) : undefined,
+    nonces.tokenBalance(token.contract, holder, block),
+    nonces.nonceOf(holder, block),
   ]);
-  const balance = unitsToMicro(units, decimals).micro;
+  // Whole micro-units only: what an 18-decimal balance holds below one micro-unit pays nothing.
+  const balance = unitsToMicro(units, token.decimals).micro;
   let committed = 0n;
   let count = 0;
   let unseen = 0n;
   for (const row of pending) {
-    if (mined !== undefined && Number(row.nonce) < mined) continue;
+    if (Number(row.nonce) < mined) continue;
     committed += BigInt(row.amount);
     count++;
     if (row.state === "included") unseen += BigInt(row.amount);

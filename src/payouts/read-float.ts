@@ -213,13 +213,7 @@ async function evmFloats(
       try {
         const token = (await chain.loadTokens()).find((t) => t.currency === currency);
         if (!token) throw new Error(`${chain.id} has no ${currency} token configured`);
-        const float = await readEvmFloat(
-          ctx.db,
-          chain.id,
-          currency,
-          () => nonces.tokenBalance(token.contract, hot),
-          token.decimals,
-        );
+        const float = await readEvmFloat(ctx.db, chain, nonces, token, hot);
         return entryOf(chain.id, currency, address, totals, { float });
       } catch (error) {
         ctx.log.warn({ err: error, chain: chain.id, currency }, "hot wallet float unavailable");

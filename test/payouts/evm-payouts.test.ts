@@ -26,6 +26,7 @@ import { decidePayout } from "../../src/payouts/decide-payout.js";
 import { evmPayoutRef } from "../../src/payouts/evm-payout-gas.js";
 import { formatAmount } from "../../src/money.js";
 import { runEvmPayouts } from "../../src/payouts/evm-send.js";
+import { readPayoutFloat } from "../../src/payouts/read-float.js";
 import { createWebhookDeliverer } from "../../src/webhooks/deliver-webhooks.js";
 import type { EvmDevnet } from "@stablegate/devnet";
 import { adminCookie } from "../helpers/admin.js";
@@ -414,6 +415,11 @@ describe("EVM payouts and refunds", () => {
     await net("arbitrum").mine(1);
     expect(await tokenBalance("arbitrum", payeeA)).toBe(balance - 2_000_000n);
     expect((await outboxRows("arbitrum")).find((r) => r.ref === a)?.state).toBe("broadcast");
+    // The dashboard reads the float by the sender's rule: 2 USDT available, nothing in flight.
+    const panel = (await readPayoutFloat(t.ctx)).floats.find(
+      (f) => f.chain === "arbitrum" && f.currency === "USDT",
+    );
+    expect([panel?.available, panel?.in_flight.amount]).toEqual(["2.000000", "0.000000"]);
     // B takes exactly what is left; C is more than is left and waits for a top-up.
     const b = await createPayout("arbitrum", "2.000000", payeeB);
     await approve(b);
