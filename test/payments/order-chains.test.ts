@@ -134,8 +134,8 @@ describe("chain on the order's reads", () => {
   });
 });
 
-describe("migrations 0021 and 0033", () => {
-  it("gives orders, transfers, strays and deposits a chain (default tron), and transfers and strays a remainder", async () => {
+describe("migrations 0021, 0033 and 0038", () => {
+  it("gives orders, transfers, strays and deposits a chain (default tron), and transfers, strays and deposits a remainder", async () => {
     const columns = await queryRows<{ table_name: string; column_name: string; column_default: string }>(
       t.ctx.db,
       sql`SELECT table_name, column_name, column_default FROM information_schema.columns
@@ -145,6 +145,7 @@ describe("migrations 0021 and 0033", () => {
     );
     expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toEqual([
       "deposits.chain",
+      "deposits.remainder",
       "orders.chain",
       "stray_transfers.chain",
       "stray_transfers.remainder",
